@@ -1,0 +1,41 @@
+"""The loaded C library and the one place where C status codes become exceptions."""
+
+from __future__ import annotations
+
+from typing import Any, NoReturn
+
+try:
+    from fast._lib import ffi, lib
+except ImportError as exc:  # pragma: no cover - exercised only without a build
+    raise ImportError(
+        "the C extension fast._lib is not built; install the project with "
+        "'pip install -e .' (or 'python fast/_ffibuild.py' in a checkout)"
+    ) from exc
+
+__all__ = ["ffi", "lib", "check", "raise_status", "doubles", "STATUS_EXCEPTIONS"]
+
+STATUS_EXCEPTIONS: dict[int, type[Exception]] = {
+    lib.ST_EINVAL: ValueError,
+    lib.ST_ENOMEM: MemoryError,
+    lib.ST_EDIM: ValueError,
+    lib.ST_ESTATE: RuntimeError,
+    lib.ST_ERANGE: IndexError,
+}
+"""Status code -> exception class, the single mapping used by every ``fast`` class."""
+
+
+def raise_status(rc: int, what: str = "") -> NoReturn:
+    """Raise the exception for a non-zero status code ``rc``."""
+    exc = STATUS_EXCEPTIONS.get(rc, RuntimeError)
+    raise exc(f"{what or 'C library'} failed with status {rc}")
+
+
+def check(rc: int, what: str = "") -> None:
+    """Return if ``rc == ST_OK``; otherwise raise the mapped exception."""
+    if rc != lib.ST_OK:
+        raise_status(rc, what)
+
+
+def doubles(values: Any) -> Any:
+    """A fresh C ``double[]`` holding ``values`` (a sequence of floats)."""
+    return ffi.new("double[]", [float(v) for v in values])

@@ -1,0 +1,90 @@
+"""Shared fixtures: the ``backend`` fixture runs a test once per package.
+
+CPython's pattern for modules with a C accelerator (``Lib/test/test_heapq.py``): a test
+is written once against ``backend`` and runs on ``reference`` and on ``fast``. Without
+the compiled extension the ``fast`` half is *skipped* on a developer's machine, but with
+``REQUIRE_FAST=1`` (set by ``.ci/run``) it *fails*, so CI can never test only Python.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from types import ModuleType
+
+import pytest
+
+try:
+    from hypothesis import settings
+
+    settings.register_profile("default", max_examples=50, deadline=None)
+    settings.register_profile("ci", max_examples=100, deadline=None, derandomize=True)
+    settings.register_profile("expensive", max_examples=1000, deadline=None)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+except ImportError:  # pragma: no cover
+    pass
+
+REQUIRE_FAST = os.environ.get("REQUIRE_FAST", "") not in ("", "0")
+
+
+def _load_fast() -> ModuleType | None:
+    try:
+        return importlib.import_module("fast")
+    except ImportError:
+        if REQUIRE_FAST:
+            raise
+        return None
+
+
+FAST = _load_fast()
+REFERENCE = importlib.import_module("reference")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--runslow", action="store_true", default=False,
+        help="run long lockstep runs and full-scale experiments",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: opt-in long run (use --runslow)")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--runslow"):
+        return
+    skip_slow = pytest.mark.skip(reason="long run: use --runslow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip_slow)
+
+
+def require_fast() -> ModuleType:
+    """The ``fast`` package, or skip (fail under REQUIRE_FAST=1) if it is not built."""
+    if FAST is None:
+        pytest.skip("fast backend not built (set REQUIRE_FAST=1 to make this a failure)")
+    return FAST
+
+
+@pytest.fixture(params=["reference", "fast"])
+def backend(request: pytest.FixtureRequest) -> ModuleType:
+    """The package under test: ``reference`` or ``fast``."""
+    if request.param == "reference":
+        return REFERENCE
+    return require_fast()
+
+
+@pytest.fixture
+def both() -> tuple[ModuleType, ModuleType]:
+    """``(reference, fast)`` for lockstep tests."""
+    return REFERENCE, require_fast()
+
+
+@pytest.fixture
+def lib() -> object:
+    """The raw cffi ``lib`` of the fast backend, for per-kernel differential tests."""
+    require_fast()
+    from fast._ffi import lib as clib
+
+    return clib
