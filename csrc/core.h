@@ -38,7 +38,16 @@ uint64_t rng_below(rng_state *r, uint64_t n);
 int rng_fill_uniform(rng_state *r, double *out, size_t n);
 
 /* ---- special: special functions (mirrors reference/special.py) ---- */
-/* (filled in by the special-functions work) */
+double special_exp_or_inf(double x);                 /* exp, inf on overflow */
+double special_log_or_neg_inf(double x);             /* log, -inf at 0, NaN below */
+double special_lgamma(double x);                     /* log Gamma(x), x > 0 (Lanczos) */
+double special_log_beta(double a, double b);          /* log B(a, b) */
+double special_log_sum_exp(const double *v, size_t n);
+double special_student_t_logpdf(double x, double df);
+double special_student_t_cdf(double x, double df);
+double special_student_t_ppf(double p, double df);
+double special_betainc(double a, double b, double x); /* I_x(a, b), regularised */
+double special_betainc_xy(double a, double b, double x, double y); /* same, y = 1 - x given */
 
 /* ---- running: Welford moments (mirrors reference/running.py) ---- */
 
