@@ -11,7 +11,9 @@ __all__ = ["Rng"]
 
 
 class Rng:
-    """xoshiro256** seeded by splitmix64, bit-identical to ``reference.rng.Rng``.
+    """The xoshiro256** generator seeded by splitmix64 (determinism.md §1).
+
+    Bit-identical to ``reference.rng.Rng``.
 
     Same methods, same draws, same settable ``state``; the state lives in a C
     ``rng_state`` struct that the ``fast`` models share with their C code.

@@ -59,7 +59,9 @@ def seed_state(seed: int) -> tuple[int, int, int, int]:
 
 
 class Rng:
-    """xoshiro256** seeded by splitmix64, bit-identical to ``fast.rng.Rng``.
+    """The xoshiro256** generator seeded by splitmix64 (determinism.md §1).
+
+    Bit-identical to its C twin ``fast.rng.Rng``.
 
     Parameters
     ----------

@@ -65,7 +65,7 @@ def first_difference(a: Any, b: Any, path: str = "") -> str | None:
     if isinstance(a, list) and isinstance(b, list):
         if len(a) != len(b):
             return f"{path or '<root>'}: lengths differ: {len(a)} vs {len(b)}"
-        for i, (u, v) in enumerate(zip(a, b)):
+        for i, (u, v) in enumerate(zip(a, b, strict=True)):
             d = first_difference(u, v, f"{path}[{i}]")
             if d:
                 return d

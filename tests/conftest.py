@@ -3,7 +3,8 @@
 CPython's pattern for modules with a C accelerator (``Lib/test/test_heapq.py``): a test
 is written once against ``backend`` and runs on ``reference`` and on ``fast``. Without
 the compiled extension the ``fast`` half is *skipped* on a developer's machine, but with
-``REQUIRE_FAST=1`` (set by ``.ci/run``) it *fails*, so CI can never test only Python.
+``REQUIRE_FAST=1`` or ``CI=true`` (both set by ``.ci/run``) it *fails*, so CI can never
+test only Python.
 """
 
 from __future__ import annotations
@@ -24,7 +25,12 @@ try:
 except ImportError:  # pragma: no cover
     pass
 
-REQUIRE_FAST = os.environ.get("REQUIRE_FAST", "") not in ("", "0")
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").lower() not in ("", "0", "false", "no")
+
+
+# CI (which sets CI=true) and anyone exporting REQUIRE_FAST=1 must have the C build.
+REQUIRE_FAST = _flag("REQUIRE_FAST") or _flag("CI")
 
 
 def _load_fast() -> ModuleType | None:
