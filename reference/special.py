@@ -312,8 +312,9 @@ def student_t_ppf(p: float, df: float) -> float:
     By symmetry only q = min(p, 1 - p) is solved, for a negative root ``x``. The start
     is the Cornish-Fisher correction of a normal quantile,
     ``x0 = -(z + (z³ + z)/(4ν))`` (at most -1e-3); then a bracket ``[lo, hi]`` with
-    ``T(lo) <= q <= T(hi)`` is found by doubling, and Newton steps ``x -= (T(x) - q) / t_ν(x)`` are taken, replaced
-    by bisection whenever they leave the bracket, until a step is below
+    ``T(lo) <= q <= T(hi)`` is found by doubling, and Newton steps
+    ``x -= (T(x) - q) / t_ν(x)`` are taken, replaced by bisection whenever they leave
+    the bracket or the density underflows to 0, until a step is below
     ``PPF_RTOL · |x|`` or ``PPF_MAXIT`` steps have run. Returns ±inf at p = 1, 0.
 
     Examples

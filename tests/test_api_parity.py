@@ -12,7 +12,6 @@ import inspect
 from types import ModuleType
 
 import pytest
-
 from conftest import REFERENCE, require_fast
 
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _compare import assert_snapshot_equal
 from hypothesis import given
 from hypothesis import strategies as hs
 
-from _compare import assert_snapshot_equal
 from reference import special as S
 
 positive = hs.floats(min_value=1e-300, max_value=1e6, allow_nan=False)
@@ -61,7 +61,6 @@ def test_log_sum_exp_parity(lib: Any) -> None:
 
 def test_rng_fill_uniform_matches_python(lib: Any) -> None:
     from fast._ffi import ffi
-
     from reference.rng import Rng
 
     state = ffi.new("rng_state *")
