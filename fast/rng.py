@@ -29,7 +29,7 @@ class Rng:
     >>> rng.state[0] == 0xE220A8397B1DCDAF
     True
     >>> [rng.below(7) for _ in range(5)]
-    [5, 6, 0, 0, 0]
+    [4, 2, 0, 4, 1]
     """
 
     __slots__ = ("_c",)
