@@ -8,7 +8,7 @@ try:
     from fast._lib import ffi, lib
 except ImportError as exc:  # pragma: no cover - exercised only without a build
     raise ImportError(
-        "the C extension fast._lib is not built; install the project with "
+        f"the C extension fast._lib could not be loaded ({exc}); build it with "
         "'pip install -e .' (or 'python fast/_ffibuild.py' in a checkout)"
     ) from exc
 

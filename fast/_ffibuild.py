@@ -31,6 +31,7 @@ ffibuilder.set_source(
     '#include "core.h"',
     sources=[str(p.relative_to(ROOT)) for p in sorted(CSRC.glob("*.c"))],
     include_dirs=[str(CSRC.relative_to(ROOT))],
+    depends=[str(HEADER.relative_to(ROOT))],  # ships core.h in the sdist (no MANIFEST.in)
     extra_compile_args=CFLAGS,
     libraries=["m"],
     py_limited_api=False,
