@@ -12,6 +12,7 @@ import inspect
 from types import ModuleType
 
 import pytest
+
 from conftest import REFERENCE, require_fast
 
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from _compare import assert_snapshot_equal
 from hypothesis import given
 from hypothesis import strategies as hs
 
+from _compare import assert_snapshot_equal
 from reference import special as S
 
 positive = hs.floats(min_value=1e-300, max_value=1e6, allow_nan=False)
