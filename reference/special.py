@@ -277,7 +277,7 @@ def betainc(a: float, b: float, x: float) -> float:
 def student_t_cdf(x: float, df: float) -> float:
     """CDF of the standard Student-t, T_ν(x), through the incomplete beta.
 
-    The lower tail mass beyond |x| is ``I_w(ν/2, 1/2) / 2`` with ``w = ν/(ν+x²)``,
+    The lower tail mass beyond ``|x|`` is ``I_w(ν/2, 1/2) / 2`` with ``w = ν/(ν+x²)``,
     ``1 - w = x²/(ν+x²)`` both passed to :func:`betainc_xy`; then
     ``T(x) = tail`` for x < 0 and ``1 - tail`` for x >= 0.
 
