@@ -1,0 +1,315 @@
+"""Baseline learners: the reference points every model has to beat.
+
+``RunningMean`` predicts the mean of the targets seen so far (regression);
+``MajorityClass`` predicts the most frequent label so far (classification). They have the
+models' API (``api.md``): ``learn_one``, ``partial_fit``, ``predict_one``, ``predict``,
+``predict_proba_one``/``predict_proba`` (classifier), ``snapshot``, ``get_params``,
+``clone``, and the attributes ``n_features_in_``, ``n_seen_``, ``classes_``. They have no
+C twin: they are evaluation tools, shared by both backends.
+
+Public classes (signatures):
+
+- ``RunningMean()``
+- ``MajorityClass(classes=None, smoothing=0.0)``
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["MajorityClass", "RunningMean"]
+
+
+class _RowChecker:
+    """Validation of input rows shared by the baselines (before any state change)."""
+
+    def __init__(self) -> None:
+        self.n_features_in_: int | None = None
+        self.feature_names_in_: list[str] | None = None
+
+    def check(self, x: Sequence[float] | Mapping[str, float]) -> list[float]:
+        """The row as a list of floats; raise ``ValueError``/``TypeError`` if it is bad."""
+        if isinstance(x, Mapping):
+            keys = [str(k) for k in x.keys()]
+            if self.feature_names_in_ is not None and keys != self.feature_names_in_:
+                raise ValueError(
+                    f"x has keys {keys}, expected {self.feature_names_in_} (from the first row)"
+                )
+            values = list(x.values())
+        else:
+            if isinstance(x, (str, bytes)):
+                raise TypeError("x must be a sequence of numbers or a mapping, not a string")
+            values = np.ravel(x).tolist() if isinstance(x, np.ndarray) else list(x)
+        row: list[float] = []
+        for value in values:
+            if isinstance(value, (str, bytes)) or value is None:
+                raise TypeError(f"x must be numeric, got {value!r}")
+            number = float(value)
+            if not math.isfinite(number):
+                raise ValueError(
+                    f"x contains a non-finite value ({number}); missing values are not supported"
+                )
+            row.append(number)
+        if self.n_features_in_ is not None and len(row) != self.n_features_in_:
+            raise ValueError(f"x has {len(row)} features, expected {self.n_features_in_}")
+        if self.n_features_in_ is None and not row:
+            raise ValueError("x is empty: need at least one feature")
+        return row
+
+    def fix(self, x: Sequence[float] | Mapping[str, float], row: list[float]) -> None:
+        """Fix the dimension (and keys) after the first accepted row."""
+        if self.n_features_in_ is None:
+            self.n_features_in_ = len(row)
+            if isinstance(x, Mapping):
+                self.feature_names_in_ = [str(k) for k in x.keys()]
+
+
+def _rows(X: npt.ArrayLike | Sequence[Mapping[str, float]]) -> list[Any]:
+    if isinstance(X, np.ndarray):
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got {X.ndim}-D")
+        return list(X)
+    rows = list(X)  # type: ignore[arg-type]
+    return rows
+
+
+class RunningMean:
+    """Predict the running mean of the targets seen so far (regression baseline).
+
+    ``ŷ_t = (1/n) Σ_{s<t} y_s``, updated as ``mean += (y - mean) / n``; before any
+    target, the prediction is 0.0. It also keeps the running variance (Welford), so
+    :meth:`predict_dist_one` gives a Gaussian predictive for log-density scores.
+
+    Examples
+    --------
+    >>> model = RunningMean()
+    >>> for x, y in [([0.0], 1.0), ([1.0], 3.0)]:
+    ...     model.learn_one(x, y)
+    >>> model.predict_one([5.0]), model.n_seen_
+    (2.0, 2)
+    """
+
+    def __init__(self) -> None:
+        self._rows = _RowChecker()
+        self.n_seen_ = 0
+        self.mean_ = 0.0
+        self._m2 = 0.0
+
+    @property
+    def n_features_in_(self) -> int | None:
+        """Number of inputs, fixed by the first row (None before)."""
+        return self._rows.n_features_in_
+
+    def learn_one(self, x: Sequence[float] | Mapping[str, float], y: float) -> None:
+        """Update the mean with one target (``x`` is validated, otherwise unused)."""
+        row = self._rows.check(x)
+        if isinstance(y, (str, bytes)) or y is None:
+            raise TypeError(f"y must be a number, got {y!r}")
+        target = float(y)
+        if not math.isfinite(target):
+            raise ValueError(f"y must be finite, got {target}")
+        self._rows.fix(x, row)
+        self.n_seen_ += 1
+        delta = target - self.mean_
+        self.mean_ += delta / float(self.n_seen_)
+        self._m2 += delta * (target - self.mean_)
+
+    def partial_fit(self, X: npt.ArrayLike, y: npt.ArrayLike) -> RunningMean:
+        """Learn the rows of ``X`` in order; returns ``self``."""
+        rows = _rows(X)
+        targets = list(np.asarray(y).ravel())
+        if len(rows) != len(targets):
+            raise ValueError(f"X has {len(rows)} rows but y has {len(targets)}")
+        if not rows:
+            raise ValueError("empty input: X has no rows")
+        for row, target in zip(rows, targets, strict=True):
+            self.learn_one(row, target)
+        return self
+
+    def predict_one(self, x: Sequence[float] | Mapping[str, float]) -> float:
+        """The mean of the targets so far (0.0 before any)."""
+        self._rows.check(x)
+        return self.mean_
+
+    def predict(self, X: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """``predict_one`` for each row of ``X``."""
+        return np.asarray([self.predict_one(row) for row in _rows(X)], dtype=np.float64)
+
+    def predict_dist_one(self, x: Sequence[float] | Mapping[str, float]) -> dict[str, float]:
+        """Gaussian predictive ``{"mean", "variance"}`` from the running moments.
+
+        The variance is the unbiased sample variance times ``1 + 1/n`` (the predictive
+        variance of a new draw under a plug-in normal); infinite with fewer than two
+        targets.
+        """
+        self._rows.check(x)
+        if self.n_seen_ < 2:
+            return {"mean": self.mean_, "variance": math.inf}
+        n = float(self.n_seen_)
+        variance = self._m2 / (n - 1.0) * (1.0 + 1.0 / n)
+        return {"mean": self.mean_, "variance": variance}
+
+    def snapshot(self) -> dict[str, Any]:
+        """State as plain data."""
+        return {
+            "n_features_in": self.n_features_in_,
+            "n_seen": self.n_seen_,
+            "mean": self.mean_,
+            "m2": self._m2,
+        }
+
+    def get_params(self) -> dict[str, Any]:
+        """Constructor arguments (none)."""
+        return {}
+
+    def clone(self) -> RunningMean:
+        """A fresh, untrained copy with the same parameters."""
+        return RunningMean(**self.get_params())
+
+    def __repr__(self) -> str:
+        return "RunningMean()"
+
+
+class MajorityClass:
+    """Predict the most frequent label seen so far (classification baseline).
+
+    Ties go to the label seen first. ``predict_proba_one`` gives the label
+    frequencies, optionally with additive smoothing ``(count + a) / (n + a K)`` over
+    the ``K`` labels known so far. Before any label, ``predict_one`` returns ``None``
+    (an abstention, counted as a mistake by :func:`reference.prequential.prequential`) and
+    ``predict_proba_one`` is uniform over ``classes`` if they were given, else empty.
+
+    Parameters
+    ----------
+    classes : sequence of hashable, optional
+        Fix the label set and its order (``classes_``); a label outside it is a
+        ``ValueError``. Without it, labels are added in order of first appearance.
+
+    Examples
+    --------
+    >>> model = MajorityClass()
+    >>> model.partial_fit([[0.0], [1.0], [2.0]], ["a", "b", "b"])
+    MajorityClass(classes=None, smoothing=0.0)
+    >>> model.predict_one([0.0]), model.predict_proba_one([0.0])["b"]
+    ('b', 0.6666666666666666)
+    """
+
+    def __init__(self, classes: Sequence[Hashable] | None = None, smoothing: float = 0.0) -> None:
+        if isinstance(smoothing, bool) or not (
+            isinstance(smoothing, (int, float)) and math.isfinite(smoothing) and smoothing >= 0.0
+        ):
+            raise ValueError(f"smoothing must be a finite float >= 0, got {smoothing!r}")
+        self.smoothing = float(smoothing)
+        self.classes = None if classes is None else list(classes)
+        if self.classes is not None:
+            if not self.classes:
+                raise ValueError("classes must be None or a non-empty sequence of labels")
+            if len(set(self.classes)) != len(self.classes):
+                raise ValueError("classes must not contain duplicates")
+        self._rows = _RowChecker()
+        self.n_seen_ = 0
+        self.classes_: list[Hashable] = [] if self.classes is None else list(self.classes)
+        self._counts: list[int] = [0] * len(self.classes_)
+
+    @property
+    def n_features_in_(self) -> int | None:
+        """Number of inputs, fixed by the first row (None before)."""
+        return self._rows.n_features_in_
+
+    def learn_one(self, x: Sequence[float] | Mapping[str, float], y: Hashable) -> None:
+        """Count one label (``x`` is validated, otherwise unused)."""
+        row = self._rows.check(x)
+        if y is None:
+            raise ValueError("y must be a label, got None")
+        y = y.item() if isinstance(y, np.generic) else y
+        if y not in self.classes_ and self.classes is not None:
+            raise ValueError(f"label {y!r} is not one of classes={self.classes!r}")
+        self._rows.fix(x, row)
+        if y not in self.classes_:
+            self.classes_.append(y)
+            self._counts.append(0)
+        self._counts[self.classes_.index(y)] += 1
+        self.n_seen_ += 1
+
+    def partial_fit(self, X: npt.ArrayLike, y: npt.ArrayLike) -> MajorityClass:
+        """Learn the rows of ``X`` in order; returns ``self``."""
+        rows = _rows(X)
+        labels = list(np.asarray(y, dtype=object).ravel())
+        if len(rows) != len(labels):
+            raise ValueError(f"X has {len(rows)} rows but y has {len(labels)}")
+        if not rows:
+            raise ValueError("empty input: X has no rows")
+        for row, label in zip(rows, labels, strict=True):
+            self.learn_one(row, label)
+        return self
+
+    def predict_one(self, x: Sequence[float] | Mapping[str, float]) -> Hashable | None:
+        """The most frequent label so far (first seen on ties), ``None`` before any."""
+        self._rows.check(x)
+        best: Hashable | None = None
+        best_count = 0
+        for label, count in zip(self.classes_, self._counts, strict=True):
+            if count > best_count:
+                best, best_count = label, count
+        return best
+
+    def predict_proba_one(self, x: Sequence[float] | Mapping[str, float]) -> dict[Hashable, float]:
+        """Label frequencies ``{label: (count + a) / (n + a K)}`` in ``classes_`` order.
+
+        Uniform over ``classes_`` before any label (empty if no label is known).
+        """
+        self._rows.check(x)
+        k = len(self.classes_)
+        if self.n_seen_ == 0:
+            return {label: 1.0 / k for label in self.classes_}
+        a = self.smoothing
+        denominator = float(self.n_seen_) + a * float(k)
+        return {
+            label: (float(count) + a) / denominator
+            for label, count in zip(self.classes_, self._counts, strict=True)
+        }
+
+    def predict(self, X: npt.ArrayLike) -> npt.NDArray[Any]:
+        """``predict_one`` for each row of ``X`` (an object array if a row abstains)."""
+        labels = [self.predict_one(row) for row in _rows(X)]
+        if any(label is None for label in labels):
+            return np.asarray(labels, dtype=object)
+        return np.asarray(labels)
+
+    def predict_proba(self, X: npt.ArrayLike) -> npt.NDArray[np.float64]:
+        """Probabilities, one row per input, columns in ``classes_`` order."""
+        rows = _rows(X)
+        out = np.zeros((len(rows), len(self.classes_)), dtype=np.float64)
+        for i, row in enumerate(rows):
+            proba = self.predict_proba_one(row)
+            for j, label in enumerate(self.classes_):
+                out[i, j] = proba[label]
+        return out
+
+    def snapshot(self) -> dict[str, Any]:
+        """State as plain data (labels as their ``repr`` so that keys stay strings)."""
+        return {
+            "n_features_in": self.n_features_in_,
+            "n_seen": self.n_seen_,
+            "classes": [repr(label) for label in self.classes_],
+            "counts": list(self._counts),
+        }
+
+    def get_params(self) -> dict[str, Any]:
+        """Constructor arguments."""
+        return {
+            "classes": None if self.classes is None else list(self.classes),
+            "smoothing": self.smoothing,
+        }
+
+    def clone(self) -> MajorityClass:
+        """A fresh, untrained copy with the same parameters."""
+        return MajorityClass(**self.get_params())
+
+    def __repr__(self) -> str:
+        return f"MajorityClass(classes={self.classes!r}, smoothing={self.smoothing!r})"

@@ -1,0 +1,198 @@
+"""The ``driftwood`` command line, run in-process through ``reference.cli.main``."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+import types
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import reference
+from reference import cli
+from reference.baselines import RunningMean
+from reference.cli import ModelSpec, first_difference, main
+
+
+def test_default_run_works_quickly(capsys: pytest.CaptureFixture[str]) -> None:
+    start = time.perf_counter()
+    assert main([]) == 0
+    assert time.perf_counter() - start < 10.0
+    out = capsys.readouterr().out
+    assert "RunningMean" in out and "friedman" in out
+    assert "rmse" in out and "examples" in out and "10000" in out
+
+
+def test_run_classification_with_curve_and_sub_sampling(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    png = tmp_path / "curve.png"
+    status = main(
+        [
+            "run",
+            "--model",
+            "majority",
+            "--stream",
+            "sea",
+            "--n",
+            "3000",
+            "--rate",
+            "0.5",
+            "--curve",
+            str(png),
+            "--no-progress",
+        ]
+    )
+    assert status == 0
+    out = capsys.readouterr().out
+    assert "accuracy" in out and "auc" in out and "h_measure" in out
+    assert "label rate" in out
+    learned = int(next(line.split()[-1] for line in out.splitlines() if line.startswith("learned")))
+    assert 1300 < learned < 1700
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("stream", list(cli.STREAMS))
+def test_every_built_in_stream_runs(stream: str, capsys: pytest.CaptureFixture[str]) -> None:
+    model = "mean" if cli.STREAMS[stream].task == "regression" else "majority"
+    assert main(["run", "--model", model, "--stream", stream, "--n", "300"]) == 0
+    assert "examples" in capsys.readouterr().out
+
+
+def test_csv_stream(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "toy.csv").write_text("a,y\n" + "".join(f"{i},{i % 2}\n" for i in range(50)))
+    assert (
+        main(["run", "--model", "majority", "--stream", "csv:toy", "--data-dir", str(tmp_path)])
+        == 0
+    )
+    assert "n=50" in capsys.readouterr().out
+    assert main(["run", "--stream", "csv:missing", "--data-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "missing.csv" in err and "DRIFTWOOD_DATA" in err
+
+
+def test_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--stream", "nowhere"]) == 2
+    assert "unknown stream" in capsys.readouterr().err
+    assert main(["run", "--model", "mean", "--stream", "sea"]) == 2
+    assert "regression" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["run", "--model", "no-such-model"])
+
+
+def test_compare_refuses_baselines(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["compare", "--model", "mean"]) == 2
+    assert "no fast twin" in capsys.readouterr().err
+
+
+def test_list(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for name in list(cli.MODELS) + list(cli.STREAMS):
+        assert name in out
+
+
+def test_model_missing_from_backend_is_reported(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a model that exists in reference only: listed, but `run --backend fast` explains
+    monkeypatch.setitem(cli.MODELS, "ghost", ModelSpec("GhostRegressor", "regression"))
+    monkeypatch.setattr(reference, "GhostRegressor", ToyRegressor, raising=False)
+    empty_fast = types.ModuleType("fast")
+    monkeypatch.setattr(
+        cli, "_backend", lambda name: reference if name == "reference" else empty_fast
+    )
+    assert "ghost" in cli.known_models()
+    assert main(["run", "--model", "ghost", "--backend", "fast", "--n", "20"]) == 2
+    err = capsys.readouterr().err
+    assert "GhostRegressor" in err and "'fast'" in err
+    assert main(["run", "--model", "ghost", "--backend", "reference", "--n", "20"]) == 0
+
+
+def test_models_missing_everywhere_are_not_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(cli.MODELS, "phantom", ModelSpec("PhantomRegressor", "regression"))
+    assert "phantom" not in cli.known_models()
+    with pytest.raises(SystemExit):
+        main(["run", "--model", "phantom"])
+
+
+# ---------------------------------------------------------------- compare with stand-in backends
+
+
+class ToyRegressor(RunningMean):
+    """A seeded RunningMean standing in for a model that exists in both backends."""
+
+    def __init__(self, seed: int = 0, shift_after: int = -1) -> None:
+        super().__init__()
+        self.seed = seed
+        self.shift_after = shift_after
+
+    def learn_one(self, x: Any, y: float) -> None:
+        super().learn_one(x, y)
+        if self.n_seen_ == self.shift_after:
+            self.mean_ += 1e-12
+
+
+def fake_backends(monkeypatch: pytest.MonkeyPatch, fast_cls: type) -> None:
+    ref = types.ModuleType("reference_stand_in")
+    ref.ToyRegressor = ToyRegressor  # type: ignore[attr-defined]
+    fast = types.ModuleType("fast_stand_in")
+    fast.ToyRegressor = fast_cls  # type: ignore[attr-defined]
+    monkeypatch.setitem(cli.MODELS, "toy", ModelSpec("ToyRegressor", "regression"))
+    monkeypatch.setattr(cli, "known_models", lambda: list(cli.MODELS))
+    monkeypatch.setattr(cli, "_backend", lambda name: ref if name == "reference" else fast)
+
+
+def test_compare_reports_agreement_and_speed(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fake_backends(monkeypatch, ToyRegressor)
+    assert main(["compare", "--model", "toy", "--n", "60"]) == 0
+    out = capsys.readouterr().out
+    assert "60/60" in out and "first mismatch" in out and "none" in out
+    assert "speed ratio" in out
+
+
+def test_compare_finds_the_first_mismatch(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    class Drifting(ToyRegressor):
+        def __init__(self, seed: int = 0) -> None:
+            super().__init__(seed, shift_after=25)
+
+    fake_backends(monkeypatch, Drifting)
+    assert main(["compare", "--model", "toy", "--n", "60"]) == 1
+    out = capsys.readouterr().out
+    # learning row 24 (0-based) makes n_seen 25: the snapshot after step 24 differs
+    assert "step 24: snapshot.mean" in out and "24/60" in out
+
+
+def test_first_difference() -> None:
+    assert first_difference({"a": [1, 2.0]}, {"a": [1, 2.0]}) is None
+    assert first_difference({"a": 1}, {"b": 1}) == "<root>: keys differ: ['a'] vs ['b']"
+    assert first_difference([1.0, [2.0, 3.0]], [1.0, [2.0, 4.0]]) == "[1][1]: 3.0 != 4.0"
+    assert first_difference(float("nan"), float("nan")) is None
+    assert first_difference(1, 1.0) is not None
+    assert first_difference((1, 2), [1, 2]) is None
+    assert first_difference([1], [1, 2]) == "<root>: lengths differ: 1 vs 2"
+
+
+# ---------------------------------------------------------------- real models, when both exist
+
+
+@pytest.mark.parametrize("name", cli._compare_candidates() or ["<none>"])
+def test_compare_real_models(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    if name == "<none>":
+        pytest.skip("no model exists in both backends yet")
+    assert main(["compare", "--model", name, "--n", "40"]) == 0, capsys.readouterr().out
+    assert "40/40" in capsys.readouterr().out
+
+
+def test_module_entry_point() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "reference.cli", "list"], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0 and "models" in done.stdout

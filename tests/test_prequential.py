@@ -1,0 +1,328 @@
+"""Prequential evaluation, label sub-sampling, baselines and learning-curve plots."""
+
+from __future__ import annotations
+
+import copy
+import io
+import math
+import pickle
+from itertools import islice
+from typing import Any
+
+import numpy as np
+import pytest
+
+from reference import metrics
+from reference.baselines import MajorityClass, RunningMean
+from reference.datasets import friedman1, iter_sea, moving_xor, sea
+from reference.plotting import plot_learning_curves
+from reference.prequential import ProgressBar, prequential
+from reference.rng import Rng
+
+
+class Spy:
+    """Records the order of calls; predicts the number of rows learned so far."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, Any]] = []
+        self.n_seen_ = 0
+
+    def predict_one(self, x: Any) -> float:
+        self.calls.append(("predict", x[0]))
+        return float(self.n_seen_)
+
+    def learn_one(self, x: Any, y: Any) -> None:
+        self.calls.append(("learn", x[0]))
+        self.n_seen_ += 1
+
+
+# ---------------------------------------------------------------- protocol
+
+
+def test_test_then_train_order() -> None:
+    X = np.arange(5.0).reshape(5, 1)
+    spy = Spy()
+    result = prequential(spy, X, np.zeros(5))
+    expected = []
+    for t in range(5):
+        expected += [("predict", float(t)), ("learn", float(t))]
+    assert spy.calls == expected
+    # the prediction of step t was made before learning row t
+    assert result.y_pred.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0]
+
+
+def test_regression_run_against_direct_computation() -> None:
+    X, y = friedman1(600, seed=2)
+    result = prequential(RunningMean(), X, y, window=50, n_points=40)
+    # RunningMean's prediction at t is the mean of y[:t] (0 at t = 0)
+    expected_pred = np.concatenate(([0.0], np.cumsum(y)[:-1] / np.arange(1, 600)))
+    np.testing.assert_allclose(result.y_pred, expected_pred, rtol=1e-12, atol=1e-12)
+    assert result.task == "regression" and result.n == 600 and result.n_learned == 600
+    assert result.final["rmse"] == pytest.approx(metrics.rmse(y, expected_pred), rel=1e-12)
+    assert result.final["mae"] == pytest.approx(metrics.mae(y, expected_pred), rel=1e-12)
+    assert result.t[-1] == 600 and result.t.size == 40
+    for i, t in enumerate(result.t.tolist()):
+        cum = metrics.rmse(y[:t], expected_pred[:t])
+        win = metrics.rmse(y[max(0, t - 50) : t], expected_pred[max(0, t - 50) : t])
+        assert result.curves["rmse"][i] == pytest.approx(cum, rel=1e-9)
+        assert result.windowed["rmse"][i] == pytest.approx(win, rel=1e-9)
+    t_points, values = result.curve("mae", windowed=True)
+    assert np.array_equal(t_points, result.t) and values is result.windowed["mae"]
+    with pytest.raises(KeyError, match="available"):
+        result.curve("accuracy")
+    assert "rmse" in result.summary() and "examples" in result.summary()
+    assert result.elapsed > 0.0
+
+
+def test_classification_run_against_direct_computation() -> None:
+    X, y = sea(1500, concept_length=500, seed=3)
+    model = MajorityClass(classes=[0, 1], smoothing=1.0)
+    result = prequential(model, X, y, window=200)
+    # replay the baseline to get its scores
+    replay = MajorityClass(classes=[0, 1], smoothing=1.0)
+    scores, guesses, logs = [], [], []
+    for x, label in zip(X.tolist(), y.tolist(), strict=True):
+        guesses.append(replay.predict_one(x))
+        proba = replay.predict_proba_one(x)
+        scores.append(proba[1])
+        logs.append(math.log(proba[label]))
+        replay.learn_one(x, label)
+    assert result.task == "classification"
+    assert result.final["accuracy"] == metrics.accuracy(y, guesses)
+    assert np.array_equal(result.scores, np.array(scores))
+    assert result.final["auc"] == pytest.approx(metrics.auc(y, scores), abs=1e-12)
+    assert result.final["h_measure"] == pytest.approx(metrics.h_measure(y, scores), abs=1e-12)
+    assert result.final["alpd"] == pytest.approx(float(np.mean(logs)), rel=1e-12)
+    i = result.t.size - 1
+    assert result.windowed["auc"][i] == pytest.approx(metrics.auc(y[-200:], scores[-200:]))
+    assert result.windowed["h_measure"][i] == pytest.approx(
+        metrics.h_measure(y[-200:], scores[-200:])
+    )
+
+
+def test_abstentions_count_as_mistakes_and_empty_distributions_are_skipped() -> None:
+    y = [0, 0, 1, 0]
+    X = [[0.0]] * 4
+    result = prequential(MajorityClass(), X, y)
+    # predictions: None (abstain), 0, 0, 0 -> correct at steps 1 and 3
+    assert result.y_pred.tolist() == [None, 0, 0, 0]
+    assert result.final["accuracy"] == 0.5
+    # step 0 has no distribution (skipped); step 2 gives label 1 probability 0 -> -inf
+    assert math.isnan(result.log_density[0])
+    assert result.final["alpd"] == -math.inf
+
+
+def test_alpd_recovers_once_an_impossible_step_leaves_the_window() -> None:
+    y = [0, 1] + [1] * 30
+    X = [[0.0]] * 32
+    result = prequential(MajorityClass(), X, y, window=5, n_points=32)
+    assert result.curves["alpd"][-1] == -math.inf
+    assert np.isfinite(result.windowed["alpd"][-1])
+
+
+class GaussianMean(RunningMean):
+    """RunningMean that keeps a running sum of one-step N(mean, 1) log densities."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.log_marginal_likelihood_ = 0.0
+
+    def learn_one(self, x: Any, y: float) -> None:
+        self.log_marginal_likelihood_ += metrics.gaussian_log_density(y, self.mean_, 1.0)
+        super().learn_one(x, y)
+
+
+def test_regression_alpd_from_log_marginal_likelihood_increments() -> None:
+    X, y = friedman1(300, seed=5)
+    result = prequential(GaussianMean(), X, y, rate=0.5, label_seed=2)
+    assert result.log_density is not None
+    replay = RunningMean()
+    expected = []
+    for x, target, learned in zip(X.tolist(), y.tolist(), result.learned.tolist(), strict=True):
+        if learned:
+            expected.append(metrics.gaussian_log_density(target, replay.mean_, 1.0))
+            replay.learn_one(x, target)
+        else:
+            expected.append(math.nan)
+    np.testing.assert_allclose(result.log_density, expected, rtol=1e-9)
+    assert result.final["alpd"] == pytest.approx(float(np.nanmean(expected)), rel=1e-9)
+    assert prequential(RunningMean(), X, y).log_density is None
+
+
+def test_iterator_input() -> None:
+    result = prequential(MajorityClass(), iter_sea(seed=1), n=300)
+    X, y = sea(300, seed=1)
+    direct = prequential(MajorityClass(), X, y)
+    assert result.final == direct.final
+    with pytest.raises(ValueError, match="pass n="):
+        prequential(MajorityClass(), iter_sea(seed=1))
+    with pytest.raises(ValueError, match="ended"):
+        prequential(MajorityClass(), iter(list(islice(iter_sea(), 10))), n=20)
+
+
+def test_bad_arguments() -> None:
+    X, y = friedman1(10)
+    for kwargs in ({"rate": 0.0}, {"rate": 1.5}, {"window": 0}, {"n_points": 0}, {"task": "x"}):
+        with pytest.raises(ValueError):
+            prequential(RunningMean(), X, y, **kwargs)
+    with pytest.raises(ValueError):
+        prequential(RunningMean(), X, y[:5])
+    with pytest.raises(ValueError, match="empty"):
+        prequential(RunningMean(), X[:0], y[:0])
+
+
+# ---------------------------------------------------------------- sub-sampling [DOC15, Alg. 5]
+
+
+def test_sub_sampling_reveals_rate_of_labels_from_its_own_generator() -> None:
+    X, y = sea(5000, seed=4)
+    model = MajorityClass()
+    result = prequential(model, X, y, rate=0.3, label_seed=17)
+    coin = Rng(17)
+    expected = np.array([coin.uniform() < 0.3 for _ in range(5000)])
+    assert np.array_equal(result.learned, expected)
+    assert result.n_learned == model.n_seen_ == int(expected.sum())
+    assert 1350 < result.n_learned < 1650  # Binomial(5000, 0.3): mean 1500, sd 32
+    assert result.n == 5000 and len(result.y_pred) == 5000  # every example is scored
+    again = prequential(MajorityClass(), X, y, rate=0.3, label_seed=17)
+    assert np.array_equal(again.learned, result.learned)
+    assert again.final == result.final
+    other = prequential(MajorityClass(), X, y, rate=0.3, label_seed=18)
+    assert not np.array_equal(other.learned, result.learned)
+
+
+def test_full_rate_learns_everything() -> None:
+    X, y = sea(200, seed=4)
+    result = prequential(MajorityClass(), X, y, rate=1.0, label_seed=99)
+    assert result.learned.all() and result.n_learned == 200
+
+
+class SizedModel(MajorityClass):
+    @property
+    def n_balls_(self) -> int:
+        return len(self.classes_) * 10
+
+
+def test_model_size_tracking() -> None:
+    X, y = sea(300, seed=1)
+    result = prequential(SizedModel(), X, y, size="n_balls_", n_points=10)
+    assert result.sizes is not None and result.sizes[-1] == 20.0
+    assert result.final["size"] == 20.0 and result.final["max_size"] == 20.0
+    assert result.curves["size"][0] == 10.0
+    fn = prequential(SizedModel(), X, y, size=lambda m: m.n_seen_)
+    assert fn.sizes is not None and fn.sizes.tolist() == list(range(1, 301))
+
+
+# ---------------------------------------------------------------- progress bar
+
+
+def test_progress_bar_text() -> None:
+    out = io.StringIO()
+    bar = ProgressBar(4, "demo", stream=out)
+    for _ in range(4):
+        bar.update()
+    bar.close()
+    text = out.getvalue()
+    assert "demo" in text and "4/4" in text and "100%" in text and text.endswith("\n")
+    silent = io.StringIO()
+    off = ProgressBar(4, "demo", enabled=False, stream=silent)
+    off.update()
+    off.close()
+    assert silent.getvalue() == "" and off.count == 1
+
+
+def test_prequential_progress_switch(capsys: pytest.CaptureFixture[str]) -> None:
+    X, y = friedman1(50)
+    prequential(RunningMean(), X, y, progress=True, description="bar-test")
+    assert "bar-test" in capsys.readouterr().err
+    prequential(RunningMean(), X, y, progress=False, description="bar-test")
+    assert capsys.readouterr().err == ""
+
+
+# ---------------------------------------------------------------- baselines
+
+
+def test_running_mean_api() -> None:
+    model = RunningMean()
+    assert model.predict_one([1.0, 2.0]) == 0.0 and model.n_features_in_ is None
+    model.partial_fit(np.array([[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]), np.array([1.0, 2.0, 6.0]))
+    assert model.predict_one([0.0, 0.0]) == 3.0 and model.n_seen_ == 3
+    assert model.n_features_in_ == 2
+    assert model.predict(np.zeros((2, 2))).tolist() == [3.0, 3.0]
+    dist = model.predict_dist_one([0.0, 0.0])
+    assert dist["mean"] == 3.0
+    assert dist["variance"] == pytest.approx(np.var([1.0, 2.0, 6.0], ddof=1) * (1 + 1 / 3))
+    snap = model.snapshot()
+    for bad_x, bad_y, error in (
+        ([1.0], 1.0, ValueError),
+        ([1.0, math.nan], 1.0, ValueError),
+        ([1.0, 2.0], math.inf, ValueError),
+        (["a", 2.0], 1.0, TypeError),
+    ):
+        with pytest.raises(error):
+            model.learn_one(bad_x, bad_y)
+        assert model.snapshot() == snap  # unchanged after a rejected call
+    assert model.clone().snapshot()["n_seen"] == 0 and model.get_params() == {}
+    assert pickle.loads(pickle.dumps(model)).snapshot() == snap
+    assert copy.deepcopy(model).snapshot() == snap
+
+
+def test_majority_class_api() -> None:
+    model = MajorityClass()
+    assert model.predict_one([0.0]) is None and model.predict_proba_one([0.0]) == {}
+    model.partial_fit([[0.0], [1.0], [2.0], [3.0]], ["b", "a", "a", "b"])
+    assert model.classes_ == ["b", "a"]
+    assert model.predict_one([0.0]) == "b"  # tie -> first seen
+    model.learn_one([0.0], "a")
+    assert model.predict_one([0.0]) == "a"
+    assert model.predict_proba_one([0.0]) == {"b": 2 / 5, "a": 3 / 5}
+    np.testing.assert_allclose(model.predict_proba([[0.0]]), [[0.4, 0.6]])
+    with pytest.raises(ValueError):
+        model.learn_one([0.0, 1.0], "a")
+    fixed = MajorityClass(classes=[0, 1, 2], smoothing=1.0)
+    assert fixed.predict_proba_one([0.0]) == {0: 1 / 3, 1: 1 / 3, 2: 1 / 3}
+    fixed.learn_one([0.0], np.int64(2))
+    assert fixed.classes_ == [0, 1, 2]
+    assert fixed.predict_proba_one([0.0]) == {0: 0.25, 1: 0.25, 2: 0.5}
+    snap = fixed.snapshot()
+    with pytest.raises(ValueError, match="not one of"):
+        fixed.learn_one([0.0], 7)
+    assert fixed.snapshot() == snap
+    assert fixed.clone().get_params() == {"classes": [0, 1, 2], "smoothing": 1.0}
+    with pytest.raises(ValueError, match="smoothing"):
+        MajorityClass(smoothing=-1.0)
+
+
+def test_baselines_accept_mappings_with_fixed_keys() -> None:
+    model = RunningMean()
+    model.learn_one({"a": 1.0, "b": 2.0}, 4.0)
+    assert model.predict_one({"a": 0.0, "b": 0.0}) == 4.0
+    with pytest.raises(ValueError, match="keys"):
+        model.learn_one({"b": 1.0, "a": 2.0}, 1.0)
+
+
+# ---------------------------------------------------------------- plotting
+
+
+def test_plot_learning_curves() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    X, y = moving_xor(800, period=800, seed=1)
+    a = prequential(MajorityClass(smoothing=1.0), X, y, window=100)
+    b = prequential(MajorityClass(classes=[0, 1], smoothing=1.0), X, y, rate=0.5, window=100)
+    fig = plot_learning_curves({"all labels": a, "half": b}, metrics=["accuracy", "auc"])
+    assert len(fig.axes) == 2
+    assert len(fig.axes[0].lines) == 2 and len(fig.axes[1].lines) == 2
+    np.testing.assert_array_equal(fig.axes[0].lines[0].get_xdata(), a.t)
+    np.testing.assert_array_equal(fig.axes[0].lines[1].get_ydata(), b.windowed["accuracy"])
+    assert fig.axes[0].get_ylabel() == "accuracy (window 100)"
+    plt.close(fig)
+    fig2 = plot_learning_curves(a, windowed=False)
+    np.testing.assert_array_equal(fig2.axes[0].lines[0].get_ydata(), a.curves["accuracy"])
+    plt.close(fig2)
+    with pytest.raises(KeyError, match="rmse"):
+        plot_learning_curves(a, metrics="rmse")
+    plt.close("all")
