@@ -9,6 +9,7 @@ bit-parity with the Python reference, ``determinism.md`` §2).
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from cffi import FFI
@@ -17,6 +18,8 @@ ROOT = Path(__file__).resolve().parent.parent
 CSRC = ROOT / "csrc"
 HEADER = CSRC / "core.h"
 CFLAGS = ["-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Wextra"]
+EXTRA_FLAGS = os.environ.get("DRIFTWOOD_EXTRA_CFLAGS", "").split()
+"""Extra compile and link flags, e.g. sanitizers for ``.ci/sanitize``; empty normally."""
 
 
 def cdef_from_header(text: str) -> str:
@@ -32,13 +35,12 @@ ffibuilder.set_source(
     sources=[str(p.relative_to(ROOT)) for p in sorted(CSRC.glob("*.c"))],
     include_dirs=[str(CSRC.relative_to(ROOT))],
     depends=[str(HEADER.relative_to(ROOT))],  # ships core.h in the sdist (no MANIFEST.in)
-    extra_compile_args=CFLAGS,
+    extra_compile_args=CFLAGS + EXTRA_FLAGS,
+    extra_link_args=EXTRA_FLAGS,
     libraries=["m"],
     py_limited_api=False,
 )
 
 if __name__ == "__main__":  # python fast/_ffibuild.py: build in place for development
-    import os
-
     os.chdir(ROOT)
     ffibuilder.compile(tmpdir=str(ROOT), verbose=True)
