@@ -2,21 +2,15 @@
 
 Swap backends by changing one import::
 
-    from reference import Rng      # readable Python
-    from fast import Rng           # the same generator in C
+    from reference import ABACOCClassifier      # readable Python
+    from fast import ABACOCClassifier           # the same model in C
 """
 
+from fast.abacoc import ABACOCClassifier
 from fast.rng import Rng
-
-# -- models: one import line per model module, kept in this order --
-# (dynamic trees)
-# (sgt)
-# (abacoc)
 
 __all__ = [
     "Rng",
-    # (dynamic trees names)
-    # (sgt names)
-    # (abacoc names)
+    "ABACOCClassifier",
 ]
 backend = "fast"

@@ -1,0 +1,249 @@
+/*
+ * ab_model.c -- the ABACOC handle: allocation, capacity, checked entry points and the
+ * loops that run in C (partial_fit, predict, predict_proba, the sub-sampled
+ * prequential protocol of [DOC15, Alg. 5]). Mirrors reference/abacoc/model.py and the
+ * facade hooks of reference/abacoc/inputs.py; the mathematics is in ab_variants.c.
+ * Every entry point checks its arguments and secures memory for one more ball before
+ * any state changes, and returns a status code (ST_*); nothing here aborts.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core.h"
+
+ab_model *ab_model_new(int32_t variant, int32_t randomized, int32_t metric, double p, double d,
+                       double C, int64_t budget, int32_t search, int64_t search_threshold,
+                       int64_t leaf_size, uint64_t seed)
+{
+    ab_model *m;
+    if (variant < AB_BASE || variant > AB_AUTO_ADJ || leaf_size < 2 || search_threshold < 1
+        || budget < 0 || !(d > 0.0) || !(C > 0.0) || !(p >= 1.0))
+        return NULL;
+    m = (ab_model *)calloc(1, sizeof(ab_model));
+    if (m == NULL) return NULL;
+    m->variant = variant;
+    m->randomized = randomized ? 1 : 0;
+    m->metric = metric;
+    m->p = p;
+    m->d = d;
+    m->C = C;
+    m->budget = budget;
+    m->search = search;
+    m->search_threshold = search_threshold;
+    m->leaf_size = leaf_size;
+    m->n_classes = m->randomized ? 2 : 0;
+    m->class_cap = 4;
+    m->phase = 1;
+    m->phase_dim = 1.0;
+    m->radius = 1.0;
+    m->first_label = -1;
+    rng_seed(&m->rng, seed);
+    return m;
+}
+
+void ab_model_free(ab_model *m)
+{
+    if (m == NULL) return;
+    free(m->id);
+    free(m->center);
+    free(m->counts);
+    free(m->u);
+    free(m->R);
+    free(m->eps);
+    free(m->m);
+    ab_tree_free(m->tree);
+    free(m);
+}
+
+static int grow(void **ptr, size_t elem, int64_t count)
+{
+    void *q = realloc(*ptr, elem * (size_t)(count > 0 ? count : 1));
+    if (q == NULL) return ST_ENOMEM;
+    *ptr = q;
+    return ST_OK;
+}
+
+int ab_model_reserve(ab_model *m, int64_t n_balls)
+{
+    int64_t cap;
+    if (m == NULL || n_balls < 0) return ST_EINVAL;
+    if (n_balls <= m->ball_cap) return ST_OK;
+    cap = m->ball_cap * 2;
+    if (cap < n_balls) cap = n_balls;
+    if (cap < 16) cap = 16;
+    if (grow((void **)&m->id, sizeof(int64_t), cap)
+        || grow((void **)&m->center, sizeof(double) * (size_t)(m->n_features > 0 ? m->n_features : 1), cap)
+        || grow((void **)&m->counts, sizeof(int64_t) * (size_t)m->class_cap, cap)
+        || grow((void **)&m->u, sizeof(int64_t), cap)
+        || grow((void **)&m->R, sizeof(double), cap)
+        || grow((void **)&m->eps, sizeof(double), cap)
+        || grow((void **)&m->m, sizeof(int64_t), cap))
+        return ST_ENOMEM;
+    m->ball_cap = cap;
+    return ST_OK;
+}
+
+int ab_model_set_dim(ab_model *m, int64_t n_features)
+{
+    if (m == NULL || n_features < 1) return ST_EINVAL;
+    if (m->n_features == n_features) return ST_OK;
+    if (m->n_features != 0) return ST_EDIM;
+    if (m->ball_cap > 0 && grow((void **)&m->center, sizeof(double) * (size_t)n_features,
+                                m->ball_cap))
+        return ST_ENOMEM;
+    m->n_features = n_features;
+    return ST_OK;
+}
+
+int ab_model_add_class(ab_model *m)
+{
+    int64_t cap, s, k;
+    int64_t *counts;
+    if (m == NULL) return ST_EINVAL;
+    if (m->n_classes < m->class_cap) {
+        for (s = 0; s < m->ball_cap; s++) m->counts[s * m->class_cap + m->n_classes] = 0;
+        m->n_classes += 1;
+        return ST_OK;
+    }
+    cap = 2 * m->class_cap;
+    counts = (int64_t *)calloc((size_t)(m->ball_cap > 0 ? m->ball_cap : 1) * (size_t)cap,
+                               sizeof(int64_t));
+    if (counts == NULL) return ST_ENOMEM;
+    for (s = 0; s < m->n_balls; s++)
+        for (k = 0; k < m->n_classes; k++) counts[s * cap + k] = m->counts[s * m->class_cap + k];
+    free(m->counts);
+    m->counts = counts;
+    m->class_cap = cap;
+    m->n_classes += 1;
+    return ST_OK;
+}
+
+int ab_model_restored(ab_model *m)
+{
+    if (m == NULL) return ST_EINVAL;
+    ab_index_cleared(m);
+    if (m->n_features > 0) ab_index_maintain(m);
+    return ST_OK;
+}
+
+static int check_rows(const ab_model *m, const double *X, const int64_t *ks, int64_t n)
+{
+    int64_t i, j, D = m->n_features;
+    if (D < 1) return ST_ESTATE;
+    for (i = 0; i < n; i++) {
+        if (ks != NULL && (ks[i] < 0 || ks[i] >= m->n_classes)) return ST_ERANGE;
+        for (j = 0; j < D; j++)
+            if (!isfinite(X[i * D + j])) return ST_EINVAL;
+    }
+    return ST_OK;
+}
+
+int ab_model_learn_one(ab_model *m, const double *x, int64_t k)
+{
+    return ab_model_partial_fit(m, x, &k, 1);
+}
+
+int ab_model_partial_fit(ab_model *m, const double *X, const int64_t *ks, int64_t n)
+{
+    int64_t i, D;
+    int rc;
+    if (m == NULL || X == NULL || ks == NULL || n < 0) return ST_EINVAL;
+    rc = check_rows(m, X, ks, n);
+    if (rc != ST_OK) return rc;
+    D = m->n_features;
+    for (i = 0; i < n; i++) {
+        rc = ab_model_reserve(m, m->n_balls + 1);
+        if (rc != ST_OK) return rc;
+        ab_learn(m, X + i * D, ks[i], NULL);
+    }
+    return ST_OK;
+}
+
+int ab_model_predict(ab_model *m, const double *X, int64_t n, int64_t *out)
+{
+    int64_t i;
+    if (m == NULL || X == NULL || out == NULL || n < 0) return ST_EINVAL;
+    if (m->n_features > 0 && check_rows(m, X, NULL, n) != ST_OK) return ST_EINVAL;
+    for (i = 0; i < n; i++) out[i] = ab_predict_index(m, X + i * m->n_features, NULL);
+    return ST_OK;
+}
+
+int ab_model_predict_proba(ab_model *m, const double *X, int64_t n, double *out)
+{
+    int64_t i;
+    if (m == NULL || X == NULL || out == NULL || n < 0) return ST_EINVAL;
+    if (m->n_features > 0 && check_rows(m, X, NULL, n) != ST_OK) return ST_EINVAL;
+    for (i = 0; i < n; i++)
+        ab_class_distribution(m, X + i * m->n_features, out + i * m->n_classes);
+    return ST_OK;
+}
+
+int ab_model_nearest(ab_model *m, const double *X, int64_t n, int32_t use_tree, int64_t *out)
+{
+    /* Testing aid: nearest slots by the scan, or by a tree freshly built over the table. */
+    int64_t i;
+    double raw;
+    ab_tree *t = NULL;
+    if (m == NULL || X == NULL || out == NULL || n < 0) return ST_EINVAL;
+    if (m->n_features < 1) return ST_ESTATE;
+    if (use_tree) {
+        t = ab_tree_new(m->n_features, m->leaf_size, m->metric, m->p);
+        if (t == NULL || ab_tree_build(t, m) != ST_OK) {
+            ab_tree_free(t);
+            return ST_ENOMEM;
+        }
+    }
+    for (i = 0; i < n; i++) {
+        if (t != NULL) out[i] = ab_tree_nearest(t, m, X + i * m->n_features, &raw);
+        else out[i] = ab_scan_nearest(m, X + i * m->n_features, &raw);
+    }
+    ab_tree_free(t);
+    return ST_OK;
+}
+
+int ab_model_prequential(ab_model *m, const double *X, const int64_t *labels, int64_t n,
+                         double rate, rng_state *protocol_rng, int64_t *remap,
+                         int64_t *pred_out, int64_t *stats_out)
+{
+    /* [DOC15, Alg. 5] predict, score, then learn with probability rate.
+     * labels[t] indexes remap, which maps a label to its model class index (-1 until the
+     * label is first learned; then it is registered as the next class).
+     * stats_out: [0] correct predictions, [1] examples learned, [2] largest |S| seen.
+     * Random draws: one rng_uniform(protocol_rng) per example iff rate < 1. */
+    int64_t t, k, correct = 0, learned = 0, max_balls;
+    int64_t D;
+    int rc, learn;
+    const double *x;
+    ab_found found;
+    if (m == NULL || X == NULL || labels == NULL || remap == NULL || pred_out == NULL
+        || stats_out == NULL || protocol_rng == NULL || n < 0 || !(rate > 0.0 && rate <= 1.0))
+        return ST_EINVAL;
+    rc = check_rows(m, X, NULL, n);
+    if (rc != ST_OK) return rc;
+    D = m->n_features;
+    max_balls = m->n_balls;
+    for (t = 0; t < n; t++) {
+        x = X + t * D;
+        found.slot = ab_nearest_ball(m, x, &found.delta); /* one search: predict and learn */
+        pred_out[t] = ab_predict_index(m, x, &found);
+        k = remap[labels[t]];
+        if (pred_out[t] >= 0 && pred_out[t] == k) correct += 1;
+        learn = rate >= 1.0 || rng_uniform(protocol_rng) < rate;
+        if (!learn) continue;
+        if (k < 0) {
+            rc = ab_model_add_class(m);
+            if (rc != ST_OK) return rc;
+            k = m->n_classes - 1;
+            remap[labels[t]] = k;
+        }
+        rc = ab_model_reserve(m, m->n_balls + 1);
+        if (rc != ST_OK) return rc;
+        ab_learn(m, x, k, &found);
+        learned += 1;
+        if (m->n_balls > max_balls) max_balls = m->n_balls;
+    }
+    stats_out[0] = correct;
+    stats_out[1] = learned;
+    stats_out[2] = max_balls;
+    return ST_OK;
+}

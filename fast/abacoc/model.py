@@ -1,0 +1,310 @@
+"""``fast.ABACOCClassifier``: the C twin of :class:`reference.ABACOCClassifier`.
+
+Same facade (``reference.abacoc.inputs.BallCoverFacade``: validation, labels, public
+methods), one C handle (``ab_model`` of ``csrc/ab_model.c``) holding the whole state; the
+learning, prediction and evaluation loops run in C (``ab_model_partial_fit``,
+``ab_model_predict``, ``ab_model_prequential``). Pickling and ``copy.deepcopy`` go
+through :meth:`snapshot` and a restore that writes the snapshot back into C.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+
+from fast._ffi import check, ffi, lib
+from fast.rng import Rng
+from reference.abacoc.inputs import BallCoverFacade
+from reference.abacoc.model import _balls_table
+from reference.abacoc.params import ABACOCParams
+from reference.rng import MASK
+
+__all__ = ["ABACOCClassifier"]
+
+_VARIANT_CODES = {"base": 0, "base_adj": 1, "auto": 2, "auto_adj": 3}
+_SEARCH_CODES = {"auto": 0, "scan": 1, "kdtree": 2}
+
+
+class _ModelRng(Rng):
+    """An ``Rng`` view on the generator inside a C model; keeps the model alive."""
+
+    __slots__ = ("_owner",)
+    _owner: Any
+
+
+def _i64(values: Any) -> Any:
+    return np.ascontiguousarray(np.asarray(values, dtype=np.int64))
+
+
+class ABACOCClassifier(BallCoverFacade):
+    """Adaptive Ball Covering classifier for data streams [DOC15].
+
+    The C backend of the same model as :class:`reference.ABACOCClassifier` (see its
+    documentation for the variants and parameters), with bit-identical predictions, ball
+    tables and generator state for the same stream, parameters and seed.
+
+    Parameters
+    ----------
+    variant : {"base", "base_adj", "auto", "auto_adj"}, default "auto_adj"
+        The ABACOC instance.
+    budget : int or None, default None
+        Maximum number of balls B >= 2 (FIX rule); only for ``"auto"`` and ``"auto_adj"``.
+    d : float, default 2.0
+        Dimension estimate in the AUTO radius law ``eps = R m^{-1/(2+d)}``, > 0.
+    C : float, default 1.0
+        Covering constant of the BASE dimension check, > 0.
+    mode : {"randomized", "majority"}, default "randomized"
+        BASE prediction rule; the other variants always vote by majority.
+    labels : tuple, default (0, 1)
+        The two labels (label_0, label_1) of randomized BASE.
+    metric : {"euclidean", "manhattan", "minkowski"}, default "euclidean"
+        The distance rho.
+    p : float, default 2.0
+        Minkowski exponent (>= 1), used with ``metric="minkowski"``.
+    search : {"auto", "scan", "kdtree"}, default "auto"
+        Nearest-ball search (identical answers, different speed).
+    search_threshold : int, default 256
+        Cover size from which ``search="auto"`` uses the loose kd-tree.
+    leaf_size : int, default 16
+        Bucket size of the kd-tree leaves.
+    seed : int, default 1
+        Seed of the model generator.
+
+    Examples
+    --------
+    >>> model = ABACOCClassifier(variant="auto_adj")
+    >>> for x, y in [([0.0, 0.0], "a"), ([1.0, 0.0], "b"), ([0.1, 0.0], "a")]:
+    ...     _ = model.learn_one(x, y)
+    >>> model.predict_one([0.9, 0.1]), model.n_balls_
+    ('b', 2)
+    """
+
+    def __init__(
+        self,
+        *,
+        variant: str = "auto_adj",
+        budget: int | None = None,
+        d: float = 2.0,
+        C: float = 1.0,
+        mode: str = "randomized",
+        labels: tuple[Hashable, Hashable] = (0, 1),
+        metric: str = "euclidean",
+        p: float = 2.0,
+        search: str = "auto",
+        search_threshold: int = 256,
+        leaf_size: int = 16,
+        seed: int = 1,
+    ) -> None:
+        params = ABACOCParams(
+            variant=variant, budget=budget, d=d, C=C, mode=mode, labels=labels,
+            metric=metric, p=p, search=search, search_threshold=search_threshold,
+            leaf_size=leaf_size, seed=seed,
+        )
+        self._init_facade(params)
+        self._h = self._new_handle()
+
+    def _new_handle(self) -> Any:
+        p = self.params
+        handle = lib.ab_model_new(
+            _VARIANT_CODES[p.variant], int(p.randomized), p.metric_code, float(p.p),
+            float(p.d), float(p.C), int(p.budget or 0), _SEARCH_CODES[p.search],
+            int(p.search_threshold), int(p.leaf_size), int(p.seed) & MASK,
+        )
+        if handle == ffi.NULL:
+            raise MemoryError("ab_model_new failed")
+        return ffi.gc(handle, lib.ab_model_free)
+
+    # -- backend hooks ------------------------------------------------------------------
+    def _set_dim(self, n_features: int) -> None:
+        check(lib.ab_model_set_dim(self._h, n_features), "ab_model_set_dim")
+
+    def _sync_classes(self) -> None:
+        while self._h.n_classes < len(self.classes_):
+            check(lib.ab_model_add_class(self._h), "ab_model_add_class")
+
+    def _learn_rows(self, X: np.ndarray, ks: list[int]) -> None:
+        self._sync_classes()
+        karr = _i64(ks)
+        check(
+            lib.ab_model_partial_fit(
+                self._h, ffi.from_buffer("double[]", X), ffi.from_buffer("int64_t[]", karr),
+                X.shape[0],
+            ),
+            "ab_model_partial_fit",
+        )
+
+    def _predict_rows(self, X: np.ndarray) -> list[int]:
+        out = np.empty(X.shape[0], dtype=np.int64)
+        check(
+            lib.ab_model_predict(
+                self._h, ffi.from_buffer("double[]", X), X.shape[0],
+                ffi.from_buffer("int64_t[]", out),
+            ),
+            "ab_model_predict",
+        )
+        return list(out.tolist())
+
+    def _proba_rows(self, X: np.ndarray) -> np.ndarray:
+        n_classes = int(self._h.n_classes)
+        out = np.zeros((X.shape[0], n_classes))
+        if n_classes == 0:
+            return out
+        check(
+            lib.ab_model_predict_proba(
+                self._h, ffi.from_buffer("double[]", X), X.shape[0],
+                ffi.from_buffer("double[]", out),
+            ),
+            "ab_model_predict_proba",
+        )
+        return out
+
+    def _prequential_rows(
+        self, X: np.ndarray, labels: list[int], remap: list[int], rate: float, seed: int
+    ) -> tuple[list[int], int, int, int]:
+        self._sync_classes()
+        larr = _i64(labels)
+        rarr = _i64(remap) if remap else np.zeros(1, dtype=np.int64)
+        preds = np.empty(X.shape[0], dtype=np.int64)
+        stats = np.zeros(3, dtype=np.int64)
+        protocol_rng = ffi.new("rng_state *")
+        lib.rng_seed(protocol_rng, seed & MASK)
+        check(
+            lib.ab_model_prequential(
+                self._h, ffi.from_buffer("double[]", X), ffi.from_buffer("int64_t[]", larr),
+                X.shape[0], rate, protocol_rng, ffi.from_buffer("int64_t[]", rarr),
+                ffi.from_buffer("int64_t[]", preds), ffi.from_buffer("int64_t[]", stats),
+            ),
+            "ab_model_prequential",
+        )
+        remap[:] = rarr[:len(remap)].tolist()
+        return preds.tolist(), int(stats[0]), int(stats[1]), int(stats[2])
+
+    def _nearest_slots(self, X: np.ndarray, use_tree: bool) -> list[int]:
+        """Testing aid: nearest slots by the scan or by a freshly built loose kd-tree."""
+        arr = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+        out = np.empty(arr.shape[0], dtype=np.int64)
+        check(
+            lib.ab_model_nearest(
+                self._h, ffi.from_buffer("double[]", arr), arr.shape[0], int(use_tree),
+                ffi.from_buffer("int64_t[]", out),
+            ),
+            "ab_model_nearest",
+        )
+        return [int(k) for k in out]
+
+    # -- state --------------------------------------------------------------------------
+    @property
+    def rng(self) -> Rng:
+        """The model generator (its ``state`` is readable and settable)."""
+        view = _ModelRng._wrap(ffi.addressof(self._h[0], "rng"))
+        assert isinstance(view, _ModelRng)
+        view._owner = self
+        return view
+
+    @property
+    def n_seen_(self) -> int:
+        """Rows learned."""
+        return int(self._h.n_seen)
+
+    @property
+    def n_balls_(self) -> int:
+        """Number of live balls ``|S|``."""
+        return int(self._h.n_balls)
+
+    @property
+    def balls_(self) -> dict[str, np.ndarray]:
+        """The ball table in slot order: centers, radii, counts, mistakes and ids."""
+        return _balls_table(self.snapshot())
+
+    def snapshot(self) -> dict[str, Any]:
+        """Full model state as plain data, same schema and values as the reference."""
+        h = self._h
+        n_features = int(h.n_features)
+        n_classes = int(h.n_classes)
+        n = int(h.n_balls)
+        stride = int(h.class_cap)
+        balls = []
+        if n > 0:
+            ids = ffi.unpack(h.id, n)
+            centers = ffi.unpack(h.center, n * n_features)
+            counts = ffi.unpack(h.counts, n * stride)
+            us = ffi.unpack(h.u, n)
+            radii0 = ffi.unpack(h.R, n)
+            radii = ffi.unpack(h.eps, n)
+            mistakes = ffi.unpack(h.m, n)
+            for s in range(n):
+                balls.append({
+                    "id": int(ids[s]),
+                    "center": [float(v) for v in centers[s * n_features:(s + 1) * n_features]],
+                    "counts": [int(v) for v in counts[s * stride:s * stride + n_classes]],
+                    "u": int(us[s]), "R": float(radii0[s]), "eps": float(radii[s]),
+                    "m": int(mistakes[s]),
+                })
+        return {
+            "variant": self.params.variant,
+            "n_features": n_features,
+            "n_classes": n_classes,
+            "n_seen": int(h.n_seen),
+            "next_id": int(h.next_id),
+            "phase": int(h.phase),
+            "phase_steps": int(h.phase_steps),
+            "phase_dim": float(h.phase_dim),
+            "radius": float(h.radius),
+            "init_done": int(h.init_done),
+            "first_label": int(h.first_label),
+            "balls": balls,
+            "rng_state": [int(h.rng.s[i]) for i in range(4)],
+        }
+
+    def _restore(self, snap: dict[str, Any]) -> None:
+        """Write a snapshot back into a fresh C handle (used by unpickling)."""
+        h = self._h
+        if snap["n_features"]:
+            check(lib.ab_model_set_dim(h, snap["n_features"]), "ab_model_set_dim")
+        while h.n_classes < snap["n_classes"]:
+            check(lib.ab_model_add_class(h), "ab_model_add_class")
+        balls = snap["balls"]
+        check(lib.ab_model_reserve(h, len(balls)), "ab_model_reserve")
+        n_features = int(snap["n_features"])
+        stride = int(h.class_cap)
+        for s, ball in enumerate(balls):
+            h.id[s] = ball["id"]
+            for j in range(n_features):
+                h.center[s * n_features + j] = ball["center"][j]
+            for k in range(stride):
+                h.counts[s * stride + k] = ball["counts"][k] if k < len(ball["counts"]) else 0
+            h.u[s] = ball["u"]
+            h.R[s] = ball["R"]
+            h.eps[s] = ball["eps"]
+            h.m[s] = ball["m"]
+        h.n_balls = len(balls)
+        h.n_seen = snap["n_seen"]
+        h.next_id = snap["next_id"]
+        h.phase = snap["phase"]
+        h.phase_steps = snap["phase_steps"]
+        h.phase_dim = snap["phase_dim"]
+        h.radius = snap["radius"]
+        h.init_done = snap["init_done"]
+        h.first_label = snap["first_label"]
+        for i in range(4):
+            h.rng.s[i] = snap["rng_state"][i]
+        check(lib.ab_model_restored(h), "ab_model_restored")
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {
+            "params": self.get_params(),
+            "classes": list(self.classes_),
+            "n_features_in": self.n_features_in_,
+            "feature_keys": self._feature_keys,
+            "snapshot": self.snapshot(),
+        }
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(**state["params"])  # type: ignore[misc]
+        self.classes_ = list(state["classes"])
+        self._class_index = {label: k for k, label in enumerate(self.classes_)}
+        self.n_features_in_ = state["n_features_in"]
+        self._feature_keys = state["feature_keys"]
+        self._restore(state["snapshot"])

@@ -1,0 +1,247 @@
+"""The backend-agnostic part of ``ABACOCClassifier``: labels, rows and parameters.
+
+Both backends subclass :class:`BallCoverFacade`; it validates every input *before* a
+backend hook runs, maps user labels to class indices (registered on the fly in order of
+first appearance, spec abacoc.md §10) and implements the public methods on top of five
+hooks that each backend writes once: ``_learn_rows``, ``_predict_rows``, ``_proba_rows``,
+``_set_dim`` and ``snapshot``. So a rejected call leaves both backends unchanged, with the
+same exception class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Any
+
+import numpy as np
+
+from reference.abacoc.params import ABACOCParams, as_matrix, as_row, labels_of
+
+__all__ = ["BallCoverFacade", "PARAM_NAMES"]
+
+PARAM_NAMES = (
+    "variant", "budget", "d", "C", "mode", "labels", "metric", "p",
+    "search", "search_threshold", "leaf_size", "seed",
+)
+"""Constructor arguments, in signature order (``get_params`` and ``clone``)."""
+
+
+class BallCoverFacade:
+    """Shared facade logic of the two ``ABACOCClassifier`` backends."""
+
+    params: ABACOCParams
+    classes_: list[Any]
+    n_features_in_: int | None
+
+    def _init_facade(self, params: ABACOCParams) -> None:
+        params.validate()
+        self.params = params
+        self.classes_ = list(params.labels) if params.randomized else []
+        self._class_index: dict[Any, int] = {label: k for k, label in enumerate(self.classes_)}
+        self.n_features_in_ = None
+        self._feature_keys: tuple[Any, ...] | None = None
+
+    # -- hooks written by each backend -----------------------------------------------------
+    def _learn_rows(self, X: np.ndarray, ks: list[int]) -> None:
+        raise NotImplementedError
+
+    def _predict_rows(self, X: np.ndarray) -> list[int]:
+        raise NotImplementedError
+
+    def _proba_rows(self, X: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def _set_dim(self, n_features: int) -> None:
+        raise NotImplementedError
+
+    def snapshot(self) -> dict[str, Any]:
+        """Full model state as plain data (ints, floats, lists, str-keyed dicts)."""
+        raise NotImplementedError
+
+    # -- parameters ---------------------------------------------------------------------
+    def get_params(self) -> dict[str, Any]:
+        """Constructor arguments as a dict (``clone`` passes them back)."""
+        return {name: getattr(self.params, name) for name in PARAM_NAMES}
+
+    def clone(self) -> Any:
+        """A new, untrained model with the same parameters."""
+        return type(self)(**self.get_params())
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    # -- label registry (spec §10) -------------------------------------------------------
+    def _check_labels(self, labels: list[Any]) -> None:
+        try:
+            distinct = dict.fromkeys(labels)   # raises TypeError for an unhashable label
+        except TypeError as exc:
+            raise TypeError(f"labels must be hashable: {exc}") from exc
+        if self.params.randomized:
+            for label in distinct:
+                if label not in self._class_index:
+                    raise ValueError(
+                        f"label {label!r} is not one of labels={self.params.labels!r} "
+                        "(randomized BASE is binary)"
+                    )
+
+    def _register(self, labels: list[Any]) -> list[int]:
+        index = self._class_index
+        for label in dict.fromkeys(labels):      # distinct labels, first appearance order
+            if label not in index:
+                index[label] = len(self.classes_)
+                self.classes_.append(label)
+        return [index[label] for label in labels]
+
+    def _row(self, x: Any) -> list[float]:
+        row, _ = as_row(x, self.n_features_in_, self._feature_keys)
+        return row
+
+    def _fix_input(self, n_features: int, keys: tuple[Any, ...] | None) -> None:
+        if self.n_features_in_ is None:
+            self.n_features_in_ = n_features
+            self._feature_keys = keys
+            self._set_dim(n_features)
+
+    # -- public API ------------------------------------------------------------------------
+    def learn_one(self, x: Any, y: Hashable) -> Any:
+        """Learn one labelled example (spec abacoc.md §3 learn_one); returns ``self``.
+
+        A new label is registered with the next class index. Bad input raises before any
+        state changes.
+        """
+        row, keys = as_row(x, self.n_features_in_, self._feature_keys)
+        self._check_labels([y])
+        self._fix_input(len(row), keys)
+        ks = self._register([y])
+        self._learn_rows(np.asarray([row], dtype=np.float64), ks)
+        return self
+
+    def partial_fit(self, X: Any, y: Any) -> Any:
+        """Learn the rows of ``X`` in order (the fast backend runs the loop in C)."""
+        arr = as_matrix(X, self.n_features_in_)
+        labels = list(labels_of(y, arr.shape[0]))
+        self._check_labels(labels)
+        self._fix_input(arr.shape[1], None)
+        ks = self._register(labels)
+        self._learn_rows(arr, ks)
+        return self
+
+    def _label_of(self, k: int) -> Any:
+        return None if k < 0 else self.classes_[k]
+
+    def predict_one(self, x: Any) -> Any:
+        """The predicted label of ``x``, or ``None`` when the model abstains (no ball).
+
+        Randomized BASE draws one uniform from the model generator per call.
+        """
+        row = self._row(x)
+        return self._label_of(self._predict_rows(np.asarray([row], dtype=np.float64))[0])
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predicted labels of the rows of ``X`` (an object array if the model abstains)."""
+        arr = as_matrix(X, self.n_features_in_)
+        labels = [self._label_of(k) for k in self._predict_rows(arr)]
+        if any(label is None for label in labels) or not all(
+            isinstance(label, (int, float, str, np.generic)) for label in labels
+        ):
+            out = np.empty(len(labels), dtype=object)
+            for i, label in enumerate(labels):
+                out[i] = label
+            return out
+        return np.asarray(labels)
+
+    def predict_proba_one(self, x: Any) -> dict[Any, float]:
+        """Class frequencies ``n(k)/n`` of the nearest ball, as ``{label: probability}``.
+
+        Empty when the model has no ball; randomized BASE gives ``{label_0: 1-p,
+        label_1: p}``. Draws nothing.
+        """
+        row = self._row(x)
+        probs = self._proba_rows(np.asarray([row], dtype=np.float64))[0]
+        if not np.any(probs > 0.0):
+            return {}
+        return {label: float(probs[k]) for k, label in enumerate(self.classes_)}
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Rows of class frequencies, columns in ``classes_`` order (zeros with no ball)."""
+        arr = as_matrix(X, self.n_features_in_)
+        return self._proba_rows(arr)
+
+    # -- evaluation [DOC15, Alg. 5] ----------------------------------------------------------
+    def _prequential_rows(
+        self, X: np.ndarray, labels: list[int], remap: list[int], rate: float, seed: int
+    ) -> tuple[list[int], int, int, int]:
+        raise NotImplementedError
+
+    def prequential(self, X: Any, y: Any, *, rate: float = 1.0, seed: int = 1) -> dict[str, Any]:
+        """Online sub-sampling evaluation protocol [DOC15, Alg. 5] on this model.
+
+        For each row in order: predict (``None`` counts as a mistake), score, then learn the
+        example with probability ``rate``. The draws come from a protocol generator
+        ``Rng(seed)``, separate from the model's, one ``uniform()`` per example iff
+        ``rate < 1``. Labels are registered only when an example is learned. The fast
+        backend runs the whole loop in C.
+
+        Returns
+        -------
+        dict
+            ``accuracy`` (final online accuracy M_T = correct/T), ``n_correct``,
+            ``n_examples``, ``n_learned``, ``n_balls`` (final ``|S|``), ``max_balls``
+            (largest ``|S|`` during the run), ``model_size`` (``|S|/T``), ``seconds`` and
+            ``us_per_example`` (wall time of the loop), ``predictions`` (labels).
+        """
+        import time
+
+        arr = as_matrix(X, self.n_features_in_)
+        labels = list(labels_of(y, arr.shape[0]))
+        if (
+            isinstance(rate, bool)
+            or not isinstance(rate, (int, float, np.integer, np.floating))
+            or not 0.0 < float(rate) <= 1.0
+        ):
+            raise ValueError(f"rate must be a number in (0, 1], got {rate!r}")
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+            raise ValueError(f"seed must be an integer, got {seed!r}")
+        self._check_labels(labels)
+        self._fix_input(arr.shape[1], None)
+        table = list(self.classes_)
+        position = dict(self._class_index)
+        for label in dict.fromkeys(labels):
+            if label not in position:
+                position[label] = len(table)
+                table.append(label)
+        provisional = [position[label] for label in labels]
+        n_old = len(self.classes_)
+        remap = list(range(n_old)) + [-1] * (len(table) - n_old)
+        start = time.perf_counter()
+        preds, correct, learned, max_balls = self._prequential_rows(
+            arr, provisional, remap, float(rate), int(seed)
+        )
+        seconds = time.perf_counter() - start
+        for _, j in sorted((remap[j], j) for j in range(n_old, len(table)) if remap[j] >= 0):
+            self._register([table[j]])
+        n = arr.shape[0]
+        n_balls = self.n_balls_
+        lookup = np.empty(len(self.classes_) + 1, dtype=object)
+        for k, label in enumerate(self.classes_):
+            lookup[k] = label
+        lookup[-1] = None                           # index -1: the model abstained
+        predictions = lookup[np.asarray(preds, dtype=np.int64)]
+        return {
+            "accuracy": correct / n,
+            "n_correct": correct,
+            "n_examples": n,
+            "n_learned": learned,
+            "n_balls": n_balls,
+            "max_balls": max_balls,
+            "model_size": n_balls / n,
+            "seconds": seconds,
+            "us_per_example": 1e6 * seconds / n,
+            "predictions": predictions,
+        }
+
+    @property
+    def n_balls_(self) -> int:
+        """Number of live balls ``|S|``."""
+        raise NotImplementedError
