@@ -2,15 +2,31 @@
 
 Swap backends by changing one import::
 
-    from reference import ABACOCClassifier      # readable Python
-    from fast import ABACOCClassifier           # the same model in C
+    from reference import SGTRegressor      # readable Python
+    from fast import SGTRegressor           # the same model in C
 """
 
 from fast.abacoc import ABACOCClassifier
 from fast.rng import Rng
+from fast.sgt import (
+    SGT,
+    BinaryCrossEntropy,
+    CustomLoss,
+    SGTClassifier,
+    SGTMultiInstanceClassifier,
+    SGTRegressor,
+    SquaredError,
+)
 
 __all__ = [
     "Rng",
+    "SGTRegressor",
+    "SGTClassifier",
+    "SGTMultiInstanceClassifier",
+    "SGT",
+    "SquaredError",
+    "BinaryCrossEntropy",
+    "CustomLoss",
     "ABACOCClassifier",
 ]
 backend = "fast"

@@ -6,9 +6,25 @@ algorithms in C with the same public API and bit-identical results.
 
 from reference.abacoc import ABACOCClassifier
 from reference.rng import Rng
+from reference.sgt import (
+    SGT,
+    BinaryCrossEntropy,
+    CustomLoss,
+    SGTClassifier,
+    SGTMultiInstanceClassifier,
+    SGTRegressor,
+    SquaredError,
+)
 
 __all__ = [
     "Rng",
+    "SGTRegressor",
+    "SGTClassifier",
+    "SGTMultiInstanceClassifier",
+    "SGT",
+    "SquaredError",
+    "BinaryCrossEntropy",
+    "CustomLoss",
     "ABACOCClassifier",
 ]
 backend = "reference"

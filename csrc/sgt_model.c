@@ -1,0 +1,390 @@
+/*
+ * sgt_model.c -- the learning core of every SGT model: warm-up buffer and committee.
+ *
+ * Mirrors reference/sgt/core.py (class SGTCore). During the warm-up, items (one row,
+ * or the rows of a bag) widen the ranges and are buffered; when `warmup` rows have
+ * been seen the ranges freeze and the buffer is replayed in arrival order (spec §5.6)
+ * unless warmup_trains == 0. After that each item is routed, its gradients computed
+ * from the raw scores as they stand (SE, BCE, softmax committee, bag), and each tree
+ * learns its (g, h); bins are computed once per row for all trees. Custom losses
+ * compute (g, h) in Python and call sgt_model_train_gh.
+ * Invariants: buf_rows = Σ buf_len; trees share the quantizer q.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core.h"
+
+static void scratch_free(sgt_scratch *s)
+{
+    free(s->prefix);
+    free(s->suffix);
+    free(s->pair);
+    free(s->moment_mean);
+    free(s->moment_var);
+    free(s->best.deltas);
+    free(s->cand.deltas);
+    free(s->pool.deltas);
+    free(s->codes);
+    free(s->raws);
+    free(s->grads);
+    free(s->hess);
+    free(s->probs);
+    memset(s, 0, sizeof *s);
+}
+
+static int scratch_init(sgt_scratch *s, const sgt_quantizer *q, int32_t n_trees)
+{
+    int32_t a, maxc = 2;
+    size_t rows = (size_t)(n_trees > 1 ? n_trees : 1);
+    memset(s, 0, sizeof *s);
+    for (a = 0; a < q->d; a++)
+        if (q->kinds[a] > maxc)
+            maxc = q->kinds[a];
+    s->prefix = malloc((size_t)q->bins * sizeof(sgt_stats));
+    s->suffix = malloc((size_t)q->bins * sizeof(sgt_stats));
+    s->pair = malloc(2 * sizeof(sgt_stats));
+    s->moment_mean = malloc((size_t)maxc * sizeof(double));
+    s->moment_var = malloc((size_t)maxc * sizeof(double));
+    s->best.deltas = malloc((size_t)maxc * sizeof(double));
+    s->cand.deltas = malloc((size_t)maxc * sizeof(double));
+    s->pool.deltas = malloc((size_t)maxc * sizeof(double));
+    s->codes = malloc((size_t)q->d * sizeof(int32_t));
+    s->raws = malloc(rows * sizeof(double));
+    s->grads = malloc(rows * sizeof(double));
+    s->hess = malloc(rows * sizeof(double));
+    s->probs = malloc((rows + 1) * sizeof(double));
+    s->row_cap = (int64_t)rows;
+    if (!s->prefix || !s->suffix || !s->pair || !s->moment_mean || !s->moment_var
+        || !s->best.deltas || !s->cand.deltas || !s->pool.deltas || !s->codes || !s->raws
+        || !s->grads || !s->hess || !s->probs) {
+        scratch_free(s);
+        return ST_ENOMEM;
+    }
+    return ST_OK;
+}
+
+/* make raws/grads/hess hold at least n entries (bags) */
+static int scratch_rows(sgt_scratch *s, int64_t n)
+{
+    double *r, *g, *h;
+    if (n <= s->row_cap)
+        return ST_OK;
+    r = realloc(s->raws, (size_t)n * sizeof(double));
+    if (!r)
+        return ST_ENOMEM;
+    s->raws = r;
+    g = realloc(s->grads, (size_t)n * sizeof(double));
+    if (!g)
+        return ST_ENOMEM;
+    s->grads = g;
+    h = realloc(s->hess, (size_t)n * sizeof(double));
+    if (!h)
+        return ST_ENOMEM;
+    s->hess = h;
+    s->row_cap = n;
+    return ST_OK;
+}
+
+void sgt_model_free(sgt_model *m)
+{
+    int32_t c;
+    if (!m)
+        return;
+    if (m->trees)
+        for (c = 0; c < m->n_trees; c++)
+            sgt_tree_free(&m->trees[c]);
+    free(m->trees);
+    free(m->buf_x);
+    free(m->buf_target);
+    free(m->buf_len);
+    scratch_free(&m->s);
+    sgt_quantizer_free(&m->q);
+    free(m);
+}
+
+int sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, const double *lo,
+                  const double *hi, const uint8_t *fixed, int32_t loss_kind, int32_t n_trees,
+                  sgt_model **out)
+{
+    sgt_model *m;
+    int32_t c;
+    int rc;
+    *out = NULL;
+    if (p->grace_period < 1 || p->bins < 2 || p->warmup < 1 || n_trees < 1
+        || loss_kind < SGT_LOSS_SQUARED || loss_kind > SGT_LOSS_CUSTOM)
+        return ST_EINVAL;
+    m = calloc(1, sizeof *m);
+    if (!m)
+        return ST_ENOMEM;
+    m->p = *p;
+    m->loss_kind = loss_kind;
+    rc = sgt_quantizer_init(&m->q, d, kinds, p->bins, lo, hi, fixed);
+    if (rc == ST_OK)
+        rc = scratch_init(&m->s, &m->q, n_trees);
+    if (rc == ST_OK) {
+        m->trees = calloc((size_t)n_trees, sizeof(sgt_tree));
+        rc = m->trees ? ST_OK : ST_ENOMEM;
+    }
+    for (c = 0; rc == ST_OK && c < n_trees; c++) {
+        rc = sgt_tree_init(&m->trees[c], &m->q);
+        if (rc == ST_OK)
+            m->n_trees = c + 1;
+    }
+    if (rc != ST_OK) {
+        sgt_model_free(m);
+        return rc;
+    }
+    *out = m;
+    return ST_OK;
+}
+
+int sgt_model_raws(sgt_model *m, const double *x, double *out)
+{
+    int32_t c;
+    if (sgt_quantizer_check_row(&m->q, x) != ST_OK)
+        return ST_EINVAL;
+    for (c = 0; c < m->n_trees; c++)
+        out[c] = sgt_tree_raw(&m->trees[c], &m->q, x);
+    return ST_OK;
+}
+
+int sgt_model_raws_many(sgt_model *m, const double *X, int64_t n, double *out)
+{
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        int rc = sgt_model_raws(m, X + i * m->q.d, out + i * m->n_trees);
+        if (rc != ST_OK)
+            return rc;
+    }
+    return ST_OK;
+}
+
+static int check_rows(const sgt_model *m, const double *rows, int32_t n_rows)
+{
+    int32_t i;
+    if (n_rows < 1 || (n_rows > 1 && m->loss_kind != SGT_LOSS_BAG))
+        return ST_EINVAL;
+    for (i = 0; i < n_rows; i++)
+        if (sgt_quantizer_check_row(&m->q, rows + (int64_t)i * m->q.d) != ST_OK)
+            return ST_EINVAL;
+    return ST_OK;
+}
+
+/* ST_EINVAL unless the target suits the loss: finite; a class index for the committee */
+static int check_target(const sgt_model *m, double target)
+{
+    if (!isfinite(target))
+        return ST_EINVAL;
+    if (m->loss_kind == SGT_LOSS_SOFTMAX
+        && !(target >= 0.0 && target <= (double)m->n_trees && target == floor(target)))
+        return ST_EINVAL;
+    return ST_OK;
+}
+
+/* append one item to the buffer without observing it (also used to unpickle) */
+int sgt_model_buffer_restore(sgt_model *m, const double *rows, int32_t n_rows, double target)
+{
+    int64_t d = m->q.d;
+    if (n_rows < 1)
+        return ST_EINVAL;
+    if (m->buf_rows + n_rows > m->buf_rows_cap) {
+        int64_t cap = m->buf_rows_cap ? m->buf_rows_cap : 64;
+        double *grown;
+        while (cap < m->buf_rows + n_rows)
+            cap *= 2;
+        grown = realloc(m->buf_x, (size_t)(cap * d) * sizeof(double));
+        if (!grown)
+            return ST_ENOMEM;
+        m->buf_x = grown;
+        m->buf_rows_cap = cap;
+    }
+    if (m->buf_items + 1 > m->buf_items_cap) {
+        int64_t cap = m->buf_items_cap ? m->buf_items_cap * 2 : 64;
+        double *t = realloc(m->buf_target, (size_t)cap * sizeof(double));
+        int32_t *l;
+        if (!t)
+            return ST_ENOMEM;
+        m->buf_target = t;
+        l = realloc(m->buf_len, (size_t)cap * sizeof(int32_t));
+        if (!l)
+            return ST_ENOMEM;
+        m->buf_len = l;
+        m->buf_items_cap = cap;
+    }
+    memcpy(m->buf_x + m->buf_rows * d, rows, (size_t)(n_rows * d) * sizeof(double));
+    m->buf_target[m->buf_items] = target;
+    m->buf_len[m->buf_items] = n_rows;
+    m->buf_items += 1;
+    m->buf_rows += n_rows;
+    return ST_OK;
+}
+
+int sgt_model_warmup_push(sgt_model *m, const double *rows, int32_t n_rows, double target,
+                          int32_t *ended)
+{
+    int32_t i;
+    int rc = check_rows(m, rows, n_rows);
+    *ended = 0;
+    if (rc == ST_OK)
+        rc = check_target(m, target);
+    if (rc != ST_OK)
+        return rc;
+    if (m->q.frozen)
+        return ST_ESTATE;
+    rc = sgt_model_buffer_restore(m, rows, n_rows, target);
+    if (rc != ST_OK)
+        return rc;
+    for (i = 0; i < n_rows; i++)
+        sgt_quantizer_observe(&m->q, rows + (int64_t)i * m->q.d);
+    m->warm_rows += n_rows;
+    if (m->warm_rows >= m->p.warmup) {
+        m->q.frozen = 1;
+        *ended = 1;
+    }
+    return ST_OK;
+}
+
+void sgt_model_clear_buffer(sgt_model *m)
+{
+    m->buf_rows = 0;
+    m->buf_items = 0;
+}
+
+/* every tree learns at the row whose bins/categories are already in m->s.codes */
+static int train_codes(sgt_model *m, const double *grads, const double *hess)
+{
+    int32_t c;
+    for (c = 0; c < m->n_trees; c++) {
+        int rc = sgt_tree_learn(&m->trees[c], &m->q, &m->p, m->s.codes, grads[c], hess[c],
+                                &m->s);
+        if (rc != ST_OK)
+            return rc;
+    }
+    return ST_OK;
+}
+
+static int train_gh(sgt_model *m, const double *x, const double *grads, const double *hess)
+{
+    sgt_quantizer_codes(&m->q, x, m->s.codes);
+    return train_codes(m, grads, hess);
+}
+
+int sgt_model_train_gh(sgt_model *m, const double *x, const double *grads, const double *hess)
+{
+    int32_t c;
+    if (!m->q.frozen)
+        return ST_ESTATE;
+    if (sgt_quantizer_check_row(&m->q, x) != ST_OK)
+        return ST_EINVAL;
+    for (c = 0; c < m->n_trees; c++)
+        if (!isfinite(grads[c]) || !isfinite(hess[c]))
+            return ST_EINVAL;
+    return train_gh(m, x, grads, hess);
+}
+
+/* gradients of a built-in loss at the current scores, then every tree learns */
+int sgt_model_train(sgt_model *m, const double *rows, int32_t n_rows, double target)
+{
+    sgt_scratch *s = &m->s;
+    int32_t i, c;
+    int64_t d = m->q.d;
+    if (m->loss_kind == SGT_LOSS_BAG) {
+        int rc = scratch_rows(s, n_rows);
+        if (rc != ST_OK)
+            return rc;
+        for (i = 0; i < n_rows; i++)
+            s->raws[i] = sgt_tree_raw(&m->trees[0], &m->q, rows + i * d);
+        sgt_bag_gradients(s->raws, n_rows, target, s->grads, s->hess);
+        for (i = 0; i < n_rows; i++) {
+            rc = train_gh(m, rows + i * d, &s->grads[i], &s->hess[i]);
+            if (rc != ST_OK)
+                return rc;
+        }
+        return ST_OK;
+    }
+    /* bins once per row: routing by codes gives the leaf sgt_tree_raw would find */
+    sgt_quantizer_codes(&m->q, rows, s->codes);
+    for (c = 0; c < m->n_trees; c++)
+        s->raws[c] = m->trees[c].nodes[sgt_tree_leaf_of_codes(&m->trees[c], s->codes)].value;
+    if (m->loss_kind == SGT_LOSS_SQUARED)
+        sgt_squared_error_gh(target, s->raws[0], &s->grads[0], &s->hess[0]);
+    else if (m->loss_kind == SGT_LOSS_LOGISTIC)
+        sgt_binary_cross_entropy_gh(target, s->raws[0], &s->grads[0], &s->hess[0]);
+    else if (m->loss_kind == SGT_LOSS_SOFTMAX)
+        sgt_softmax_gradients(s->raws, m->n_trees, (int32_t)target, s->probs, s->grads, s->hess);
+    else
+        return ST_ESTATE;
+    return train_codes(m, s->grads, s->hess);
+}
+
+int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double target)
+{
+    int rc = check_rows(m, rows, n_rows);
+    if (rc == ST_OK)
+        rc = check_target(m, target);
+    if (rc != ST_OK)
+        return rc;
+    if (m->loss_kind == SGT_LOSS_CUSTOM)
+        return ST_ESTATE;
+    if (!m->q.frozen) {
+        int32_t ended;
+        int64_t item, offset = 0;
+        rc = sgt_model_warmup_push(m, rows, n_rows, target, &ended);
+        if (rc != ST_OK || !ended)
+            return rc;
+        for (item = 0; item < m->buf_items && m->p.warmup_trains; item++) {
+            rc = sgt_model_train(m, m->buf_x + offset * m->q.d, m->buf_len[item],
+                                 m->buf_target[item]);
+            if (rc != ST_OK)
+                break;
+            offset += m->buf_len[item];
+        }
+        sgt_model_clear_buffer(m);
+        return rc;
+    }
+    return sgt_model_train(m, rows, n_rows, target);
+}
+
+int sgt_model_learn_many(sgt_model *m, const double *X, int64_t n, const double *targets)
+{
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        int rc = sgt_model_learn(m, X + i * m->q.d, 1, targets[i]);
+        if (rc != ST_OK)
+            return rc;
+    }
+    return ST_OK;
+}
+
+int sgt_model_learn_bags(sgt_model *m, const double *X, const int32_t *sizes, int64_t n_bags,
+                         const double *targets, int32_t epochs)
+{
+    int32_t e;
+    int64_t b;
+    for (e = 0; e < epochs; e++) {
+        int64_t offset = 0;
+        for (b = 0; b < n_bags; b++) {
+            int rc = sgt_model_learn(m, X + offset * m->q.d, sizes[b], targets[b]);
+            if (rc != ST_OK)
+                return rc;
+            offset += sizes[b];
+        }
+    }
+    return ST_OK;
+}
+
+/* test-then-train over n rows: out_raws[i * n_trees + c] = f_c(x_i) before learning x_i */
+int sgt_model_progressive_many(sgt_model *m, const double *X, int64_t n, const double *targets,
+                               double *out_raws)
+{
+    int64_t i;
+    for (i = 0; i < n; i++) {
+        int rc = sgt_model_raws(m, X + i * m->q.d, out_raws + i * m->n_trees);
+        if (rc == ST_OK)
+            rc = sgt_model_learn(m, X + i * m->q.d, 1, targets[i]);
+        if (rc != ST_OK)
+            return rc;
+    }
+    return ST_OK;
+}

@@ -1,0 +1,207 @@
+/*
+ * sgt_tree.c -- one stochastic gradient tree [GPF19, §3].
+ *
+ * Mirrors reference/sgt/tree.py. The tree is an arena of nodes in creation order
+ * (root = 0; a split appends its children contiguously). Invariants: a node is a leaf
+ * iff feature == -1; exactly the leaves own cells (n_cells) and a used-mask (d bytes);
+ * children of node i are first_child .. first_child + n_children - 1 with depth + 1.
+ * learn: add (g, h) to the leaf total and one cell per feature, attempt a split when
+ * the leaf count is a multiple of the grace period (spec §2, §10). apply: null update
+ * v += Δ_0 and reset of all cells, or split into children with v + Δ_j (spec §9).
+ * Allocation happens before any change, so ST_ENOMEM leaves the tree intact.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "core.h"
+
+static void clear_node(sgt_node *node, int32_t depth, double value)
+{
+    node->feature = -1;
+    node->threshold = -1;
+    node->first_child = -1;
+    node->n_children = 0;
+    node->depth = depth;
+    node->value = value;
+    node->cells = NULL;
+    node->used = NULL;
+}
+
+int sgt_tree_init(sgt_tree *t, const sgt_quantizer *q)
+{
+    memset(t, 0, sizeof *t);
+    t->nodes = malloc(8 * sizeof *t->nodes);
+    if (!t->nodes)
+        return ST_ENOMEM;
+    t->cap = 8;
+    clear_node(&t->nodes[0], 0, 0.0);
+    t->nodes[0].cells = calloc((size_t)q->n_cells, sizeof(sgt_stats));
+    t->nodes[0].used = calloc((size_t)q->d, 1);
+    if (!t->nodes[0].cells || !t->nodes[0].used) {
+        free(t->nodes[0].cells);
+        free(t->nodes[0].used);
+        free(t->nodes);
+        t->nodes = NULL;
+        return ST_ENOMEM;
+    }
+    t->n_nodes = 1;
+    return ST_OK;
+}
+
+void sgt_tree_free(sgt_tree *t)
+{
+    int32_t i;
+    if (!t->nodes)
+        return;
+    for (i = 0; i < t->n_nodes; i++) {
+        free(t->nodes[i].cells);
+        free(t->nodes[i].used);
+    }
+    free(t->nodes);
+    memset(t, 0, sizeof *t);
+}
+
+int32_t sgt_tree_leaf_of(const sgt_tree *t, const sgt_quantizer *q, const double *x)
+{
+    int32_t i = 0;
+    const sgt_node *node = &t->nodes[0];
+    while (node->feature >= 0) {
+        int32_t code = sgt_quantizer_code(q, x, node->feature);
+        if (node->threshold >= 0)
+            i = code <= node->threshold ? node->first_child : node->first_child + 1;
+        else
+            i = node->first_child + code;
+        node = &t->nodes[i];
+    }
+    return i;
+}
+
+int32_t sgt_tree_leaf_of_codes(const sgt_tree *t, const int32_t *codes)
+{
+    int32_t i = 0;
+    const sgt_node *node = &t->nodes[0];
+    while (node->feature >= 0) {
+        int32_t code = codes[node->feature];
+        if (node->threshold >= 0)
+            i = code <= node->threshold ? node->first_child : node->first_child + 1;
+        else
+            i = node->first_child + code;
+        node = &t->nodes[i];
+    }
+    return i;
+}
+
+double sgt_tree_raw(const sgt_tree *t, const sgt_quantizer *q, const double *x)
+{
+    return t->nodes[sgt_tree_leaf_of(t, q, x)].value;
+}
+
+int sgt_tree_learn(sgt_tree *t, const sgt_quantizer *q, const sgt_params *p,
+                   const int32_t *codes, double g, double h, sgt_scratch *s)
+{
+    int32_t a, i = sgt_tree_leaf_of_codes(t, codes);
+    sgt_stats *cells = t->nodes[i].cells;
+    sgt_stats_add(&cells[0], g, h);
+    for (a = 0; a < q->d; a++)
+        sgt_stats_add(&cells[q->offsets[a] + codes[a]], g, h);
+    if (cells[0].n % p->grace_period == 0)
+        return sgt_tree_attempt(t, i, q, p, s);
+    return ST_OK;
+}
+
+int sgt_tree_attempt(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sgt_params *p,
+                     sgt_scratch *s)
+{
+    const sgt_node *node = &t->nodes[leaf];
+    int32_t may_split = p->max_depth < 0 || node->depth < p->max_depth;
+    sgt_best_candidate(node->cells, q, node->used, may_split, p->lam, p->gamma, s);
+    if (sgt_passes_test(&s->best, node->cells[0].n, p->delta, p->one_sided))
+        return sgt_tree_apply(t, leaf, q, &s->best);
+    return ST_OK;
+}
+
+int sgt_tree_apply(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sgt_candidate *best)
+{
+    int32_t j, k = best->n_children, first = t->n_nodes;
+    sgt_node *node;
+    if (best->feature < 0) {
+        node = &t->nodes[leaf];
+        node->value = node->value + best->deltas[0];
+        memset(node->cells, 0, (size_t)q->n_cells * sizeof(sgt_stats));
+        t->n_updates += 1;
+        return ST_OK;
+    }
+    if (t->n_nodes > INT32_MAX - k)
+        return ST_ENOMEM;
+    if (t->n_nodes + k > t->cap) {
+        int32_t cap = t->cap;
+        sgt_node *grown;
+        while (cap < t->n_nodes + k)
+            cap = cap > INT32_MAX / 2 ? INT32_MAX : cap * 2;
+        grown = realloc(t->nodes, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return ST_ENOMEM;
+        t->nodes = grown;
+        t->cap = cap;
+    }
+    node = &t->nodes[leaf];
+    for (j = 0; j < k; j++) {
+        sgt_node *child = &t->nodes[first + j];
+        clear_node(child, node->depth + 1, node->value + best->deltas[j]);
+        child->cells = calloc((size_t)q->n_cells, sizeof(sgt_stats));
+        child->used = malloc((size_t)q->d);
+        if (!child->cells || !child->used) {
+            int32_t i;
+            for (i = 0; i <= j; i++) {
+                free(t->nodes[first + i].cells);
+                free(t->nodes[first + i].used);
+            }
+            return ST_ENOMEM;
+        }
+        memcpy(child->used, node->used, (size_t)q->d);
+        if (best->threshold < 0)
+            child->used[best->feature] = 1;
+    }
+    node->feature = best->feature;
+    node->threshold = best->threshold;
+    node->first_child = first;
+    node->n_children = k;
+    free(node->cells);
+    free(node->used);
+    node->cells = NULL;
+    node->used = NULL;
+    t->n_nodes += k;
+    t->n_splits += 1;
+    if (node->depth + 1 > t->depth)
+        t->depth = node->depth + 1;
+    return ST_OK;
+}
+
+/* Replace the tree by n_nodes cleared nodes, allocating cells and mask for leaves
+ * (is_leaf[i]); the caller then writes the fields (unpickling). */
+int sgt_tree_restore(sgt_tree *t, const sgt_quantizer *q, int32_t n_nodes, const uint8_t *is_leaf)
+{
+    sgt_tree fresh;
+    int32_t i;
+    if (n_nodes < 1)
+        return ST_EINVAL;
+    memset(&fresh, 0, sizeof fresh);
+    fresh.nodes = calloc((size_t)n_nodes, sizeof(sgt_node));
+    if (!fresh.nodes)
+        return ST_ENOMEM;
+    fresh.cap = n_nodes;
+    for (i = 0; i < n_nodes; i++) {
+        clear_node(&fresh.nodes[i], 0, 0.0);
+        fresh.n_nodes = i + 1;
+        if (is_leaf[i]) {
+            fresh.nodes[i].cells = calloc((size_t)q->n_cells, sizeof(sgt_stats));
+            fresh.nodes[i].used = calloc((size_t)q->d, 1);
+            if (!fresh.nodes[i].cells || !fresh.nodes[i].used) {
+                sgt_tree_free(&fresh);
+                return ST_ENOMEM;
+            }
+        }
+    }
+    sgt_tree_free(t);
+    *t = fresh;
+    return ST_OK;
+}

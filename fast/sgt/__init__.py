@@ -1,0 +1,25 @@
+"""Stochastic gradient trees [GPF19] on the C core; same public names as ``reference.sgt``.
+
+The built-in loss classes compute their derivatives in C (and a model given either
+backend's built-in loss runs it entirely in C); any other loss is called from Python.
+"""
+
+from fast.sgt.model import (
+    SGT,
+    BinaryCrossEntropy,
+    CustomLoss,
+    SGTClassifier,
+    SGTMultiInstanceClassifier,
+    SGTRegressor,
+    SquaredError,
+)
+
+__all__ = [
+    "SGTRegressor",
+    "SGTClassifier",
+    "SGTMultiInstanceClassifier",
+    "SGT",
+    "SquaredError",
+    "BinaryCrossEntropy",
+    "CustomLoss",
+]

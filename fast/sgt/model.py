@@ -1,0 +1,382 @@
+"""SGT models on the C core (``csrc/sgt_*.c``), same API as :mod:`reference.sgt.model`.
+
+The public classes reuse the backend-agnostic facade logic of ``reference`` (input
+validation, label mapping) and replace the learning core by :class:`CCore`, which owns
+one ``sgt_model *``. Built-in losses run entirely in C, including the ``partial_fit``
+loop; a custom Python loss computes (g, h) in Python and hands them to the C trees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+import numpy as np
+
+import reference.sgt.losses as _losses
+import reference.sgt.model as _ref
+from fast._ffi import check, ffi, lib
+from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SQUARED
+from reference.sgt.params import SGTParams, check_matrix
+
+__all__ = ["SGTRegressor", "SGTClassifier", "SGTMultiInstanceClassifier", "SGT", "SquaredError",
+           "BinaryCrossEntropy", "CustomLoss", "CCore"]
+
+_CELL = np.dtype([("n", "<i8"), ("sum_g", "<f8"), ("sum_h", "<f8"), ("m_g", "<f8"),
+                  ("m_h", "<f8"), ("c", "<f8")])
+
+
+def _c_doubles(arr: np.ndarray) -> Any:
+    return ffi.from_buffer("double[]", arr)
+
+
+class CCore:
+    """The C twin of :class:`reference.sgt.core.SGTCore` (``csrc/sgt_model.c``)."""
+
+    def __init__(self, params: SGTParams, kinds: Sequence[int], loss_kind: int,
+                 n_trees: int) -> None:
+        self.params = params
+        self.kinds = list(kinds)
+        self.loss_kind = loss_kind
+        self.n_trees = n_trees
+        self._build()
+
+    def _build(self) -> None:
+        p = self.params
+        d = len(self.kinds)
+        cp = ffi.new("sgt_params *")
+        cp.delta = float(p.delta)
+        cp.lam = float(p.lam)
+        cp.gamma = float(p.gamma)
+        cp.grace_period = int(p.grace_period)
+        cp.bins = int(p.bins)
+        cp.warmup = int(p.warmup)
+        cp.max_depth = -1 if p.max_depth is None else int(p.max_depth)
+        cp.warmup_trains = 1 if p.warmup_trains else 0
+        cp.one_sided = 1 if p.test == "one-sided" else 0
+        lo = ffi.new("double[]", d)
+        hi = ffi.new("double[]", d)
+        fixed = ffi.new("uint8_t[]", d)
+        for key, (low, high) in (p.feature_ranges or {}).items():
+            lo[int(key)], hi[int(key)], fixed[int(key)] = float(low), float(high), 1
+        out = ffi.new("sgt_model **")
+        check(lib.sgt_model_new(cp, d, ffi.new("int32_t[]", self.kinds), lo, hi, fixed,
+                                self.loss_kind, self.n_trees, out), "sgt_model_new")
+        self._m = ffi.gc(out[0], lib.sgt_model_free)
+        self._d = d
+        self._raw_out = ffi.new("double[]", self.n_trees)
+
+    # -- the SGTCore interface ---------------------------------------------------------
+    @property
+    def frozen(self) -> bool:
+        """True once the bin ranges are fixed."""
+        return bool(self._m.q.frozen)
+
+    def raws(self, x: Sequence[float]) -> list[float]:
+        """Raw score of every tree."""
+        check(lib.sgt_model_raws(self._m, ffi.new("double[]", list(x)), self._raw_out),
+              "sgt_model_raws")
+        return list(ffi.unpack(self._raw_out, self.n_trees))
+
+    def raws_many(self, arr: np.ndarray) -> np.ndarray:
+        """Raw scores of every row of a validated matrix, shape (n, n_trees)."""
+        out = np.empty((arr.shape[0], self.n_trees))
+        check(lib.sgt_model_raws_many(self._m, _c_doubles(arr), arr.shape[0], _c_doubles(out)),
+              "sgt_model_raws_many")
+        return out
+
+    def warmup_push(self, rows: list[list[float]], target: float) -> bool:
+        """Buffer one item and widen the ranges; True when the warm-up just ended."""
+        ended = ffi.new("int32_t *")
+        flat = [v for row in rows for v in row]
+        check(lib.sgt_model_warmup_push(self._m, ffi.new("double[]", flat), len(rows),
+                                        float(target), ended), "sgt_model_warmup_push")
+        return bool(ended[0])
+
+    def _buffer_items(self) -> list[tuple[list[list[float]], float]]:
+        m, d = self._m, self._d
+        items = []
+        offset = 0
+        for i in range(m.buf_items):
+            n_rows = m.buf_len[i]
+            flat = ffi.unpack(m.buf_x + offset * d, n_rows * d)
+            rows = [list(flat[r * d:(r + 1) * d]) for r in range(n_rows)]
+            items.append((rows, float(m.buf_target[i])))
+            offset += n_rows
+        return items
+
+    def take_buffer(self) -> list[tuple[list[list[float]], float]]:
+        """Remove and return the buffered warm-up items."""
+        items = self._buffer_items()
+        lib.sgt_model_clear_buffer(self._m)
+        return items
+
+    def learn(self, rows: list[list[float]], target: float) -> None:
+        """Learn one item with a built-in loss (warm-up handled in C)."""
+        flat = [v for row in rows for v in row]
+        check(lib.sgt_model_learn(self._m, ffi.new("double[]", flat), len(rows), float(target)),
+              "sgt_model_learn")
+
+    def train_gh(self, x: Sequence[float], grads: Sequence[float],
+                 hess: Sequence[float]) -> None:
+        """Tree c learns (grads[c], hess[c]) at x."""
+        check(lib.sgt_model_train_gh(self._m, ffi.new("double[]", list(x)),
+                                     ffi.new("double[]", list(grads)),
+                                     ffi.new("double[]", list(hess))), "sgt_model_train_gh")
+
+    def learn_many(self, arr: np.ndarray, targets: list[float]) -> None:
+        """The partial_fit loop in C."""
+        t = np.asarray(targets, dtype=np.float64)
+        check(lib.sgt_model_learn_many(self._m, _c_doubles(arr), arr.shape[0], _c_doubles(t)),
+              "sgt_model_learn_many")
+
+    def progressive_many(self, arr: np.ndarray, targets: list[float]) -> np.ndarray:
+        """Test-then-train loop in C; raw scores before each row is learned."""
+        t = np.asarray(targets, dtype=np.float64)
+        out = np.empty((arr.shape[0], self.n_trees))
+        check(lib.sgt_model_progressive_many(self._m, _c_doubles(arr), arr.shape[0],
+                                             _c_doubles(t), _c_doubles(out)),
+              "sgt_model_progressive_many")
+        return out
+
+    def learn_bags(self, arrays: list[np.ndarray], targets: list[float], epochs: int) -> None:
+        """The multi-instance partial_fit loop (all epochs) in C."""
+        flat = np.ascontiguousarray(np.vstack(arrays), dtype=np.float64)
+        sizes = ffi.new("int32_t[]", [a.shape[0] for a in arrays])
+        t = np.asarray(targets, dtype=np.float64)
+        check(lib.sgt_model_learn_bags(self._m, _c_doubles(flat), sizes, len(arrays),
+                                       _c_doubles(t), epochs), "sgt_model_learn_bags")
+
+    @property
+    def n_nodes(self) -> int:
+        """Nodes over all trees."""
+        return sum(int(self._m.trees[c].n_nodes) for c in range(self.n_trees))
+
+    @property
+    def depth(self) -> int:
+        """Largest depth over all trees."""
+        return max(int(self._m.trees[c].depth) for c in range(self.n_trees))
+
+    # -- state -------------------------------------------------------------------------
+    def _tree_snapshot(self, c: int) -> dict[str, object]:
+        t = self._m.trees[c]
+        n_cells, d = int(self._m.q.n_cells), self._d
+        nodes = []
+        for i in range(t.n_nodes):
+            node = t.nodes[i]
+            leaf = node.feature < 0
+            cells: list[list[Any]] = []
+            used: list[int] = []
+            if leaf:
+                raw = np.frombuffer(ffi.buffer(node.cells, n_cells * _CELL.itemsize), dtype=_CELL)
+                cells = [list(row) for row in raw.tolist()]
+                used = [int(v) for v in ffi.unpack(node.used, d)]
+            nodes.append({
+                "feature": int(node.feature),
+                "threshold": int(node.threshold),
+                "first_child": int(node.first_child),
+                "n_children": int(node.n_children),
+                "depth": int(node.depth),
+                "value": float(node.value),
+                "used": used,
+                "cells": cells,
+            })
+        return {"n_splits": int(t.n_splits), "n_updates": int(t.n_updates),
+                "depth": int(t.depth), "nodes": nodes}
+
+    def snapshot(self) -> dict[str, object]:
+        """Plain-data state, same schema as ``SGTCore.snapshot``."""
+        q, d = self._m.q, self._d
+        return {
+            "warm_rows": int(self._m.warm_rows),
+            "frozen": int(q.frozen),
+            "lo": [float(v) for v in ffi.unpack(q.lo, d)],
+            "hi": [float(v) for v in ffi.unpack(q.hi, d)],
+            "seen": [int(v) for v in ffi.unpack(q.seen, d)],
+            "buffer": [{"rows": rows, "target": target} for rows, target in self._buffer_items()],
+            "trees": [self._tree_snapshot(c) for c in range(self.n_trees)],
+        }
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"params": self.params, "kinds": self.kinds, "loss_kind": self.loss_kind,
+                "n_trees": self.n_trees, "snapshot": self.snapshot()}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.params = state["params"]
+        self.kinds = state["kinds"]
+        self.loss_kind = state["loss_kind"]
+        self.n_trees = state["n_trees"]
+        self._build()
+        self._restore(state["snapshot"])
+
+    def _restore(self, snap: dict[str, Any]) -> None:
+        m, q, d = self._m, self._m.q, self._d
+        m.warm_rows = snap["warm_rows"]
+        q.frozen = snap["frozen"]
+        for a in range(d):
+            q.lo[a], q.hi[a], q.seen[a] = snap["lo"][a], snap["hi"][a], snap["seen"][a]
+        for item in snap["buffer"]:
+            flat = [v for row in item["rows"] for v in row]
+            check(lib.sgt_model_buffer_restore(m, ffi.new("double[]", flat), len(item["rows"]),
+                                               item["target"]), "sgt_model_buffer_restore")
+        for c, tree in enumerate(snap["trees"]):
+            self._restore_tree(c, tree)
+
+    def _restore_tree(self, c: int, tree: dict[str, Any]) -> None:
+        t = self._m.trees[c]
+        nodes = tree["nodes"]
+        is_leaf = ffi.new("uint8_t[]", [1 if nd["feature"] < 0 else 0 for nd in nodes])
+        check(lib.sgt_tree_restore(ffi.addressof(t), ffi.addressof(self._m.q), len(nodes),
+                                   is_leaf), "sgt_tree_restore")
+        t.n_splits, t.n_updates, t.depth = tree["n_splits"], tree["n_updates"], tree["depth"]
+        for i, nd in enumerate(nodes):
+            node = t.nodes[i]
+            node.feature, node.threshold = nd["feature"], nd["threshold"]
+            node.first_child, node.n_children = nd["first_child"], nd["n_children"]
+            node.depth, node.value = nd["depth"], nd["value"]
+            if nd["feature"] < 0:
+                cells = np.array([tuple(cell) for cell in nd["cells"]], dtype=_CELL)
+                ffi.memmove(node.cells, cells.tobytes(), cells.nbytes)
+                for a, flag in enumerate(nd["used"]):
+                    node.used[a] = flag
+
+
+class _FastFacade:
+    """Overrides of the reference facade that move loops and transfers into C."""
+
+    _core_class = CCore
+    _core: Any
+    n_seen_: int
+
+    def _fit_rows(self, arr: np.ndarray, targets: list[float]) -> None:
+        if self._loss_kind() == LOSS_CUSTOM:  # type: ignore[attr-defined]
+            super()._fit_rows(arr, targets)  # type: ignore[misc]
+            return
+        self._core.learn_many(arr, targets)
+        self.n_seen_ += arr.shape[0]
+
+
+class SGTRegressor(_FastFacade, _ref.SGTRegressor):
+    __doc__ = _ref.SGTRegressor.__doc__
+
+    def _progressive_rows(self, arr: np.ndarray, targets: list[float]) -> np.ndarray:
+        raws: np.ndarray = self._core.progressive_many(arr, targets)
+        self.n_seen_ += arr.shape[0]
+        return raws[:, 0].copy()
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predictions for the rows of X."""
+        arr = check_matrix(X, self.n_features_in_, self._kinds)
+        if self._core is None:
+            return np.zeros(arr.shape[0])
+        raws: np.ndarray = self._core.raws_many(arr)
+        return raws[:, 0].copy()
+
+
+class SquaredError(_losses.SquaredError):
+    __doc__ = _losses.SquaredError.__doc__
+
+    def gradient_hessian(self, y: float, raw: float) -> tuple[float, float]:
+        """g = f - y, h = 1 [GPF19, Eq. 24-25] (``sgt_squared_error_gh``)."""
+        g, h = ffi.new("double *"), ffi.new("double *")
+        lib.sgt_squared_error_gh(float(y), float(raw), g, h)
+        return float(g[0]), float(h[0])
+
+    def transfer(self, raw: float) -> float:
+        """Identity: the prediction is the raw score."""
+        return raw
+
+
+class BinaryCrossEntropy(_losses.BinaryCrossEntropy):
+    __doc__ = _losses.BinaryCrossEntropy.__doc__
+
+    def gradient_hessian(self, y: float, raw: float) -> tuple[float, float]:
+        """g = σ(f) - y, h = σ(f)(1 - σ(f)) (``sgt_binary_cross_entropy_gh``)."""
+        g, h = ffi.new("double *"), ffi.new("double *")
+        lib.sgt_binary_cross_entropy_gh(float(y), float(raw), g, h)
+        return float(g[0]), float(h[0])
+
+    def transfer(self, raw: float) -> float:
+        """σ(f), the probability of the positive class (``sgt_sigmoid``)."""
+        return float(lib.sgt_sigmoid(raw))
+
+
+class CustomLoss(_losses.CustomLoss):
+    __doc__ = _losses.CustomLoss.__doc__
+
+    def gradient_hessian(self, y: float, raw: float) -> tuple[float, float]:
+        """(gradient(y, raw), hessian(y, raw)) as floats (the user's Python functions)."""
+        return super().gradient_hessian(y, raw)
+
+    def transfer(self, raw: float) -> float:
+        """The user's transfer function, or the identity."""
+        return super().transfer(raw)
+
+
+class SGT(_FastFacade, _ref.SGT):
+    __doc__ = _ref.SGT.__doc__
+
+    _builtin_losses: dict[type, int] = {
+        _losses.SquaredError: LOSS_SQUARED, SquaredError: LOSS_SQUARED,
+        _losses.BinaryCrossEntropy: LOSS_LOGISTIC, BinaryCrossEntropy: LOSS_LOGISTIC,
+    }
+
+    def _transfer(self, raw: float) -> float:
+        kind = self._loss_kind()
+        if kind == LOSS_CUSTOM:
+            return float(self.loss.transfer(raw))
+        return float(lib.sgt_sigmoid(raw)) if kind == LOSS_LOGISTIC else raw
+
+
+class _FastClassifier(_FastFacade):
+    classes_: list[Hashable] | None
+
+    def _proba(self, raws: list[float]) -> list[float]:
+        if self._n_trees() == 1:  # type: ignore[attr-defined]
+            p = float(lib.sgt_sigmoid(raws[0]))
+            return [1.0 - p, p]
+        probs = ffi.new("double[]", len(raws) + 1)
+        lib.sgt_softmax(ffi.new("double[]", raws), len(raws), probs)
+        return list(ffi.unpack(probs, len(raws) + 1))
+
+    def _labels(self, raws: np.ndarray) -> np.ndarray:
+        assert self.classes_ is not None
+        n = raws.shape[0]
+        out = np.empty(n, dtype=np.int32)
+        probs = ffi.new("double[]", len(self.classes_))
+        lib.sgt_predict_labels(_c_doubles(np.ascontiguousarray(raws)), n, self._n_trees(),  # type: ignore[attr-defined]
+                               probs, ffi.from_buffer("int32_t[]", out))
+        classes = self.classes_
+        return np.array([classes[i] for i in out.tolist()])
+
+
+class SGTClassifier(_FastClassifier, _ref.SGTClassifier):
+    __doc__ = _ref.SGTClassifier.__doc__
+
+    def _progressive_rows(self, arr: np.ndarray, targets: list[float]) -> np.ndarray:
+        raws = self._core.progressive_many(arr, targets)
+        self.n_seen_ += arr.shape[0]
+        return self._labels(raws)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Most probable labels."""
+        arr = check_matrix(X, self.n_features_in_, self._kinds)
+        if self._core is None:
+            return super().predict(arr)
+        return self._labels(self._core.raws_many(arr))
+
+
+class SGTMultiInstanceClassifier(_FastClassifier, _ref.SGTMultiInstanceClassifier):
+    __doc__ = _ref.SGTMultiInstanceClassifier.__doc__
+
+    def _proba(self, raws: list[float]) -> list[float]:
+        best = raws[0]
+        for r in raws:
+            if r > best:
+                best = r
+        p = float(lib.sgt_sigmoid(best))
+        return [1.0 - p, p]
+
+    def _fit_bags(self, arrays: list[np.ndarray], targets: list[float]) -> None:
+        self._core.learn_bags(arrays, targets, self.epochs)
+        self.n_seen_ += len(arrays) * self.epochs

@@ -1,0 +1,20 @@
+"""Stochastic gradient trees [GPF19]: one module per paper concept.
+
+``params`` (hyper-parameters, input checks), ``grad_hess`` (Welford/Chan statistics,
+Newton step, loss-change moments), ``losses`` (objectives), ``quantizer`` (binning),
+``splits`` (candidates and t-test), ``tree`` (one tree), ``core`` (warm-up buffer and
+committee), ``model`` (public classes).
+"""
+
+from reference.sgt.losses import BinaryCrossEntropy, CustomLoss, SquaredError
+from reference.sgt.model import SGT, SGTClassifier, SGTMultiInstanceClassifier, SGTRegressor
+
+__all__ = [
+    "SGTRegressor",
+    "SGTClassifier",
+    "SGTMultiInstanceClassifier",
+    "SGT",
+    "SquaredError",
+    "BinaryCrossEntropy",
+    "CustomLoss",
+]

@@ -1,0 +1,159 @@
+"""The learning core shared by every SGT model: warm-up buffer, committee, gradients.
+
+:class:`SGTCore` owns the quantizer, the warm-up buffer and one tree per output
+(one for regression, binary classification, multi-instance learning and custom losses;
+k-1 for the softmax committee). The public classes in :mod:`reference.sgt.model` only
+validate inputs, map labels and call this core; the ``fast`` backend swaps it for the
+C core ``csrc/sgt_model.c`` with the same methods. C twin: ``csrc/sgt_model.c``.
+
+Learning one item (spec §2, §5.6): during the warm-up the rows only widen the feature
+ranges and are buffered; when ``warmup`` rows have been seen the ranges freeze and the
+buffer is replayed in arrival order (gradients computed at replay time), unless
+``warmup_trains`` is False. After that, each item is routed, its gradients computed
+from the raw scores of the tree(s) as they stand, and every tree learns its (g, h).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from reference.sgt.losses import BinaryCrossEntropy, SquaredError, bag_gradients, softmax_gradients
+from reference.sgt.params import SGTParams
+from reference.sgt.quantizer import Quantizer
+from reference.sgt.tree import Tree
+
+__all__ = ["SGTCore", "LOSS_SQUARED", "LOSS_LOGISTIC", "LOSS_SOFTMAX", "LOSS_BAG", "LOSS_CUSTOM"]
+
+LOSS_SQUARED = 0
+"""Squared error, target y (spec §3.1)."""
+LOSS_LOGISTIC = 1
+"""Binary cross-entropy with one sigmoid, target in {0, 1} (spec §3.2)."""
+LOSS_SOFTMAX = 2
+"""Softmax committee of k-1 trees, target = class index (spec §3.3)."""
+LOSS_BAG = 3
+"""Multi-instance bags, max over the bag with BCE, target in {0, 1} (spec §3.4)."""
+LOSS_CUSTOM = 4
+"""A Python loss: gradients supplied by the caller through :meth:`SGTCore.train_gh`."""
+
+Item = tuple[list[list[float]], float]
+
+
+class SGTCore:
+    """Quantizer + warm-up buffer + trees of one SGT model.
+
+    Parameters
+    ----------
+    params : SGTParams
+        Validated hyper-parameters.
+    kinds : sequence of int
+        Per feature: 0 numeric, K for nominal with K categories.
+    loss_kind : int
+        One of the ``LOSS_*`` constants.
+    n_trees : int
+        Trees in the committee (k-1 for softmax, else 1).
+    """
+
+    def __init__(self, params: SGTParams, kinds: Sequence[int], loss_kind: int,
+                 n_trees: int) -> None:
+        ranges = {int(k): (float(v[0]), float(v[1]))
+                  for k, v in (params.feature_ranges or {}).items()}
+        self.params = params
+        self.loss_kind = loss_kind
+        self.quantizer = Quantizer(kinds, int(params.bins), ranges)
+        self.trees = [Tree(self.quantizer, params) for _ in range(n_trees)]
+        self.warm_rows = 0
+        self.buffer: list[Item] = []
+
+    @property
+    def frozen(self) -> bool:
+        """True once the bin ranges are fixed (after the warm-up, or known up front)."""
+        return self.quantizer.frozen
+
+    def raws(self, x: Sequence[float]) -> list[float]:
+        """Raw score f_c(x) of every tree."""
+        return [tree.raw(x) for tree in self.trees]
+
+    def warmup_push(self, rows: list[list[float]], target: float) -> bool:
+        """Buffer one item, widen the ranges; return True when the warm-up just ended."""
+        for row in rows:
+            self.quantizer.observe(row)
+        self.warm_rows += len(rows)
+        self.buffer.append((rows, target))
+        if self.warm_rows >= self.params.warmup:
+            self.quantizer.frozen = True
+            return True
+        return False
+
+    def take_buffer(self) -> list[Item]:
+        """Remove and return the buffered warm-up items (arrival order)."""
+        items = self.buffer
+        self.buffer = []
+        return items
+
+    def learn(self, rows: list[list[float]], target: float) -> None:
+        """Learn one item with a built-in loss, handling warm-up and replay (spec §5.6)."""
+        if not self.frozen:
+            if self.warmup_push(rows, target):
+                for item_rows, item_target in self.take_buffer():
+                    if self.params.warmup_trains:
+                        self.train(item_rows, item_target)
+            return
+        self.train(rows, target)
+
+    def train(self, rows: list[list[float]], target: float) -> None:
+        """Gradients of a built-in loss at the current scores, then every tree learns."""
+        if self.loss_kind == LOSS_BAG:
+            tree = self.trees[0]
+            raws = [tree.raw(row) for row in rows]
+            grads, hess = bag_gradients(raws, target)
+            for i, row in enumerate(rows):
+                self.train_gh(row, [grads[i]], [hess[i]])
+            return
+        x = rows[0]
+        raws = self.raws(x)
+        if self.loss_kind == LOSS_SQUARED:
+            g, h = SquaredError().gradient_hessian(target, raws[0])
+            grads, hess = [g], [h]
+        elif self.loss_kind == LOSS_LOGISTIC:
+            g, h = BinaryCrossEntropy().gradient_hessian(target, raws[0])
+            grads, hess = [g], [h]
+        else:
+            grads, hess = softmax_gradients(raws, int(target))
+        self.train_gh(x, grads, hess)
+
+    def train_gh(self, x: Sequence[float], grads: Sequence[float],
+                 hess: Sequence[float]) -> None:
+        """Tree c learns (grads[c], hess[c]) at x; bins are computed once for all trees."""
+        codes = self.quantizer.codes(x)
+        for c, tree in enumerate(self.trees):
+            tree.learn(codes, grads[c], hess[c])
+
+    def snapshot(self) -> dict[str, object]:
+        """Plain-data state: ranges, warm-up buffer and trees."""
+        q = self.quantizer
+        return {
+            "warm_rows": self.warm_rows,
+            "frozen": int(q.frozen),
+            "lo": list(q.lo),
+            "hi": list(q.hi),
+            "seen": list(q.seen),
+            "buffer": [{"rows": [list(r) for r in rows], "target": float(target)}
+                       for rows, target in self.buffer],
+            "trees": [tree.snapshot() for tree in self.trees],
+        }
+
+    @property
+    def n_nodes(self) -> int:
+        """Nodes over all trees."""
+        total = 0
+        for tree in self.trees:
+            total += len(tree.nodes)
+        return total
+
+    @property
+    def depth(self) -> int:
+        """Largest depth over all trees (root = 0)."""
+        deepest = 0
+        for tree in self.trees:
+            deepest = max(deepest, tree.depth)
+        return deepest

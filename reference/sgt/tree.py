@@ -1,0 +1,152 @@
+"""One stochastic gradient tree: routing, leaf statistics, split attempts [GPF19, §3].
+
+The tree is an arena of nodes in creation order (node 0 is the root; a split appends
+its children contiguously). A leaf holds its value, its statistics cells (layout of
+:class:`~reference.sgt.quantizer.Quantizer`) and the mask of nominal features used on
+its path. :meth:`Tree.learn` adds one (g, h) pair to the leaf that a row reaches
+(routed by its bins/categories) and runs a split attempt every ``grace_period``
+instances (spec §2, §10); :meth:`Tree.apply` performs the winning update (spec §9).
+C twin: ``csrc/sgt_tree.c``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from reference.sgt.grad_hess import GradHessStats
+from reference.sgt.params import SGTParams
+from reference.sgt.quantizer import Quantizer
+from reference.sgt.splits import Candidate, best_candidate, passes_test
+
+__all__ = ["Node", "Tree"]
+
+
+class Node:
+    """A tree node: a leaf (``feature == -1``) or a split on ``feature``.
+
+    ``threshold`` is the bin k of a numeric split (left iff bin <= k) or -1 for a
+    nominal multiway split; children are ``first_child .. first_child + n_children - 1``.
+    """
+
+    __slots__ = ("feature", "threshold", "first_child", "n_children", "depth", "value",
+                 "cells", "used")
+
+    def __init__(self, depth: int, value: float, n_cells: int, used: list[int]) -> None:
+        self.feature = -1
+        self.threshold = -1
+        self.first_child = -1
+        self.n_children = 0
+        self.depth = depth
+        self.value = value
+        self.cells = [GradHessStats() for _ in range(n_cells)]
+        self.used = used
+
+
+class Tree:
+    """A single SGT with initial prediction 0 (spec §10).
+
+    Parameters
+    ----------
+    quantizer : Quantizer
+        The shared feature binning and cell layout.
+    params : SGTParams
+        Validated hyper-parameters.
+    """
+
+    def __init__(self, quantizer: Quantizer, params: SGTParams) -> None:
+        self.quantizer = quantizer
+        self.params = params
+        self.nodes = [Node(0, 0.0, quantizer.n_cells, [0] * len(quantizer.kinds))]
+        self.n_splits = 0
+        self.n_updates = 0
+        self.depth = 0
+
+    def leaf_of(self, x: Sequence[float]) -> int:
+        """Index of the leaf x is routed to; bins are computed only where needed."""
+        i = 0
+        node = self.nodes[0]
+        while node.feature >= 0:
+            code = self.quantizer.code(x, node.feature)
+            if node.threshold >= 0:
+                i = node.first_child if code <= node.threshold else node.first_child + 1
+            else:
+                i = node.first_child + code
+            node = self.nodes[i]
+        return i
+
+    def leaf_of_codes(self, codes: Sequence[int]) -> int:
+        """Index of the leaf for a row whose bins/categories are ``codes`` (same leaf as
+        :meth:`leaf_of`, with the bins computed once for all features)."""
+        i = 0
+        node = self.nodes[0]
+        while node.feature >= 0:
+            code = codes[node.feature]
+            if node.threshold >= 0:
+                i = node.first_child if code <= node.threshold else node.first_child + 1
+            else:
+                i = node.first_child + code
+            node = self.nodes[i]
+        return i
+
+    def raw(self, x: Sequence[float]) -> float:
+        """The raw score f(x): the value of x's leaf."""
+        return self.nodes[self.leaf_of(x)].value
+
+    def learn(self, codes: Sequence[int], g: float, h: float) -> None:
+        """Add (g, h) to the row's leaf, its total and one cell per feature (spec §2 step 3-4)."""
+        leaf = self.nodes[self.leaf_of_codes(codes)]
+        leaf.cells[0].add(g, h)
+        offsets = self.quantizer.offsets
+        for a, code in enumerate(codes):
+            leaf.cells[offsets[a] + code].add(g, h)
+        if leaf.cells[0].n % self.params.grace_period == 0:
+            self.attempt(leaf)
+
+    def attempt(self, leaf: Node) -> None:
+        """Score the candidates, test the best and apply it if it passes (spec §8)."""
+        p = self.params
+        may_split = p.max_depth is None or leaf.depth < p.max_depth
+        best = best_candidate(leaf.cells, self.quantizer.kinds, self.quantizer.offsets,
+                              leaf.used, may_split, float(p.lam), float(p.gamma))
+        if passes_test(best, leaf.cells[0].n, float(p.delta), p.test == "one-sided"):
+            self.apply(leaf, best)
+
+    def apply(self, leaf: Node, best: Candidate) -> None:
+        """Null candidate: v += Δ_0 and reset; split: children with v + Δ_j (spec §9)."""
+        n_cells = self.quantizer.n_cells
+        if best.feature < 0:
+            leaf.value = leaf.value + best.deltas[0]
+            leaf.cells = [GradHessStats() for _ in range(n_cells)]
+            self.n_updates += 1
+            return
+        used = list(leaf.used)
+        if best.threshold < 0:
+            used[best.feature] = 1
+        leaf.feature = best.feature
+        leaf.threshold = best.threshold
+        leaf.first_child = len(self.nodes)
+        leaf.n_children = len(best.deltas)
+        for delta in best.deltas:
+            self.nodes.append(Node(leaf.depth + 1, leaf.value + delta, n_cells, list(used)))
+        leaf.cells = []
+        leaf.used = []
+        self.n_splits += 1
+        if leaf.depth + 1 > self.depth:
+            self.depth = leaf.depth + 1
+
+    def snapshot(self) -> dict[str, object]:
+        """Plain-data state: counters and nodes in creation order."""
+        nodes = []
+        for node in self.nodes:
+            nodes.append({
+                "feature": node.feature,
+                "threshold": node.threshold,
+                "first_child": node.first_child,
+                "n_children": node.n_children,
+                "depth": node.depth,
+                "value": node.value,
+                "used": list(node.used),
+                "cells": [cell.as_list() for cell in node.cells],
+            })
+        return {"n_splits": self.n_splits, "n_updates": self.n_updates, "depth": self.depth,
+                "nodes": nodes}
