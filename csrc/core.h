@@ -52,6 +52,196 @@ double special_betainc_xy(double a, double b, double x, double y); /* same, y = 
 /* ---- running: Welford moments (mirrors reference/running.py) ---- */
 
 /* ---- dynamic trees (dt_*, mirrors reference/dynatree/) ---- */
+/* Dynamic trees with particle learning [AG13; TGP11]. Trees are node arenas with int32
+ * indices; the payload of a leaf (its point list and its statistics, a flat block of sw
+ * doubles laid out as below, mirroring reference/dynatree/leaf_models.py) is a point set
+ * in a model-wide pool, shared copy-on-write between particles. */
+enum { DT_CONSTANT = 0, DT_LINEAR = 1, DT_CLASS = 2 };
+enum { DT_STAY = 0, DT_PRUNE = 1, DT_GROW = 2 };
+enum {
+    DT_OFF_N = 0,      /* n, active points (integer-valued double) */
+    DT_OFF_NU = 1,     /* nu, retired mass [AG13, §3.2] */
+    DT_OFF_SY = 2,     /* S_y */
+    DT_OFF_SYY = 3,    /* S_yy */
+    DT_OFF_SYG = 4,    /* S^g_y, retired */
+    DT_OFF_SYYG = 5,   /* S^g_yy, retired */
+    DT_OFF_BB = 6,     /* bb = beta' G beta */
+    DT_OFF_LOGDET = 7, /* log |G^-1| */
+    DT_OFF_ELL = 8,    /* cached leaf log evidence ell_eta */
+    DT_OFF_VEC = 9     /* first vector field (counts or xbar) */
+};
+
+typedef struct {
+    int kind;          /* DT_CONSTANT, DT_LINEAR or DT_CLASS */
+    int p;             /* bmax, regressors of a linear leaf */
+    int augmented;     /* 1 if the regressors are (1, x) */
+    int delta;         /* 1 for an implicit intercept */
+    int n_classes;     /* C */
+    double nu0;        /* nu0, prior df of sigma^2 */
+    double s20;        /* s0^2, prior scale of sigma^2 */
+    int off_counts;    /* class counts c_k (C doubles) */
+    int off_gcounts;   /* retired class counts a_k (C doubles) */
+    int off_xbar;      /* xbar (p) */
+    int off_G;         /* G (p*p, row-major) */
+    int off_b;         /* b (p) */
+    int off_Gg;        /* retired G^g (p*p) */
+    int off_bg;        /* retired b^g (p) */
+    int off_ginv;      /* G^-1 (p*p) */
+    int off_beta;      /* beta-hat (p) */
+    int sw;            /* doubles per stats block */
+    const double *lg_half; /* C-only cache: lgamma(k/2) for 1 <= k < lg_len (same values) */
+    const double *lg_frac; /* C-only cache: lgamma(k + 1/C) for 0 <= k < lg_len / 2 */
+    int64_t lg_len;    /* cache length (0 = no cache) */
+} dt_leaf_config;
+
+typedef struct {
+    int32_t left;      /* left child (x[var] <= value), -1 for a leaf; free-list link */
+    int32_t right;     /* right child, -1 for a leaf */
+    int32_t parent;    /* parent, -1 for the root */
+    int32_t depth;     /* d, root 0 [AG13, §2.1] */
+    int32_t var;       /* split column j, -1 for a leaf */
+    int32_t set;       /* point set (points + stats) of a leaf, shared copy-on-write; -1 if internal */
+    int32_t pad;       /* unused */
+    int32_t pad2;      /* unused */
+    double value;      /* split value xi */
+} dt_node;
+
+typedef struct {
+    int32_t *pts;      /* active points of the leaves sharing this set, arrival order */
+    int32_t n;         /* number of points */
+    int32_t cap;       /* capacity of pts */
+    int32_t refs;      /* leaves (over all particles) referencing the set; 0 = free */
+    int32_t next_free; /* free-list link, -1 = end */
+} dt_pointset;
+
+typedef struct {
+    dt_node *nodes;    /* node arena */
+    int32_t root;      /* root node index */
+    int32_t n_nodes;   /* arena high-water mark */
+    int32_t free_head; /* free-list head (linked through left), -1 if empty */
+    int32_t n_free;    /* length of the free list */
+} dt_particle;
+
+typedef struct {
+    dt_leaf_config cfg;   /* leaf model */
+    int32_t d;            /* input columns */
+    int32_t minp;         /* minimum active points per leaf */
+    int32_t nstart;       /* points placed in the root before PL */
+    int32_t n_particles;  /* N */
+    double alpha;         /* alpha of p_split */
+    double beta;          /* beta of p_split */
+    double lml;           /* running sum of lpred [AG13, §2.3] */
+    int64_t n;            /* points in the store */
+    int64_t cap;          /* store capacity (rows) */
+    double *X;            /* store inputs, n x d row-major */
+    double *y;            /* store targets (class index for DT_CLASS) */
+    int32_t cap_nodes;    /* arena capacity of every particle */
+    int32_t broken;       /* 1 after an allocation failure mid-step */
+    dt_particle *parts;   /* the N particles */
+    dt_particle *tmp;     /* scratch particle array for resampling */
+    dt_pointset *sets;    /* pool of leaf point sets, shared by the particles */
+    double *set_stats;    /* the stats block of each point set (sw doubles per set) */
+    int32_t n_sets;       /* high-water mark of the pool */
+    int32_t cap_sets;     /* capacity of the pool */
+    int32_t free_set;     /* free-list head of the pool, -1 if empty */
+    int32_t pad_sets;     /* unused */
+    rng_state rng;        /* the model's generator */
+    double *w;            /* N weights */
+    int32_t *chosen;      /* N resampled indices */
+    int32_t *flags;       /* 2N flags / dead list */
+    int32_t *leafc;       /* 2N: leaf of x_t in each particle, cached by the weights */
+    int32_t leafc_ok;     /* 1 if leafc holds the leaves of the current step */
+    int32_t *ibuf;        /* cap point indices (scratch) */
+    int32_t *ibuf2;       /* 3 cap point indices (scratch: left | right children | merge) */
+    int32_t *stack;       /* cap_nodes node indices (scratch) */
+    double *vbuf;         /* cap values (scratch) */
+    double *sbuf;         /* 3 scratch stats blocks */
+    double *work;         /* linear-algebra scratch */
+    double *lg_half;      /* owner of cfg.lg_half */
+    double *lg_frac;      /* owner of cfg.lg_frac */
+    double prior_split[64]; /* log p_split(d) for d < 64 [AG13, §2.1] */
+    double prior_leaf[64];  /* log(1 - p_split(d)) for d < 64 */
+} dt_model;
+
+/* leaf models (csrc/dt_leaf_models.c) */
+void dt_leaf_config_init(dt_leaf_config *c, int kind, int p, int augmented, int delta,
+                         int n_classes, double nu0, double s20);
+void dt_stats_clear(double *st, const dt_leaf_config *c);
+void dt_calculate_linear(double *st, const dt_leaf_config *c, double *work);
+void dt_linear_implicit_from_points(double *st, const dt_leaf_config *c, const int32_t *points,
+                                    int32_t n, const double *X, const double *y, int32_t d,
+                                    double *work);
+void dt_add_point(double *st, const dt_leaf_config *c, const int32_t *points, int32_t n_points,
+                  int32_t index, const double *X, const double *y, int32_t d, double *work);
+void dt_stats_from_points(double *st, const dt_leaf_config *c, const int32_t *points,
+                          int32_t n, const double *X, const double *y, int32_t d,
+                          const double *parent, double *work);
+void dt_stats_accumulate(double *st, const dt_leaf_config *c, int32_t point, const double *X,
+                         const double *y, int32_t d, double *work);
+void dt_stats_finish(double *st, const dt_leaf_config *c, const double *parent, double *work);
+void dt_regression_summary(const double *st, const dt_leaf_config *c, double *mu0, double *q,
+                           double *qp, double *df, double *dm);
+double dt_regression_log_evidence(const double *st, const dt_leaf_config *c);
+double dt_class_log_evidence(const double *st, const dt_leaf_config *c);
+void dt_refresh(double *st, const dt_leaf_config *c);
+int dt_regression_predictive(const double *st, const dt_leaf_config *c, const double *x,
+                             double *loc, double *scale, double *df, double *work);
+double dt_class_probability(const double *st, const dt_leaf_config *c, int k);
+void dt_merge_stats(double *st, const dt_leaf_config *c, const double *blocks,
+                    const int32_t *leaves, int32_t n_leaves, const int32_t *points, int32_t n_points, const double *X,
+                    const double *y, int32_t d, double *work);
+/* trees and prior (csrc/dt_tree.c) */
+double dt_log_split_prob(int32_t depth, double alpha, double beta);
+double dt_log_leaf_prob(int32_t depth, double alpha, double beta);
+int32_t dt_find_leaf(const dt_particle *t, const double *x);
+double dt_prior_split(const dt_model *m, int32_t depth);
+double dt_prior_leaf(const dt_model *m, int32_t depth);
+int dt_particle_init(dt_particle *t, int32_t cap_nodes);
+void dt_particle_free(dt_particle *t);
+int dt_particle_reserve_nodes(dt_particle *t, int32_t cap_nodes);
+double *dt_leaf_stats(const dt_model *m, const dt_particle *t, int32_t leaf);
+int32_t dt_node_alloc(dt_particle *t);
+void dt_node_release(dt_particle *t, int32_t k);
+void dt_copy_particle(dt_model *m, dt_particle *dst, const dt_particle *src);
+int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n);
+void dt_set_release(dt_model *m, int32_t id);
+void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point);
+void dt_particle_release_sets(dt_model *m, dt_particle *t);
+double dt_subtree_log_score(dt_model *m, const dt_particle *t, int32_t top, int32_t grown,
+                            double ell_left, double ell_right);
+int32_t dt_collect_leaves(dt_model *m, const dt_particle *t, int32_t top, int32_t *out);
+int32_t dt_gather_points(const dt_model *m, const dt_particle *t, int32_t leaf, int32_t *out);
+int32_t dt_height(dt_model *m, const dt_particle *t);
+/* moves (csrc/dt_moves.c) */
+int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t *var,
+                      double *value);
+int dt_choose_move(double l_stay, double l_prune, double l_grow, rng_state *r);
+void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf);
+/* particle learning (csrc/dt_particles.c) */
+int dt_particle_weight(dt_model *m, const dt_particle *t, const double *x, double y,
+                       double *w, int32_t *leaf);
+int32_t dt_residual_resample(const double *weights, int32_t n, rng_state *r, int32_t *out,
+                             double *expected, double *cumulative, int32_t *counts);
+double dt_resample(dt_model *m, const double *x, double y);
+double dt_pl_step(dt_model *m, int32_t index);
+void dt_regression_summaries(dt_model *m, const double *x, double *out);
+void dt_class_summaries(dt_model *m, const double *x, double *probs, double *entropy);
+/* the model (csrc/dt_model.c) */
+dt_model *dt_model_new(int kind, int p, int augmented, int delta, int n_classes, double nu0,
+                       double s20, int32_t d, int32_t minp, int32_t nstart,
+                       int32_t n_particles, double alpha, double beta, uint64_t seed);
+void dt_model_free(dt_model *m);
+rng_state *dt_model_rng(dt_model *m);
+int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, double *lpred);
+int dt_model_regression(const dt_model *m, const double *x, double *out);
+int dt_model_class(const dt_model *m, const double *x, double *probs, double *entropy);
+int dt_model_trees(const dt_model *m, int32_t *out);
+int dt_model_particle_size(const dt_model *m, int32_t i, int32_t *n_nodes, int32_t *n_points);
+int dt_model_export_particle(const dt_model *m, int32_t i, int32_t *ints, double *dbls,
+                             int32_t *points);
+int dt_model_import(dt_model *m, const double *X, const double *y, int64_t n, double lml,
+                    const int32_t *sizes, const int32_t *ints, const double *dbls,
+                    const int32_t *points);
 
 /* ---- stochastic gradient trees (sgt_*, mirrors reference/sgt/) ---- */
 enum {

@@ -7,6 +7,7 @@ Swap backends by changing one import::
 """
 
 from fast.abacoc import ABACOCClassifier
+from fast.dynatree import DynamicTreeClassifier, DynamicTreeRegressor
 from fast.rng import Rng
 from fast.sgt import (
     SGT,
@@ -20,6 +21,8 @@ from fast.sgt import (
 
 __all__ = [
     "Rng",
+    "DynamicTreeRegressor",
+    "DynamicTreeClassifier",
     "SGTRegressor",
     "SGTClassifier",
     "SGTMultiInstanceClassifier",

@@ -5,6 +5,7 @@ algorithms in C with the same public API and bit-identical results.
 """
 
 from reference.abacoc import ABACOCClassifier
+from reference.dynatree import DynamicTreeClassifier, DynamicTreeRegressor
 from reference.rng import Rng
 from reference.sgt import (
     SGT,
@@ -18,6 +19,8 @@ from reference.sgt import (
 
 __all__ = [
     "Rng",
+    "DynamicTreeRegressor",
+    "DynamicTreeClassifier",
     "SGTRegressor",
     "SGTClassifier",
     "SGTMultiInstanceClassifier",

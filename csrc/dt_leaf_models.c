@@ -1,0 +1,458 @@
+/*
+ * dt_leaf_models.c -- conjugate leaf models of dynamic trees [AG13, Eq. 1]; mirrors
+ * reference/dynatree/leaf_models.py function by function, operation by operation.
+ *
+ * A leaf's sufficient statistics are one flat block of doubles (layout in core.h, offsets
+ * in dt_leaf_config). Equations (spec dynamic_trees.md):
+ *   §3.0 regression core  Q, Q_p, df, mu0          dt_regression_summary
+ *   §3.1/3.2 evidence     ell_eta with log(2/pi)   dt_regression_log_evidence
+ *   §3.2 derived linear   Cholesky, G^-1, beta, bb dt_calculate_linear
+ *   §3.3 multinomial      Dirichlet(1/C) evidence  dt_class_log_evidence
+ * Invariants: the block's ELL field always equals the evidence of its statistics
+ * (dt_refresh after every change); the stored G is never overwritten by a failed
+ * Cholesky (fall-back only in G^-1, beta, bb, log|G^-1|).
+ */
+#include <math.h>
+#include <string.h>
+#include "core.h"
+
+static const double DT_PI = 3.141592653589793;
+
+void dt_leaf_config_init(dt_leaf_config *c, int kind, int p, int augmented, int delta,
+                         int n_classes, double nu0, double s20)
+{
+    int base = DT_OFF_VEC;
+    c->kind = kind;
+    c->p = p;
+    c->augmented = augmented;
+    c->delta = delta;
+    c->n_classes = n_classes;
+    c->nu0 = nu0;
+    c->s20 = s20;
+    c->off_counts = base;
+    c->off_gcounts = base + n_classes;
+    c->off_xbar = base;
+    c->off_G = base + p;
+    c->off_b = c->off_G + p * p;
+    c->off_Gg = c->off_b + p;
+    c->off_bg = c->off_Gg + p * p;
+    c->off_ginv = c->off_bg + p;
+    c->off_beta = c->off_ginv + p * p;
+    if (kind == DT_CLASS)
+        c->sw = base + 2 * n_classes;
+    else if (kind == DT_LINEAR)
+        c->sw = c->off_beta + p;
+    else
+        c->sw = base;
+    c->lg_half = NULL;
+    c->lg_frac = NULL;
+    c->lg_len = 0;
+}
+
+/* lgamma(x2 / 2) from the cache when x2 is a cached integer, else computed: the cache
+ * holds special_lgamma of exactly the same arguments, so results are identical */
+static double lgamma_half(const dt_leaf_config *c, double x2)
+{
+    if (x2 >= 1.0 && x2 < (double)c->lg_len && x2 == floor(x2)) return c->lg_half[(int64_t)x2];
+    return special_lgamma(x2 / 2.0);
+}
+
+void dt_stats_clear(double *st, const dt_leaf_config *c)
+{
+    int k;
+    for (k = 0; k < c->sw; k++) st[k] = 0.0;
+}
+
+/* regressors z: (1, x) if augmented, else x; mirrors regressors */
+static void regressors(const double *x, const dt_leaf_config *c, double *z)
+{
+    int j;
+    if (c->augmented) {
+        z[0] = 1.0;
+        for (j = 1; j < c->p; j++) z[j] = x[j - 1];
+    } else {
+        for (j = 0; j < c->p; j++) z[j] = x[j];
+    }
+}
+
+static void linear_fallback(double *st, const dt_leaf_config *c)
+{
+    int k, p = c->p;
+    for (k = 0; k < p * p; k++) st[c->off_ginv + k] = 0.0;
+    for (k = 0; k < p; k++) st[c->off_beta + k] = 0.0;
+    st[DT_OFF_BB] = 0.0;
+    st[DT_OFF_LOGDET] = 0.0;
+}
+
+/* [spec §3.2 steps 1-4] mirrors calculate_linear; work >= 2 p^2 doubles */
+void dt_calculate_linear(double *st, const dt_leaf_config *c, double *work)
+{
+    int p = c->p, i, j, k, ok = 0;
+    const double *G = st + c->off_G;
+    double *ginv = st + c->off_ginv, *beta = st + c->off_beta, *b = st + c->off_b;
+    double *low = work, *inv = work + p * p;
+    double s, t, bb;
+    for (k = 0; k < p * p; k++) {
+        if (G[k] != 0.0) {
+            ok = 1;
+            break;
+        }
+    }
+    for (k = 0; k < p * p; k++) low[k] = 0.0;
+    if (ok) {
+        for (j = 0; j < p; j++) {
+            s = G[j * p + j];
+            for (k = 0; k < j; k++) s = s - low[j * p + k] * low[j * p + k];
+            if (!(s > 0.0)) {
+                ok = 0;
+                break;
+            }
+            low[j * p + j] = sqrt(s);
+            for (i = j + 1; i < p; i++) {
+                t = G[i * p + j];
+                for (k = 0; k < j; k++) t = t - low[i * p + k] * low[j * p + k];
+                low[i * p + j] = t / low[j * p + j];
+            }
+        }
+    }
+    if (!ok) {
+        linear_fallback(st, c);
+        return;
+    }
+    for (k = 0; k < p * p; k++) inv[k] = 0.0;
+    for (j = 0; j < p; j++) {
+        inv[j * p + j] = 1.0 / low[j * p + j];
+        for (i = j + 1; i < p; i++) {
+            t = 0.0;
+            for (k = j; k < i; k++) t = t + low[i * p + k] * inv[k * p + j];
+            inv[i * p + j] = -t / low[i * p + i];
+        }
+    }
+    /* G^-1 = M' M; the (j, i) entry is the same sum of the same products in the same
+     * order as (i, j), so it is computed once and mirrored (bit-identical) */
+    for (i = 0; i < p; i++) {
+        for (j = 0; j <= i; j++) {
+            t = 0.0;
+            for (k = i; k < p; k++) t = t + inv[k * p + i] * inv[k * p + j];
+            ginv[i * p + j] = t;
+            ginv[j * p + i] = t;
+        }
+    }
+    s = 0.0;
+    for (j = 0; j < p; j++) s = s + log(low[j * p + j]);
+    st[DT_OFF_LOGDET] = -2.0 * s;
+    for (i = 0; i < p; i++) {
+        t = 0.0;
+        for (j = 0; j < p; j++) t = t + ginv[i * p + j] * b[j];
+        beta[i] = t;
+    }
+    bb = 0.0;
+    for (i = 0; i < p; i++) {
+        t = 0.0;
+        for (j = 0; j < p; j++) t = t + G[i * p + j] * beta[j];
+        bb = bb + beta[i] * t;
+    }
+    st[DT_OFF_BB] = bb;
+    if (!(bb > 0.0)) linear_fallback(st, c);
+}
+
+/* G += z z' (upper triangle, mirrored), b += z y; mirrors _add_outer */
+static void add_outer(double *G, double *b, const double *z, double y, int p)
+{
+    int j, k;
+    for (j = 0; j < p; j++) {
+        b[j] = b[j] + z[j] * y;
+        for (k = j; k < p; k++) {
+            G[j * p + k] = G[j * p + k] + z[j] * z[k];
+            G[k * p + j] = G[j * p + k];
+        }
+    }
+}
+
+/* [spec §3.2 item 1] mirrors linear_implicit_from_points; work >= 2 p^2 + p doubles */
+void dt_linear_implicit_from_points(double *st, const dt_leaf_config *c, const int32_t *points,
+                                    int32_t n, const double *X, const double *y, int32_t d,
+                                    double *work)
+{
+    int p = c->p, j;
+    int32_t a;
+    double sy = 0.0, syy = 0.0, yi, ybar = 0.0;
+    double *xbar = st + c->off_xbar, *G = st + c->off_G, *b = st + c->off_b;
+    double *dx = work + 2 * p * p;
+    const double *xi;
+    for (j = 0; j < p; j++) xbar[j] = 0.0;
+    for (a = 0; a < n; a++) {
+        yi = y[points[a]];
+        sy = sy + yi;
+        syy = syy + yi * yi;
+        xi = X + (int64_t)points[a] * d;
+        for (j = 0; j < p; j++) xbar[j] = xbar[j] + xi[j];
+    }
+    if (n > 0) {
+        for (j = 0; j < p; j++) xbar[j] = xbar[j] / (double)n;
+        ybar = sy / (double)n;
+    }
+    for (j = 0; j < p * p; j++) G[j] = 0.0;
+    for (j = 0; j < p; j++) b[j] = 0.0;
+    for (a = 0; a < n; a++) {
+        xi = X + (int64_t)points[a] * d;
+        for (j = 0; j < p; j++) dx[j] = xi[j] - xbar[j];
+        add_outer(G, b, dx, y[points[a]] - ybar, p);
+    }
+    st[DT_OFF_N] = (double)n;
+    st[DT_OFF_SY] = sy;
+    st[DT_OFF_SYY] = syy;
+    dt_calculate_linear(st, c, work);
+}
+
+/* [spec §4.1 step 1] mirrors add_point; points = the leaf's points incl. index */
+void dt_add_point(double *st, const dt_leaf_config *c, const int32_t *points, int32_t n_points,
+                  int32_t index, const double *X, const double *y, int32_t d, double *work)
+{
+    double yi = y[index];
+    double *z = work + 2 * c->p * c->p + c->p;
+    if (c->kind == DT_CONSTANT) {
+        st[DT_OFF_N] += 1.0;
+        st[DT_OFF_SY] = st[DT_OFF_SY] + yi;
+        st[DT_OFF_SYY] = st[DT_OFF_SYY] + yi * yi;
+    } else if (c->kind == DT_CLASS) {
+        st[DT_OFF_N] += 1.0;
+        st[c->off_counts + (int)yi] += 1.0;
+    } else if (c->delta == 1) {
+        dt_linear_implicit_from_points(st, c, points, n_points, X, y, d, work);
+    } else {
+        st[DT_OFF_N] += 1.0;
+        st[DT_OFF_SYY] = st[DT_OFF_SYY] + yi * yi;
+        regressors(X + (int64_t)index * d, c, z);
+        add_outer(st + c->off_G, st + c->off_b, z, yi, c->p);
+        dt_calculate_linear(st, c, work);
+    }
+    dt_refresh(st, c);
+}
+
+/* [AG13, §3.2] proportional share of retired statistics; mirrors _receive_retired_share */
+static void receive_retired_share(double *st, const dt_leaf_config *c, const double *parent,
+                                  double rho)
+{
+    int k, p = c->p;
+    st[DT_OFF_NU] = rho * parent[DT_OFF_NU];
+    st[DT_OFF_SYG] = rho * parent[DT_OFF_SYG];
+    st[DT_OFF_SYYG] = rho * parent[DT_OFF_SYYG];
+    for (k = 0; k < c->n_classes; k++)
+        st[c->off_gcounts + k] = rho * parent[c->off_gcounts + k];
+    for (k = 0; k < p * p; k++) {
+        st[c->off_Gg + k] = rho * parent[c->off_Gg + k];
+        st[c->off_G + k] = st[c->off_G + k] + st[c->off_Gg + k];
+    }
+    for (k = 0; k < p; k++) {
+        st[c->off_bg + k] = rho * parent[c->off_bg + k];
+        st[c->off_b + k] = st[c->off_b + k] + st[c->off_bg + k];
+    }
+}
+
+/* [spec §4.5, §6.4] mirrors stats_from_points; parent may be NULL */
+void dt_stats_from_points(double *st, const dt_leaf_config *c, const int32_t *points,
+                          int32_t n, const double *X, const double *y, int32_t d,
+                          const double *parent, double *work)
+{
+    int32_t a;
+    double yi;
+    double *z = work + 2 * c->p * c->p + c->p;
+    dt_stats_clear(st, c);
+    if (c->kind == DT_LINEAR && c->delta == 1) {
+        dt_linear_implicit_from_points(st, c, points, n, X, y, d, work);
+        dt_refresh(st, c);
+        return;
+    }
+    for (a = 0; a < n; a++) {
+        yi = y[points[a]];
+        st[DT_OFF_N] += 1.0;
+        if (c->kind == DT_CONSTANT) {
+            st[DT_OFF_SY] = st[DT_OFF_SY] + yi;
+            st[DT_OFF_SYY] = st[DT_OFF_SYY] + yi * yi;
+        } else if (c->kind == DT_CLASS) {
+            st[c->off_counts + (int)yi] += 1.0;
+        } else {
+            st[DT_OFF_SYY] = st[DT_OFF_SYY] + yi * yi;
+            regressors(X + (int64_t)points[a] * d, c, z);
+            add_outer(st + c->off_G, st + c->off_b, z, yi, c->p);
+        }
+    }
+    dt_stats_finish(st, c, parent, work);
+}
+
+/* the body of the loop of dt_stats_from_points for one point (not for the implicit
+ * linear leaf), so that a caller can fill two children in one pass with exactly the same
+ * operations per child (dt_propagate) */
+void dt_stats_accumulate(double *st, const dt_leaf_config *c, int32_t point, const double *X,
+                         const double *y, int32_t d, double *work)
+{
+    double yi = y[point];
+    double *z = work + 2 * c->p * c->p + c->p;
+    st[DT_OFF_N] += 1.0;
+    if (c->kind == DT_CONSTANT) {
+        st[DT_OFF_SY] = st[DT_OFF_SY] + yi;
+        st[DT_OFF_SYY] = st[DT_OFF_SYY] + yi * yi;
+    } else if (c->kind == DT_CLASS) {
+        st[c->off_counts + (int)yi] += 1.0;
+    } else {
+        st[DT_OFF_SYY] = st[DT_OFF_SYY] + yi * yi;
+        regressors(X + (int64_t)point * d, c, z);
+        add_outer(st + c->off_G, st + c->off_b, z, yi, c->p);
+    }
+}
+
+/* the tail of dt_stats_from_points: retired share, derived linear quantities, evidence */
+void dt_stats_finish(double *st, const dt_leaf_config *c, const double *parent, double *work)
+{
+    if (parent != NULL && parent[DT_OFF_NU] != 0.0)
+        receive_retired_share(st, c, parent, st[DT_OFF_N] / parent[DT_OFF_N]);
+    if (c->kind == DT_LINEAR) dt_calculate_linear(st, c, work);
+    dt_refresh(st, c);
+}
+
+/* [spec §3.0] mirrors regression_summary */
+void dt_regression_summary(const double *st, const dt_leaf_config *c, double *mu0, double *q,
+                           double *qp, double *df, double *dm)
+{
+    double n = st[DT_OFF_N], nu = st[DT_OFF_NU];
+    int plin = (c->kind == DT_LINEAR && st[DT_OFF_BB] > 0.0) ? c->p : 0;
+    double ybar = st[DT_OFF_N] > 0.0 ? st[DT_OFF_SY] / n : 0.0;
+    double s2y = st[DT_OFF_SYY] - n * ybar * ybar;
+    double qq = c->nu0 * c->s20 + st[DT_OFF_SYYG], dev;
+    *dm = (double)(c->delta + plin);
+    if (nu > 0.0) {
+        qq = qq - st[DT_OFF_SYG] * st[DT_OFF_SYG] / nu;
+        if (st[DT_OFF_N] > 0.0) {
+            dev = ybar - st[DT_OFF_SYG] / nu;
+            qq = qq + nu * n / (nu + n) * dev * dev;
+        }
+    }
+    *df = c->nu0 + nu + n - *dm;
+    *q = s2y - st[DT_OFF_BB] + qq;
+    *qp = qq;
+    *mu0 = nu == 0.0 ? ybar : (st[DT_OFF_SYG] + st[DT_OFF_SY]) / (nu + n);
+}
+
+/* [spec §3.1, §3.2] mirrors regression_log_evidence */
+double dt_regression_log_evidence(const double *st, const dt_leaf_config *c)
+{
+    double mu0, q, qp, df, dm, n = st[DT_OFF_N], ell, prior_df;
+    dt_regression_summary(st, c, &mu0, &q, &qp, &df, &dm);
+    if (!(q > 0.0) || !(df > 0.0)) return -INFINITY;
+    ell = -0.5 * (n - dm) * log(2.0 / DT_PI);
+    if (c->delta == 1) {
+        if (st[DT_OFF_N] > 0.0) ell = ell - 0.5 * log(n);
+        if (st[DT_OFF_NU] > 0.0) ell = ell + 0.5 * log(st[DT_OFF_NU]);
+    }
+    ell = ell - 0.5 * df * log(q / 2.0) + lgamma_half(c, df);
+    prior_df = c->nu0 + st[DT_OFF_NU];
+    if (prior_df > 0.0 && qp > 0.0)
+        ell = ell + (0.5 * prior_df * log(qp / 2.0) - lgamma_half(c, prior_df));
+    if (c->kind == DT_LINEAR) ell = ell + 0.5 * st[DT_OFF_LOGDET];
+    return ell;
+}
+
+/* [spec §3.3] mirrors class_log_evidence */
+double dt_class_log_evidence(const double *st, const dt_leaf_config *c)
+{
+    double inv_c = 1.0 / (double)c->n_classes, a;
+    double ell, cnt;
+    int k;
+    a = st[DT_OFF_N] + st[DT_OFF_NU] + 1.0;
+    ell = -lgamma_half(c, 2.0 * a); /* 2a is exact, so the cache key is exact */
+    for (k = 0; k < c->n_classes; k++) {
+        cnt = st[c->off_counts + k];
+        if (st[c->off_gcounts + k] == 0.0 && c->lg_frac != NULL && cnt < (double)(c->lg_len / 2))
+            ell = ell + c->lg_frac[(int64_t)cnt]; /* = lgamma(cnt + 0.0 + inv_c) */
+        else
+            ell = ell + special_lgamma(cnt + st[c->off_gcounts + k] + inv_c);
+    }
+    return ell - (double)c->n_classes * special_lgamma(inv_c);
+}
+
+void dt_refresh(double *st, const dt_leaf_config *c)
+{
+    if (c->kind == DT_CLASS)
+        st[DT_OFF_ELL] = dt_class_log_evidence(st, c);
+    else
+        st[DT_OFF_ELL] = dt_regression_log_evidence(st, c);
+}
+
+/* [spec §3.1-3.2] mirrors regression_predictive; returns 1 if proper; work >= 2p doubles */
+int dt_regression_predictive(const double *st, const dt_leaf_config *c, const double *x,
+                             double *loc, double *scale, double *df, double *work)
+{
+    double mu0, q, qp, dm, tot = st[DT_OFF_N] + st[DT_OFF_NU], h = 0.0, quad, lin, t;
+    int p = c->p, i, j;
+    double *z = work, *dx = work + p;
+    dt_regression_summary(st, c, &mu0, &q, &qp, df, &dm);
+    if (c->delta == 1 && tot > 0.0) h = 1.0 / tot;
+    *loc = mu0;
+    if (c->kind == DT_LINEAR && st[DT_OFF_BB] > 0.0) {
+        regressors(x, c, z);
+        for (j = 0; j < p; j++) dx[j] = z[j] - st[c->off_xbar + j];
+        quad = 0.0;
+        lin = 0.0;
+        for (i = 0; i < p; i++) {
+            t = 0.0;
+            for (j = 0; j < p; j++) t = t + st[c->off_ginv + i * p + j] * dx[j];
+            quad = quad + dx[i] * t;
+            lin = lin + dx[i] * st[c->off_beta + i];
+        }
+        h = h + quad;
+        *loc = mu0 + lin;
+    }
+    if (!(q > 0.0) || !(*df > 0.0)) {
+        *scale = INFINITY;
+        return 0;
+    }
+    *scale = sqrt(q * (1.0 + h) / *df);
+    return 1;
+}
+
+/* [spec §3.3] mirrors class_probability */
+double dt_class_probability(const double *st, const dt_leaf_config *c, int k)
+{
+    double inv_c = 1.0 / (double)c->n_classes;
+    return (st[c->off_counts + k] + st[c->off_gcounts + k] + inv_c) /
+           (st[DT_OFF_N] + st[DT_OFF_NU] + 1.0);
+}
+
+/* [spec §4.1 step 5, §6.4] mirrors merge_stats: additive over leaves in preorder; the
+ * implicit linear leaf is recomputed from the union of points (arrival order) */
+void dt_merge_stats(double *st, const dt_leaf_config *c, const double *blocks,
+                    const int32_t *leaves, int32_t n_leaves, const int32_t *points, int32_t n_points, const double *X,
+                    const double *y, int32_t d, double *work)
+{
+    int32_t a;
+    int k, p = c->p;
+    const double *lf;
+    dt_stats_clear(st, c);
+    for (a = 0; a < n_leaves; a++) {
+        lf = blocks + (int64_t)leaves[a] * c->sw;
+        st[DT_OFF_NU] = st[DT_OFF_NU] + lf[DT_OFF_NU];
+        st[DT_OFF_SYG] = st[DT_OFF_SYG] + lf[DT_OFF_SYG];
+        st[DT_OFF_SYYG] = st[DT_OFF_SYYG] + lf[DT_OFF_SYYG];
+        for (k = 0; k < c->n_classes; k++)
+            st[c->off_gcounts + k] = st[c->off_gcounts + k] + lf[c->off_gcounts + k];
+        for (k = 0; k < p * p; k++) st[c->off_Gg + k] = st[c->off_Gg + k] + lf[c->off_Gg + k];
+        for (k = 0; k < p; k++) st[c->off_bg + k] = st[c->off_bg + k] + lf[c->off_bg + k];
+    }
+    if (c->kind == DT_LINEAR && c->delta == 1) {
+        dt_linear_implicit_from_points(st, c, points, n_points, X, y, d, work);
+        dt_refresh(st, c);
+        return;
+    }
+    for (a = 0; a < n_leaves; a++) {
+        lf = blocks + (int64_t)leaves[a] * c->sw;
+        st[DT_OFF_N] += lf[DT_OFF_N];
+        st[DT_OFF_SY] = st[DT_OFF_SY] + lf[DT_OFF_SY];
+        st[DT_OFF_SYY] = st[DT_OFF_SYY] + lf[DT_OFF_SYY];
+        for (k = 0; k < c->n_classes; k++) st[c->off_counts + k] += lf[c->off_counts + k];
+        for (k = 0; k < p * p; k++) st[c->off_G + k] = st[c->off_G + k] + lf[c->off_G + k];
+        for (k = 0; k < p; k++) st[c->off_b + k] = st[c->off_b + k] + lf[c->off_b + k];
+    }
+    if (c->kind == DT_LINEAR) dt_calculate_linear(st, c, work);
+    dt_refresh(st, c);
+}

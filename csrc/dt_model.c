@@ -1,0 +1,408 @@
+/*
+ * dt_model.c -- the dynamic-tree model: store, particle cloud and the streaming loop;
+ * mirrors the ReferenceEngine of reference/dynatree/model.py.
+ *
+ * dt_model_learn runs the whole partial_fit loop: append the row to the store; the first
+ * nstart rows go into the root leaf of every particle (no draws, lpred 0); later rows
+ * run one PL step (dt_pl_step). lml accumulates lpred. Capacities (store rows, node
+ * arenas, the point-set pool, scratch) are reserved before a row changes any state, so
+ * such an allocation failure leaves the model as it was before that row (ST_ENOMEM); only
+ * a failed growth of one leaf's point list mid-step marks the model broken (ST_ENOMEM,
+ * then ST_ESTATE on every later call).
+ * Export/import walk each tree in preorder: per node (depth, var, n) as ints and
+ * (value, stats block) as doubles, points of the leaves concatenated.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core.h"
+
+static void free_scratch(dt_model *m)
+{
+    free(m->w);
+    free(m->chosen);
+    free(m->flags);
+    free(m->leafc);
+    free(m->ibuf);
+    free(m->ibuf2);
+    free(m->stack);
+    free(m->vbuf);
+    free(m->sbuf);
+    free(m->work);
+    free(m->lg_half);
+    free(m->lg_frac);
+}
+
+void dt_model_free(dt_model *m)
+{
+    int32_t i;
+    if (m == NULL) return;
+    if (m->sets != NULL)
+        for (i = 0; i < m->n_sets; i++) free(m->sets[i].pts);
+    free(m->sets);
+    free(m->set_stats);
+    if (m->parts != NULL)
+        for (i = 0; i < m->n_particles; i++) dt_particle_free(&m->parts[i]);
+    free(m->parts);
+    free(m->tmp);
+    free(m->X);
+    free(m->y);
+    free_scratch(m);
+    free(m);
+}
+
+/* lgamma(k/2) and lgamma(k + 1/C) with the same special_lgamma and the same arguments as
+ * the direct calls, so that cached and computed values are the same doubles */
+static int fill_lgamma_cache(dt_model *m, int64_t len)
+{
+    double *h = realloc(m->lg_half, sizeof(double) * (size_t)len), *f;
+    double inv_c = m->cfg.n_classes > 0 ? 1.0 / (double)m->cfg.n_classes : 1.0;
+    int64_t k, old = m->cfg.lg_len;
+    if (!h) return ST_ENOMEM;
+    m->lg_half = h;
+    f = realloc(m->lg_frac, sizeof(double) * (size_t)(len / 2));
+    if (!f) return ST_ENOMEM;
+    m->lg_frac = f;
+    if (old < 1) h[0] = NAN;
+    for (k = old < 1 ? 1 : old; k < len; k++) h[k] = special_lgamma((double)k / 2.0);
+    for (k = old / 2; k < len / 2; k++) f[k] = special_lgamma((double)k + inv_c);
+    m->cfg.lg_half = h;
+    m->cfg.lg_frac = f;
+    m->cfg.lg_len = len;
+    return ST_OK;
+}
+
+static int reserve_store(dt_model *m, int64_t need)
+{
+    int64_t cap = m->cap;
+    double *nx, *ny, *nv;
+    int32_t *b1, *b2;
+    if (need <= cap) return ST_OK;
+    while (cap < need) cap = cap < 16 ? 16 : 2 * cap;
+    nx = realloc(m->X, sizeof(double) * (size_t)(cap * m->d));
+    if (!nx) return ST_ENOMEM;
+    m->X = nx;
+    ny = realloc(m->y, sizeof(double) * (size_t)cap);
+    if (!ny) return ST_ENOMEM;
+    m->y = ny;
+    b1 = realloc(m->ibuf, sizeof(int32_t) * (size_t)cap);
+    if (!b1) return ST_ENOMEM;
+    m->ibuf = b1;
+    b2 = realloc(m->ibuf2, sizeof(int32_t) * 3 * (size_t)cap);
+    if (!b2) return ST_ENOMEM;
+    m->ibuf2 = b2;
+    nv = realloc(m->vbuf, sizeof(double) * (size_t)(cap + 2 * m->minp));
+    if (!nv) return ST_ENOMEM;
+    m->vbuf = nv;
+    if (fill_lgamma_cache(m, 2 * cap + 16) != ST_OK) return ST_ENOMEM;
+    m->cap = cap;
+    return ST_OK;
+}
+
+static int reserve_nodes(dt_model *m, int32_t cap)
+{
+    int32_t i, *ns;
+    if (cap <= m->cap_nodes) return ST_OK;
+    for (i = 0; i < m->n_particles; i++)
+        if (dt_particle_reserve_nodes(&m->parts[i], cap) != ST_OK) return ST_ENOMEM;
+    ns = realloc(m->stack, sizeof(int32_t) * 2 * (size_t)cap);
+    if (!ns) return ST_ENOMEM;
+    m->stack = ns;
+    m->cap_nodes = cap;
+    return ST_OK;
+}
+
+/* room in the point-set pool for one step: per particle at most one copy-on-write
+ * clone and two new sets (grow) or one (prune) */
+static int reserve_sets_extra(dt_model *m, int64_t extra)
+{
+    int64_t need = (int64_t)m->n_sets + 3 * (int64_t)m->n_particles + 4 + extra;
+    int64_t cap = m->cap_sets;
+    dt_pointset *ns;
+    double *nst;
+    if (need <= cap) return ST_OK;
+    if (need > 2147483000) return ST_ENOMEM;
+    while (cap < need) cap = cap < 64 ? 64 : 2 * cap;
+    if (cap > 2147483000) cap = 2147483000;
+    ns = realloc(m->sets, sizeof(dt_pointset) * (size_t)cap);
+    if (!ns) return ST_ENOMEM;
+    m->sets = ns;
+    nst = realloc(m->set_stats, sizeof(double) * (size_t)cap * (size_t)m->cfg.sw);
+    if (!nst) return ST_ENOMEM;
+    m->set_stats = nst;
+    m->cap_sets = (int32_t)cap;
+    return ST_OK;
+}
+
+static int reserve_sets(dt_model *m) { return reserve_sets_extra(m, 0); }
+
+/* every particle must have room for the two children of a grow */
+static int reserve_grow(dt_model *m)
+{
+    int32_t i, need = 0;
+    dt_particle *t;
+    for (i = 0; i < m->n_particles; i++) {
+        t = &m->parts[i];
+        if (t->n_free < 2 && t->n_nodes + 2 > need) need = t->n_nodes + 2;
+    }
+    if (need <= m->cap_nodes) return ST_OK;
+    return reserve_nodes(m, need < 2 * m->cap_nodes ? 2 * m->cap_nodes : need);
+}
+
+static void reset_particle(dt_model *m, dt_particle *t)
+{
+    int32_t root;
+    t->n_nodes = 0;
+    t->free_head = -1;
+    t->n_free = 0;
+    root = dt_node_alloc(t);
+    t->root = root;
+    t->nodes[root].set = dt_set_new(m, NULL, 0);
+    dt_stats_clear(dt_leaf_stats(m, t, root), &m->cfg);
+    dt_refresh(dt_leaf_stats(m, t, root), &m->cfg);
+}
+
+dt_model *dt_model_new(int kind, int p, int augmented, int delta, int n_classes, double nu0,
+                       double s20, int32_t d, int32_t minp, int32_t nstart,
+                       int32_t n_particles, double alpha, double beta, uint64_t seed)
+{
+    dt_model *m;
+    int32_t i, n = n_particles, sw;
+    if (d < 1 || minp < 1 || nstart < 1 || n_particles < 1) return NULL;
+    if (kind == DT_CLASS && n_classes < 1) return NULL;
+    m = calloc(1, sizeof(dt_model));
+    if (!m) return NULL;
+    dt_leaf_config_init(&m->cfg, kind, p, augmented, delta, n_classes, nu0, s20);
+    sw = m->cfg.sw;
+    m->d = d;
+    m->minp = minp;
+    m->nstart = nstart;
+    m->n_particles = n_particles;
+    m->alpha = alpha;
+    m->beta = beta;
+    m->lml = 0.0;
+    m->n = 0;
+    m->cap = 0;
+    m->cap_nodes = 16;
+    m->free_set = -1;
+    rng_seed(&m->rng, seed);
+    for (i = 0; i < 64; i++) {
+        m->prior_split[i] = dt_log_split_prob(i, alpha, beta);
+        m->prior_leaf[i] = dt_log_leaf_prob(i, alpha, beta);
+    }
+    m->parts = calloc((size_t)n, sizeof(dt_particle));
+    m->tmp = calloc((size_t)n, sizeof(dt_particle));
+    m->w = malloc(sizeof(double) * 4 * (size_t)n);
+    m->chosen = malloc(sizeof(int32_t) * (size_t)n);
+    m->flags = malloc(sizeof(int32_t) * 2 * (size_t)n);
+    m->leafc = malloc(sizeof(int32_t) * 2 * (size_t)n);
+    m->stack = malloc(sizeof(int32_t) * 2 * (size_t)m->cap_nodes);
+    m->sbuf = malloc(sizeof(double) * 3 * (size_t)sw);
+    m->work = malloc(sizeof(double) * (size_t)(2 * p * p + 2 * p + 8));
+    m->vbuf = malloc(sizeof(double) * (size_t)(2 * minp + 1));
+    if (!m->parts || !m->tmp || !m->w || !m->chosen || !m->flags || !m->leafc || !m->stack || !m->sbuf ||
+        !m->work || !m->vbuf) {
+        dt_model_free(m);
+        return NULL;
+    }
+    if (reserve_sets(m) != ST_OK) {
+        dt_model_free(m);
+        return NULL;
+    }
+    for (i = 0; i < n; i++) {
+        if (dt_particle_init(&m->parts[i], m->cap_nodes) != ST_OK) {
+            dt_model_free(m);
+            return NULL;
+        }
+        reset_particle(m, &m->parts[i]);
+    }
+    return m;
+}
+
+rng_state *dt_model_rng(dt_model *m) { return &m->rng; }
+
+/* mirrors ReferenceEngine._engine_learn */
+int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, double *lpred)
+{
+    int64_t r;
+    int32_t i, index, leaf, n_points;
+    double lp;
+    dt_particle *t;
+    if (m->broken) return ST_ESTATE;
+    if (n < 0) return ST_EINVAL;
+    /* validate the whole batch before any state change (the facade also does) */
+    for (r = 0; r < n * m->d; r++)
+        if (!isfinite(X[r])) return ST_EINVAL;
+    for (r = 0; r < n; r++) {
+        if (!isfinite(y[r])) return ST_EINVAL;
+        if (m->cfg.kind == DT_CLASS &&
+            (y[r] < 0.0 || y[r] >= (double)m->cfg.n_classes || y[r] != floor(y[r])))
+            return ST_ERANGE;
+    }
+    for (r = 0; r < n; r++) {
+        if (m->n >= 2147483600) return ST_ERANGE;
+        if (reserve_store(m, m->n + 1) != ST_OK) return ST_ENOMEM;
+        if (reserve_grow(m) != ST_OK) return ST_ENOMEM;
+        if (reserve_sets(m) != ST_OK) return ST_ENOMEM;
+        index = (int32_t)m->n;
+        memcpy(m->X + (int64_t)index * m->d, X + r * m->d, sizeof(double) * (size_t)m->d);
+        m->y[index] = y[r];
+        m->n++;
+        lp = 0.0;
+        if (index < m->nstart) {
+            for (i = 0; i < m->n_particles; i++) {
+                t = &m->parts[i];
+                leaf = t->root;
+                dt_leaf_append(m, t, leaf, index);
+                n_points = 0;
+                if (m->cfg.kind == DT_LINEAR && m->cfg.delta == 1)
+                    n_points = dt_gather_points(m, t, leaf, m->ibuf);
+                dt_add_point(dt_leaf_stats(m, t, leaf), &m->cfg, m->ibuf, n_points,
+                             index, m->X, m->y, m->d, m->work);
+            }
+        } else {
+            lp = dt_pl_step(m, index);
+        }
+        if (m->broken) return ST_ENOMEM;
+        m->lml = m->lml + lp;
+        if (lpred != NULL) lpred[r] = lp;
+    }
+    return ST_OK;
+}
+
+int dt_model_regression(const dt_model *m, const double *x, double *out)
+{
+    if (m->cfg.kind == DT_CLASS) return ST_ESTATE;
+    dt_regression_summaries((dt_model *)m, x, out);
+    return ST_OK;
+}
+
+int dt_model_class(const dt_model *m, const double *x, double *probs, double *entropy)
+{
+    if (m->cfg.kind != DT_CLASS) return ST_ESTATE;
+    dt_class_summaries((dt_model *)m, x, probs, entropy);
+    return ST_OK;
+}
+
+/* per particle: (height, leaves, active points) */
+int dt_model_trees(const dt_model *m, int32_t *out)
+{
+    dt_model *mm = (dt_model *)m;
+    int32_t i, a, n_leaves, count;
+    int32_t *lv = mm->stack + mm->cap_nodes;
+    const dt_particle *t;
+    for (i = 0; i < m->n_particles; i++) {
+        t = &m->parts[i];
+        out[3 * i] = dt_height(mm, t);
+        n_leaves = dt_collect_leaves(mm, t, t->root, lv);
+        count = 0;
+        for (a = 0; a < n_leaves; a++)
+            count += (int32_t)dt_leaf_stats(m, t, lv[a])[DT_OFF_N];
+        out[3 * i + 1] = n_leaves;
+        out[3 * i + 2] = count;
+    }
+    return ST_OK;
+}
+
+int dt_model_particle_size(const dt_model *m, int32_t i, int32_t *n_nodes, int32_t *n_points)
+{
+    const dt_particle *t;
+    if (i < 0 || i >= m->n_particles) return ST_ERANGE;
+    t = &m->parts[i];
+    *n_nodes = t->n_nodes - t->n_free;
+    *n_points = (int32_t)m->n;
+    return ST_OK;
+}
+
+int dt_model_export_particle(const dt_model *m, int32_t i, int32_t *ints, double *dbls,
+                             int32_t *points)
+{
+    dt_model *mm = (dt_model *)m;
+    const dt_particle *t;
+    int32_t *stack = mm->stack, sp = 0, k, a = 0, np = 0, cnt;
+    int sw = m->cfg.sw, s;
+    if (i < 0 || i >= m->n_particles) return ST_ERANGE;
+    t = &m->parts[i];
+    stack[sp++] = t->root;
+    while (sp > 0) {
+        k = stack[--sp];
+        ints[3 * a] = t->nodes[k].depth;
+        ints[3 * a + 1] = t->nodes[k].var;
+        dbls[(int64_t)a * (sw + 1)] = t->nodes[k].value;
+        if (t->nodes[k].var >= 0) {
+            ints[3 * a + 2] = 0;
+            for (s = 0; s < sw; s++) dbls[(int64_t)a * (sw + 1) + 1 + s] = 0.0;
+            stack[sp++] = t->nodes[k].right;
+            stack[sp++] = t->nodes[k].left;
+        } else {
+            cnt = dt_gather_points(m, t, k, points + np);
+            np += cnt;
+            ints[3 * a + 2] = cnt;
+            for (s = 0; s < sw; s++)
+                dbls[(int64_t)a * (sw + 1) + 1 + s] = dt_leaf_stats(m, t, k)[s];
+        }
+        a++;
+    }
+    return ST_OK;
+}
+
+/* rebuild the store and every particle from exported records (pickling) */
+int dt_model_import(dt_model *m, const double *X, const double *y, int64_t n, double lml,
+                    const int32_t *sizes, const int32_t *ints, const double *dbls,
+                    const int32_t *points)
+{
+    int32_t i, a, k, sp, par, maxn = 0, cnt, b;
+    int64_t node_off = 0, pt_off = 0;
+    int sw = m->cfg.sw;
+    dt_particle *t;
+    for (i = 0; i < m->n_particles; i++)
+        if (sizes[i] > maxn) maxn = sizes[i];
+    if (reserve_store(m, n) != ST_OK) return ST_ENOMEM;
+    if (reserve_nodes(m, maxn + 2) != ST_OK) return ST_ENOMEM;
+    if (n > 0) {
+        memcpy(m->X, X, sizeof(double) * (size_t)(n * m->d));
+        memcpy(m->y, y, sizeof(double) * (size_t)n);
+    }
+    m->n = n;
+    m->lml = lml;
+    for (i = 0; i < m->n_particles; i++) {
+        t = &m->parts[i];
+        dt_particle_release_sets(m, t);
+        t->n_nodes = 0;
+        t->free_head = -1;
+        t->n_free = 0;
+        sp = 0;
+        if (reserve_sets_extra(m, sizes[i]) != ST_OK) return ST_ENOMEM;
+        for (a = 0; a < sizes[i]; a++) {
+            k = dt_node_alloc(t);
+            t->nodes[k].depth = ints[3 * (node_off + a)];
+            t->nodes[k].var = ints[3 * (node_off + a) + 1];
+            t->nodes[k].value = dbls[(node_off + a) * (sw + 1)];
+            if (sp == 0) {
+                t->root = k;
+            } else {
+                par = m->stack[sp - 1];
+                t->nodes[k].parent = par;
+                if (t->nodes[par].left < 0) {
+                    t->nodes[par].left = k;
+                } else {
+                    t->nodes[par].right = k;
+                    sp--;
+                }
+            }
+            if (t->nodes[k].var >= 0) {
+                m->stack[sp++] = k;
+            } else {
+                cnt = ints[3 * (node_off + a) + 2];
+                for (b = 0; b < cnt; b++)
+                    if (points[pt_off + b] < 0 || points[pt_off + b] >= n) return ST_EINVAL;
+                t->nodes[k].set = dt_set_new(m, points + pt_off, cnt);
+                memcpy(dt_leaf_stats(m, t, k), dbls + (node_off + a) * (sw + 1) + 1,
+                       sizeof(double) * (size_t)sw);
+                pt_off += cnt;
+            }
+        }
+        node_off += sizes[i];
+    }
+    return ST_OK;
+}

@@ -1,0 +1,247 @@
+/*
+ * dt_moves.c -- stay / grow / prune moves of one particle [AG13, Eq. 2, §2.2]; mirrors
+ * reference/dynatree/moves.py.
+ *
+ * dt_propagate inserts the new point into its leaf eta, scores the subtree under eta's
+ * parent Pi as it is (stay), with eta split at one luvar candidate (grow) and with the
+ * whole subtree under Pi merged into one leaf (prune), and samples the move with
+ * log-sum-exp weights. Scratch stats blocks: sbuf[0], sbuf[1] = grow children,
+ * sbuf[2] = merged leaf. Node capacity for the two children is reserved by the caller.
+ * Random draws (spec §0 item 6 (b)): below(d) and uniform() for the candidate (when
+ * feasible), then one uniform() for the move when grow or prune is finite.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core.h"
+
+/* [spec §4.2] mirrors grow_candidate; points = the leaf's points (arrival order) */
+int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t *var,
+                      double *value)
+{
+    int32_t minp = m->minp, n_small = 0, n_large = 0, a, b, j;
+    double *small = m->vbuf, *large = m->vbuf + minp, v, lo, hi, u;
+    const double *col;
+    if (!(m->alpha > 0.0) || n < 2 * minp) return 0;
+    j = (int32_t)rng_below(&m->rng, (uint64_t)m->d);
+    col = m->X + j;
+    /* lo = minp-th smallest, hi = minp-th largest value of column j (= sorted order) */
+    for (b = 0; b < n; b++) {
+        v = col[(int64_t)points[b] * m->d];
+        if (n_small < minp || v < small[n_small - 1]) {
+            a = n_small < minp ? n_small++ : minp - 1;
+            while (a > 0 && small[a - 1] > v) {
+                small[a] = small[a - 1];
+                a--;
+            }
+            small[a] = v;
+        }
+        if (n_large < minp || v > large[n_large - 1]) {
+            a = n_large < minp ? n_large++ : minp - 1;
+            while (a > 0 && large[a - 1] < v) {
+                large[a] = large[a - 1];
+                a--;
+            }
+            large[a] = v;
+        }
+    }
+    lo = small[minp - 1];
+    hi = large[minp - 1];
+    if (!(lo < hi)) return 0;
+    u = rng_uniform(&m->rng);
+    *var = j;
+    *value = lo + u * (hi - lo);
+    return 1;
+}
+
+/* [spec §0 item 6, §4.4 REC] mirrors choose_move */
+int dt_choose_move(double l_stay, double l_prune, double l_grow, rng_state *r)
+{
+    double l_max = -INFINITY, w_stay, w_prune, w_grow, z, u;
+    if (!isfinite(l_grow) && !isfinite(l_prune)) return DT_STAY;
+    if (isfinite(l_stay) && l_stay > l_max) l_max = l_stay;
+    if (isfinite(l_prune) && l_prune > l_max) l_max = l_prune;
+    if (isfinite(l_grow) && l_grow > l_max) l_max = l_grow;
+    w_stay = isfinite(l_stay) ? exp(l_stay - l_max) : 0.0;
+    w_prune = isfinite(l_prune) ? exp(l_prune - l_max) : 0.0;
+    w_grow = isfinite(l_grow) ? exp(l_grow - l_max) : 0.0;
+    z = (w_stay + w_prune) + w_grow;
+    u = rng_uniform(r);
+    if (u < w_stay / z) return DT_STAY;
+    if (u < (w_stay + w_prune) / z) return DT_PRUNE;
+    return DT_GROW;
+}
+
+/* the union of the points under the leaves (sorted = arrival order) into out */
+static int32_t union_points(dt_model *m, const dt_particle *t, const int32_t *lv,
+                            int32_t n_leaves, int32_t *out)
+{
+    /* each leaf's list is sorted: merge them one by one (tmp = third part of ibuf2, so
+     * that the grow children lists in its first two parts survive) */
+    int32_t a, count = 0, i, j, k, nb;
+    const dt_pointset *ps;
+    int32_t *tmp = m->ibuf2 + 2 * m->cap;
+    for (a = 0; a < n_leaves; a++) {
+        ps = &m->sets[t->nodes[lv[a]].set];
+        nb = ps->n;
+        i = 0;
+        j = 0;
+        k = 0;
+        while (i < count && j < nb) tmp[k++] = out[i] < ps->pts[j] ? out[i++] : ps->pts[j++];
+        while (i < count) tmp[k++] = out[i++];
+        while (j < nb) tmp[k++] = ps->pts[j++];
+        if (k > 0) memcpy(out, tmp, sizeof(int32_t) * (size_t)k);
+        count = k;
+    }
+    return count;
+}
+
+/* [spec §4.1] mirrors propagate; leaf = the leaf of x (from the weights) or -1 */
+void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
+{
+    const dt_leaf_config *c = &m->cfg;
+    int sw = c->sw;
+    const double *x = m->X + (int64_t)index * m->d;
+    int32_t parent, top, j = 0, nl = 0, nr = 0, n_leaves = 0;
+    int32_t count, a, n_points = 0, kids[2];
+    int32_t *lv = m->stack + m->cap_nodes;
+    double *st, xi = 0.0, l_stay, l_grow = -INFINITY;
+    double l_prune = -INFINITY;
+    int have_children = 0, have_merged = 0, move;
+
+    if (leaf < 0) leaf = dt_find_leaf(t, x);
+    dt_leaf_append(m, t, leaf, index); /* may copy a shared point set: stats pointer after */
+    st = dt_leaf_stats(m, t, leaf);
+    /* the leaf's points are needed by the implicit linear leaf and by a grow candidate */
+    if ((c->kind == DT_LINEAR && c->delta == 1) ||
+        (m->alpha > 0.0 && st[DT_OFF_N] + 1.0 >= 2.0 * (double)m->minp))
+        n_points = dt_gather_points(m, t, leaf, m->ibuf);
+    dt_add_point(st, c, m->ibuf, n_points, index, m->X, m->y, m->d, m->work);
+    parent = t->nodes[leaf].parent;
+    top = parent >= 0 ? parent : leaf;
+    l_stay = dt_subtree_log_score(m, t, top, -1, 0.0, 0.0);
+
+    if (dt_grow_candidate(m, m->ibuf, n_points, &j, &xi)) {
+        /* left points in ibuf2, right points in ibuf2 + cap, each in arrival order; the
+         * children's statistics are accumulated in the same pass (same operations, per
+         * child, as dt_stats_from_points) except for the implicit linear leaf */
+        int fused = !(c->kind == DT_LINEAR && c->delta == 1);
+        if (fused) {
+            dt_stats_clear(m->sbuf, c);
+            dt_stats_clear(m->sbuf + sw, c);
+        }
+        if (c->kind == DT_CLASS) {
+            /* inlined dt_stats_accumulate of the class leaf (same operations) */
+            for (a = 0; a < n_points; a++) {
+                int32_t pt = m->ibuf[a];
+                double *ch = m->sbuf;
+                if (m->X[(int64_t)pt * m->d + j] <= xi) {
+                    m->ibuf2[nl++] = pt;
+                } else {
+                    m->ibuf2[m->cap + nr++] = pt;
+                    ch = m->sbuf + sw;
+                }
+                ch[DT_OFF_N] += 1.0;
+                ch[c->off_counts + (int)m->y[pt]] += 1.0;
+            }
+        } else if (c->kind == DT_CONSTANT) {
+            /* inlined dt_stats_accumulate of the constant leaf (same operations) */
+            for (a = 0; a < n_points; a++) {
+                int32_t pt = m->ibuf[a];
+                double *ch = m->sbuf, yi = m->y[pt];
+                if (m->X[(int64_t)pt * m->d + j] <= xi) {
+                    m->ibuf2[nl++] = pt;
+                } else {
+                    m->ibuf2[m->cap + nr++] = pt;
+                    ch = m->sbuf + sw;
+                }
+                ch[DT_OFF_N] += 1.0;
+                ch[DT_OFF_SY] = ch[DT_OFF_SY] + yi;
+                ch[DT_OFF_SYY] = ch[DT_OFF_SYY] + yi * yi;
+            }
+        } else {
+            for (a = 0; a < n_points; a++) {
+                int32_t pt = m->ibuf[a];
+                if (m->X[(int64_t)pt * m->d + j] <= xi) {
+                    m->ibuf2[nl++] = pt;
+                    if (fused) dt_stats_accumulate(m->sbuf, c, pt, m->X, m->y, m->d, m->work);
+                } else {
+                    m->ibuf2[m->cap + nr++] = pt;
+                    if (fused)
+                        dt_stats_accumulate(m->sbuf + sw, c, pt, m->X, m->y, m->d, m->work);
+                }
+            }
+        }
+        if (nl >= m->minp && nr >= m->minp) {
+            if (fused) {
+                dt_stats_finish(m->sbuf, c, st, m->work);
+                dt_stats_finish(m->sbuf + sw, c, st, m->work);
+            } else {
+                dt_stats_from_points(m->sbuf, c, m->ibuf2, nl, m->X, m->y, m->d, st, m->work);
+                dt_stats_from_points(m->sbuf + sw, c, m->ibuf2 + m->cap, nr, m->X, m->y, m->d,
+                                     st, m->work);
+            }
+            l_grow = dt_subtree_log_score(m, t, top, leaf, m->sbuf[DT_OFF_ELL],
+                                          m->sbuf[sw + DT_OFF_ELL]);
+            have_children = 1;
+        }
+    }
+
+    if (parent >= 0) {
+        n_leaves = dt_collect_leaves(m, t, parent, lv);
+        count = 0;
+        for (a = 0; a < n_leaves; a++)
+            count += (int32_t)dt_leaf_stats(m, t, lv[a])[DT_OFF_N];
+        if (count >= 2 * m->minp) {
+            n_points = 0;
+            if (c->kind == DT_LINEAR && c->delta == 1)
+                n_points = union_points(m, t, lv, n_leaves, m->ibuf);
+            for (a = 0; a < n_leaves; a++) m->stack[a] = t->nodes[lv[a]].set;
+            dt_merge_stats(m->sbuf + 2 * sw, c, m->set_stats, m->stack, n_leaves, m->ibuf,
+                           n_points, m->X, m->y, m->d, m->work);
+            l_prune = dt_prior_leaf(m, t->nodes[parent].depth) + m->sbuf[2 * sw + DT_OFF_ELL];
+            have_merged = 1;
+        }
+    }
+
+    move = dt_choose_move(l_stay, l_prune, l_grow, &m->rng);
+    if (move == DT_GROW && have_children) {
+        for (a = 0; a < 2; a++) {
+            kids[a] = dt_node_alloc(t);
+            t->nodes[kids[a]].depth = t->nodes[leaf].depth + 1;
+            t->nodes[kids[a]].parent = leaf;
+            t->nodes[kids[a]].set = dt_set_new(m, m->ibuf2 + (a == 0 ? 0 : m->cap),
+                                               a == 0 ? nl : nr);
+            memcpy(dt_leaf_stats(m, t, kids[a]), m->sbuf + a * sw, sizeof(double) * (size_t)sw);
+        }
+        dt_set_release(m, t->nodes[leaf].set);
+        t->nodes[leaf].var = j;
+        t->nodes[leaf].value = xi;
+        t->nodes[leaf].left = kids[0];
+        t->nodes[leaf].right = kids[1];
+        t->nodes[leaf].set = -1;
+    } else if (move == DT_PRUNE && have_merged) {
+        n_leaves = dt_collect_leaves(m, t, parent, lv);
+        n_points = union_points(m, t, lv, n_leaves, m->ibuf);
+        for (a = 0; a < n_leaves; a++) dt_set_release(m, t->nodes[lv[a]].set);
+        /* release every node strictly below parent */
+        {
+            int32_t *stack = m->stack, sp = 0, k;
+            stack[sp++] = t->nodes[parent].left;
+            stack[sp++] = t->nodes[parent].right;
+            while (sp > 0) {
+                k = stack[--sp];
+                if (t->nodes[k].var >= 0) {
+                    stack[sp++] = t->nodes[k].right;
+                    stack[sp++] = t->nodes[k].left;
+                }
+                dt_node_release(t, k);
+            }
+        }
+        t->nodes[parent].var = -1;
+        t->nodes[parent].left = -1;
+        t->nodes[parent].right = -1;
+        t->nodes[parent].set = dt_set_new(m, m->ibuf, n_points);
+        memcpy(dt_leaf_stats(m, t, parent), m->sbuf + 2 * sw, sizeof(double) * (size_t)sw);
+    }
+}

@@ -1,0 +1,195 @@
+/*
+ * dt_particles.c -- particle learning [AG13, §2.3]; mirrors reference/dynatree/particles.py.
+ *
+ * One PL step (spec §5): weights w_i = p(y_t | x_t, T_i) from each particle's leaf,
+ * lpred_t = log(sum w) - log N, residual resampling when the weights differ, then
+ * dt_propagate on every particle in index order. Resampling moves particles by struct
+ * copy: the first copy of a surviving particle keeps its buffers; each further copy is
+ * a memcpy of the node arena and live leaf statistics into the buffers of a particle
+ * that died, sharing the leaves' point sets copy-on-write (so the cost is proportional
+ * to the number of duplicates and their tree sizes, not to N or the data size).
+ * Random draws (spec §0 item 6 (a)): one uniform() per residual draw, only if resampling.
+ */
+#include <math.h>
+#include <string.h>
+#include "core.h"
+
+/* mirrors particle_weight; returns 1 if the leaf predictive is proper */
+int dt_particle_weight(dt_model *m, const dt_particle *t, const double *x, double y,
+                       double *w, int32_t *leaf)
+{
+    const double *st;
+    *leaf = dt_find_leaf(t, x);
+    st = dt_leaf_stats(m, t, *leaf);
+    double loc, scale, df;
+    if (m->cfg.kind == DT_CLASS) {
+        *w = dt_class_probability(st, &m->cfg, (int)y);
+        return 1;
+    }
+    if (!dt_regression_predictive(st, &m->cfg, x, &loc, &scale, &df, m->work)) {
+        *w = 0.0;
+        return 0;
+    }
+    *w = exp(special_student_t_logpdf((y - loc) / scale, df)) / scale;
+    return 1;
+}
+
+/* [spec §5.2 item 4] mirrors residual_resample; returns the number of indices (n) */
+int32_t dt_residual_resample(const double *weights, int32_t n, rng_state *r, int32_t *out,
+                             double *expected, double *cumulative, int32_t *counts)
+{
+    int32_t i, k, count = 0, rest, lo, hi, mid;
+    double c = 0.0, u;
+    for (i = 0; i < n; i++) {
+        expected[i] = (double)n * weights[i];
+        counts[i] = (int32_t)floor(expected[i]);
+    }
+    for (i = 0; i < n; i++)
+        for (k = 0; k < counts[i]; k++) out[count++] = i;
+    rest = n - count;
+    if (rest <= 0) return count;
+    for (i = 0; i < n; i++) {
+        c = c + (expected[i] - (double)counts[i]) / (double)rest;
+        cumulative[i] = c;
+    }
+    cumulative[n - 1] = 1.0;
+    for (k = 0; k < rest; k++) {
+        u = rng_uniform(r);
+        lo = 0;
+        hi = n;
+        while (lo < hi) {
+            mid = (lo + hi) / 2;
+            if (u < cumulative[mid])
+                hi = mid;
+            else
+                lo = mid + 1;
+        }
+        out[count++] = lo;
+    }
+    return count;
+}
+
+/* [spec §5.2] mirrors resample; returns lpred */
+double dt_resample(dt_model *m, const double *x, double y)
+{
+    int32_t n = m->n_particles, i, j, n_dead = 0;
+    int any_proper = 0, equal = 1;
+    double *w = m->w, *wn = m->w + n, *expected = m->w + 2 * n, *cum = m->w + 3 * n;
+    double total = 0.0, lpred, s2 = 0.0, inv_n;
+    int32_t *counts = m->flags, *dead = m->flags + n;
+    m->leafc_ok = 0;
+    if (n == 1) return 0.0;
+    for (i = 0; i < n; i++)
+        any_proper |= dt_particle_weight(m, &m->parts[i], x, y, &w[i], &m->leafc[i]);
+    m->leafc_ok = 1;
+    if (!any_proper) return 0.0;
+    for (i = 0; i < n; i++) total = total + w[i];
+    lpred = special_log_or_neg_inf(total) - log((double)n);
+    if (!(total > 0.0 && isfinite(total))) return lpred;
+    for (i = 0; i < n; i++) {
+        if (w[i] != w[0]) {
+            equal = 0;
+            break;
+        }
+    }
+    if (equal) return lpred;
+    for (i = 0; i < n; i++) wn[i] = w[i] / total;
+    for (i = 0; i < n; i++) s2 = s2 + wn[i] * wn[i];
+    inv_n = 1.0 / (double)n;
+    if (!(s2 * inv_n - inv_n * inv_n > 0.0)) return lpred;
+    dt_residual_resample(wn, n, &m->rng, m->chosen, expected, cum, counts);
+    /* counts[i] := number of copies of i; dead := particles with no copy */
+    for (i = 0; i < n; i++) counts[i] = 0;
+    for (j = 0; j < n; j++) counts[m->chosen[j]]++;
+    for (i = 0; i < n; i++)
+        if (counts[i] == 0) dead[n_dead++] = i;
+    for (i = 0; i < n; i++) counts[i] = 0; /* now: first copy placed? */
+    n_dead = 0;
+    for (j = 0; j < n; j++) {
+        i = m->chosen[j];
+        if (!counts[i]) {
+            counts[i] = 1;
+            m->tmp[j] = m->parts[i];
+        } else {
+            m->tmp[j] = m->parts[dead[n_dead++]];
+            dt_particle_release_sets(m, &m->tmp[j]);
+            dt_copy_particle(m, &m->tmp[j], &m->parts[i]);
+        }
+    }
+    memcpy(m->parts, m->tmp, sizeof(dt_particle) * (size_t)n);
+    /* copies keep arena indices, so the cached leaves follow their particles */
+    for (j = 0; j < n; j++) m->leafc[n + j] = m->leafc[m->chosen[j]];
+    memcpy(m->leafc, m->leafc + n, sizeof(int32_t) * (size_t)n);
+    return lpred;
+}
+
+/* [spec §5] mirrors pl_step */
+double dt_pl_step(dt_model *m, int32_t index)
+{
+    int32_t i;
+    double lpred = dt_resample(m, m->X + (int64_t)index * m->d, m->y[index]);
+    for (i = 0; i < m->n_particles; i++)
+        dt_propagate(m, &m->parts[i], index, m->leafc_ok ? m->leafc[i] : -1);
+    return lpred;
+}
+
+/* [spec §8.1] mirrors regression_summaries; out = (mean, var, q05, q95, df) */
+void dt_regression_summaries(dt_model *m, const double *x, double *out)
+{
+    double n = (double)m->n_particles, s_mu = 0.0, s_mu2 = 0.0, s_var = 0.0, s_q1 = 0.0;
+    double s_q2 = 0.0, s_df = 0.0, loc, scale, df, t05, mean, vmean;
+    const double *st;
+    int32_t i;
+    for (i = 0; i < m->n_particles; i++) {
+        st = dt_leaf_stats(m, &m->parts[i], dt_find_leaf(&m->parts[i], x));
+        if (dt_regression_predictive(st, &m->cfg, x, &loc, &scale, &df, m->work)) {
+            s_mu = s_mu + loc;
+            s_mu2 = s_mu2 + loc * loc;
+            s_df = s_df + df;
+            if (df > 2.0)
+                s_var = s_var + scale * scale * df / (df - 2.0);
+            else
+                s_var = INFINITY;
+            t05 = special_student_t_ppf(0.05, df);
+            s_q1 = s_q1 + (loc + scale * t05);
+            s_q2 = s_q2 + (loc - scale * t05);
+        } else {
+            s_mu = s_mu + loc;
+            s_mu2 = s_mu2 + loc * loc;
+            s_df = s_df + df;
+            s_var = INFINITY;
+            s_q1 = -INFINITY;
+            s_q2 = INFINITY;
+        }
+    }
+    mean = s_mu / n;
+    vmean = s_mu2 / n - mean * mean;
+    if (vmean < 0.0) vmean = 0.0;
+    out[0] = mean;
+    out[1] = s_var / n + vmean;
+    out[2] = s_q1 / n;
+    out[3] = s_q2 / n;
+    out[4] = s_df / n;
+}
+
+/* [spec §8.2] mirrors class_summaries */
+void dt_class_summaries(dt_model *m, const double *x, double *probs, double *entropy)
+{
+    double n = (double)m->n_particles, ent = 0.0, h, pk;
+    const double *st;
+    int32_t i;
+    int k;
+    for (k = 0; k < m->cfg.n_classes; k++) probs[k] = 0.0;
+    for (i = 0; i < m->n_particles; i++) {
+        st = dt_leaf_stats(m, &m->parts[i], dt_find_leaf(&m->parts[i], x));
+        h = 0.0;
+        for (k = 0; k < m->cfg.n_classes; k++) {
+            pk = dt_class_probability(st, &m->cfg, k);
+            probs[k] = probs[k] + pk;
+            h = h - pk * log(pk);
+        }
+        ent = ent + h;
+    }
+    for (k = 0; k < m->cfg.n_classes; k++) probs[k] = probs[k] / n;
+    *entropy = ent / n;
+}

@@ -1,0 +1,288 @@
+/*
+ * dt_tree.c -- the trees of the particles and the tree prior [AG13, §2.1]; mirrors
+ * reference/dynatree/tree.py.
+ *
+ * A particle's tree is an arena of dt_node addressed by int32 indices (-1 = none). Freed
+ * slots go to a free list linked through `left`. The payload of a leaf, its active points
+ * (arrival order) and its statistics block (cfg.sw doubles), is a *point set* of the
+ * model's pool, shared copy-on-write: a duplicated particle copies its node array and
+ * only takes a reference on the point set of each live leaf; a set is copied when a
+ * particle that shares it inserts a point (dt_leaf_append). Snapshots walk the tree in
+ * preorder, so neither the arena layout nor the sharing shows. Prior: p_split(d) = alpha (1 + d)^-beta; every internal node adds
+ * log p_split(d), every leaf log(1 - p_split(d)). Traversals are iterative (explicit
+ * stack, right pushed before left = preorder).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "core.h"
+
+/* [AG13, §2.1] mirrors log_split_prob */
+static double log_split_prob(int32_t depth, double alpha, double beta)
+{
+    return log(alpha) - beta * log(1.0 + (double)depth);
+}
+
+/* [AG13, §2.1] mirrors log_leaf_prob */
+static double log_leaf_prob(int32_t depth, double alpha, double beta)
+{
+    return log(1.0 - alpha * pow(1.0 + (double)depth, -beta));
+}
+
+double dt_log_split_prob(int32_t depth, double alpha, double beta)
+{
+    return log_split_prob(depth, alpha, beta);
+}
+
+double dt_log_leaf_prob(int32_t depth, double alpha, double beta)
+{
+    return log_leaf_prob(depth, alpha, beta);
+}
+
+/* tabulated for d < 64 (same values as the direct formula) */
+double dt_prior_split(const dt_model *m, int32_t depth)
+{
+    if (depth < 64) return m->prior_split[depth];
+    return log_split_prob(depth, m->alpha, m->beta);
+}
+
+double dt_prior_leaf(const dt_model *m, int32_t depth)
+{
+    if (depth < 64) return m->prior_leaf[depth];
+    return log_leaf_prob(depth, m->alpha, m->beta);
+}
+
+/* mirrors find_leaf: left iff x[var] <= value */
+int32_t dt_find_leaf(const dt_particle *t, const double *x)
+{
+    int32_t k = t->root;
+    const dt_node *nd = t->nodes;
+    while (nd[k].var >= 0) k = x[nd[k].var] <= nd[k].value ? nd[k].left : nd[k].right;
+    return k;
+}
+
+int dt_particle_init(dt_particle *t, int32_t cap_nodes)
+{
+    t->nodes = malloc(sizeof(dt_node) * (size_t)cap_nodes);
+    t->root = -1;
+    t->n_nodes = 0;
+    t->free_head = -1;
+    t->n_free = 0;
+    if (!t->nodes) return ST_ENOMEM;
+    return ST_OK;
+}
+
+/* the statistics block of a leaf (in its point set) */
+double *dt_leaf_stats(const dt_model *m, const dt_particle *t, int32_t leaf)
+{
+    return m->set_stats + (int64_t)t->nodes[leaf].set * m->cfg.sw;
+}
+
+void dt_particle_free(dt_particle *t)
+{
+    free(t->nodes);
+    t->nodes = NULL;
+}
+
+int dt_particle_reserve_nodes(dt_particle *t, int32_t cap_nodes)
+{
+    dt_node *nn = realloc(t->nodes, sizeof(dt_node) * (size_t)cap_nodes);
+    if (!nn) return ST_ENOMEM;
+    t->nodes = nn;
+    return ST_OK;
+}
+
+/* a fresh leaf slot (capacity is reserved by the caller) */
+int32_t dt_node_alloc(dt_particle *t)
+{
+    int32_t k;
+    if (t->free_head >= 0) {
+        k = t->free_head;
+        t->free_head = t->nodes[k].left;
+        t->n_free--;
+    } else {
+        k = t->n_nodes++;
+    }
+    t->nodes[k].left = -1;
+    t->nodes[k].right = -1;
+    t->nodes[k].parent = -1;
+    t->nodes[k].depth = 0;
+    t->nodes[k].var = -1;
+    t->nodes[k].set = -1;
+    t->nodes[k].pad = 0;
+    t->nodes[k].pad2 = 0;
+    t->nodes[k].value = 0.0;
+    return k;
+}
+
+void dt_node_release(dt_particle *t, int32_t k)
+{
+    t->nodes[k].left = t->free_head;
+    t->nodes[k].var = -1;
+    t->nodes[k].depth = -1; /* marks a free slot */
+    t->free_head = k;
+    t->n_free++;
+}
+
+/* explicit copy of a particle (mirrors copy_tree) into dst, whose own point sets must have
+ * been released; dst has the same capacities. Point sets are shared, not copied. */
+void dt_copy_particle(dt_model *m, dt_particle *dst, const dt_particle *src)
+{
+    int32_t k;
+    const dt_node *nd = src->nodes;
+    memcpy(dst->nodes, src->nodes, sizeof(dt_node) * (size_t)src->n_nodes);
+    /* live leaves share their point sets (points and statistics) */
+    for (k = 0; k < src->n_nodes; k++)
+        if (nd[k].var < 0 && nd[k].depth >= 0) m->sets[nd[k].set].refs++;
+    dst->root = src->root;
+    dst->n_nodes = src->n_nodes;
+    dst->free_head = src->free_head;
+    dst->n_free = src->n_free;
+}
+
+/* [spec §4.1 step 2] mirrors subtree_log_score; grown = -1 for none */
+double dt_subtree_log_score(dt_model *m, const dt_particle *t, int32_t top, int32_t grown,
+                            double ell_left, double ell_right)
+{
+    int32_t *stack = m->stack, sp = 0, k;
+    const dt_node *nd = t->nodes;
+    double score = 0.0, below;
+    stack[sp++] = top;
+    while (sp > 0) {
+        k = stack[--sp];
+        if (k == grown) {
+            score = score + dt_prior_split(m, nd[k].depth);
+            below = dt_prior_leaf(m, nd[k].depth + 1);
+            score = score + (below + ell_left);
+            score = score + (below + ell_right);
+        } else if (nd[k].var >= 0) {
+            score = score + dt_prior_split(m, nd[k].depth);
+        } else {
+            score = score + (dt_prior_leaf(m, nd[k].depth) + dt_leaf_stats(m, t, k)[DT_OFF_ELL]);
+        }
+        if (nd[k].var >= 0 && k != grown) {
+            stack[sp++] = nd[k].right;
+            stack[sp++] = nd[k].left;
+        }
+    }
+    return score;
+}
+
+/* mirrors leaves: the leaves under top in preorder; returns their number */
+int32_t dt_collect_leaves(dt_model *m, const dt_particle *t, int32_t top, int32_t *out)
+{
+    int32_t *stack = m->stack, sp = 0, k, count = 0;
+    const dt_node *nd = t->nodes;
+    stack[sp++] = top;
+    while (sp > 0) {
+        k = stack[--sp];
+        if (nd[k].var >= 0) {
+            stack[sp++] = nd[k].right;
+            stack[sp++] = nd[k].left;
+        } else {
+            out[count++] = k;
+        }
+    }
+    return count;
+}
+
+/* the active points of a leaf in arrival order; returns their number */
+int32_t dt_gather_points(const dt_model *m, const dt_particle *t, int32_t leaf, int32_t *out)
+{
+    const dt_pointset *ps = &m->sets[t->nodes[leaf].set];
+    if (ps->n > 0) memcpy(out, ps->pts, sizeof(int32_t) * (size_t)ps->n);
+    return ps->n;
+}
+
+/* ensure a set's capacity; on allocation failure the model is marked broken */
+static int set_reserve(dt_model *m, int32_t id, int32_t need)
+{
+    dt_pointset *ps = &m->sets[id];
+    int32_t cap = ps->cap < 8 ? 8 : ps->cap;
+    int32_t *np;
+    if (need <= ps->cap) return 1;
+    while (cap < need) cap = 2 * cap;
+    np = realloc(ps->pts, sizeof(int32_t) * (size_t)cap);
+    if (!np) {
+        m->broken = 1;
+        return 0;
+    }
+    ps->pts = np;
+    ps->cap = cap;
+    return 1;
+}
+
+/* a new point set holding pts[0..n) with one reference (pool capacity reserved by the
+ * caller; buffers of freed sets are reused) */
+int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
+{
+    int32_t id;
+    if (m->free_set >= 0) {
+        id = m->free_set;
+        m->free_set = m->sets[id].next_free;
+    } else {
+        id = m->n_sets++;
+        m->sets[id].pts = NULL;
+        m->sets[id].cap = 0;
+    }
+    m->sets[id].refs = 1;
+    m->sets[id].n = 0;
+    m->sets[id].next_free = -1;
+    if (n > 0 && set_reserve(m, id, n)) {
+        memcpy(m->sets[id].pts, pts, sizeof(int32_t) * (size_t)n);
+        m->sets[id].n = n;
+    }
+    return id;
+}
+
+void dt_set_release(dt_model *m, int32_t id)
+{
+    if (--m->sets[id].refs == 0) {
+        m->sets[id].next_free = m->free_set;
+        m->free_set = id;
+    }
+}
+
+/* append a point to a leaf's set, copying the set first if another leaf shares it */
+void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
+{
+    int32_t id = t->nodes[leaf].set, fresh;
+    if (m->sets[id].refs > 1) {
+        fresh = dt_set_new(m, NULL, 0);
+        memcpy(m->set_stats + (int64_t)fresh * m->cfg.sw, m->set_stats + (int64_t)id * m->cfg.sw,
+               sizeof(double) * (size_t)m->cfg.sw);
+        if (!set_reserve(m, fresh, m->sets[id].n + 1)) return;
+        memcpy(m->sets[fresh].pts, m->sets[id].pts, sizeof(int32_t) * (size_t)m->sets[id].n);
+        m->sets[fresh].n = m->sets[id].n;
+        dt_set_release(m, id);
+        t->nodes[leaf].set = fresh;
+        id = fresh;
+    }
+    if (!set_reserve(m, id, m->sets[id].n + 1)) return;
+    m->sets[id].pts[m->sets[id].n++] = point;
+}
+
+/* drop the references of every live leaf of a particle (before its buffers are reused) */
+void dt_particle_release_sets(dt_model *m, dt_particle *t)
+{
+    int32_t k;
+    for (k = 0; k < t->n_nodes; k++)
+        if (t->nodes[k].var < 0 && t->nodes[k].depth >= 0) dt_set_release(m, t->nodes[k].set);
+}
+
+/* mirrors height: number of levels (a lone root has height 1) */
+int32_t dt_height(dt_model *m, const dt_particle *t)
+{
+    int32_t *stack = m->stack, sp = 0, k, best = 0;
+    const dt_node *nd = t->nodes;
+    stack[sp++] = t->root;
+    while (sp > 0) {
+        k = stack[--sp];
+        if (nd[k].depth + 1 > best) best = nd[k].depth + 1;
+        if (nd[k].var >= 0) {
+            stack[sp++] = nd[k].right;
+            stack[sp++] = nd[k].left;
+        }
+    }
+    return best;
+}

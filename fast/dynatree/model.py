@@ -1,0 +1,282 @@
+"""``fast`` dynamic trees: the facades of ``reference.dynatree`` on a C engine.
+
+Input validation, label mapping and the public methods are the backend-agnostic code of
+:mod:`reference.dynatree.model` (``RegressorMixin``, ``ClassifierMixin``); all model
+math runs in C (``csrc/dt_*.c``), including the whole ``partial_fit`` loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import Any
+
+from fast._ffi import check, ffi, lib
+from fast.rng import Rng
+from reference.dynatree.leaf_models import CLASS, CONSTANT, LeafConfig
+from reference.dynatree.model import (
+    ClassifierMixin,
+    DynamicTreeBase,
+    RegressionSummary,
+    RegressorMixin,
+    leaf_config,
+)
+from reference.dynatree.params import DynamicTreeParams
+from reference.rng import MASK
+
+
+def _block_to_list(block: Sequence[float], cfg: LeafConfig) -> list[float | int]:
+    """A C stats block in the snapshot order of ``LeafStats.as_list``."""
+    # C layout: n, nu, sy, syy, syg, syyg, bb, logdet, ell, then vectors (core.h)
+    nu, sy, syy, syg, syyg, bb, logdet = (block[1], block[2], block[3], block[4], block[5],
+                                          block[6], block[7])
+    vec = list(block[9:])
+    if cfg.kind == CONSTANT:
+        return [nu, sy, syy, syg, syyg]
+    if cfg.kind == CLASS:
+        c = cfg.n_classes
+        return [nu, *[int(v) for v in vec[:c]], *vec[c:2 * c]]
+    return [nu, sy, syy, syyg, *vec, bb, logdet]
+
+
+def _list_to_block(values: Sequence[Any], n: int, ell: float, cfg: LeafConfig) -> list[float]:
+    """Inverse of :func:`_block_to_list` (for unpickling)."""
+    if cfg.kind == CONSTANT:
+        nu, sy, syy, syg, syyg = values
+        return [float(n), nu, sy, syy, syg, syyg, 0.0, 0.0, ell]
+    if cfg.kind == CLASS:
+        return [float(n), values[0], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, ell,
+                *[float(v) for v in values[1:]]]
+    nu, sy, syy, syyg = values[0], values[1], values[2], values[3]
+    bb, logdet = values[-2], values[-1]
+    return [float(n), nu, sy, syy, 0.0, syyg, bb, logdet, ell, *values[4:-2]]
+
+
+class FastEngine(DynamicTreeBase):
+    """The C particle cloud behind the ``fast`` facades."""
+
+    _h: Any
+    _cfg: LeafConfig
+
+    def _engine_reset(self) -> None:
+        self._h = None
+        self._pending_rng = Rng(self._params.seed)
+
+    @property
+    def rng(self) -> Any:
+        """The model's generator (``state`` readable and settable)."""
+        if self._h is None:
+            return self._pending_rng
+        return Rng._wrap(lib.dt_model_rng(self._h))
+
+    def _engine_init(self, d: int, n_classes: int) -> None:
+        p = self._params
+        cfg = leaf_config(p, d, n_classes)
+        h = lib.dt_model_new(cfg.kind, cfg.p, int(cfg.augmented), cfg.delta, cfg.n_classes,
+                             cfg.nu0, cfg.s20, d, p.resolved_min_leaf(d),
+                             p.resolved_nstart(d), p.n_particles, float(p.alpha),
+                             float(p.beta), p.seed & MASK)
+        if h == ffi.NULL:
+            raise MemoryError("dt_model_new failed")
+        self._h = ffi.gc(h, lib.dt_model_free)
+        self._cfg = cfg
+        state = self._pending_rng.state
+        wrapped = Rng._wrap(lib.dt_model_rng(self._h))
+        wrapped.state = state
+
+    def _engine_learn(self, rows: list[list[float]], targets: list[float]) -> list[float]:
+        n = len(rows)
+        flat = ffi.new("double[]", [v for row in rows for v in row])
+        ys = ffi.new("double[]", targets)
+        out = ffi.new("double[]", n)
+        check(lib.dt_model_learn(self._h, flat, ys, n, out), "dt_model_learn")
+        return [out[i] for i in range(n)]
+
+    def _engine_lml(self) -> float:
+        return float(self._h.lml)
+
+    def _engine_regression(self, row: list[float]) -> RegressionSummary:
+        out = ffi.new("double[5]")
+        check(lib.dt_model_regression(self._h, ffi.new("double[]", row), out), "predict")
+        return out[0], out[1], out[2], out[3], out[4]
+
+    def _engine_class(self, row: list[float]) -> tuple[list[float], float]:
+        c = self._cfg.n_classes
+        probs = ffi.new("double[]", c)
+        ent = ffi.new("double *")
+        check(lib.dt_model_class(self._h, ffi.new("double[]", row), probs, ent), "predict")
+        return [probs[k] for k in range(c)], ent[0]
+
+    def _engine_trees(self) -> list[tuple[int, int, int]]:
+        n = self._params.n_particles
+        out = ffi.new("int32_t[]", 3 * n)
+        check(lib.dt_model_trees(self._h, out), "trees")
+        return [(out[3 * i], out[3 * i + 1], out[3 * i + 2]) for i in range(n)]
+
+    def _export_particle(self, i: int) -> list[list[object]]:
+        sw = int(self._h.cfg.sw)
+        nn = ffi.new("int32_t *")
+        npts = ffi.new("int32_t *")
+        check(lib.dt_model_particle_size(self._h, i, nn, npts), "export")
+        n_nodes = nn[0]
+        ints = ffi.new("int32_t[]", 3 * n_nodes)
+        dbls = ffi.new("double[]", n_nodes * (sw + 1))
+        pts = ffi.new("int32_t[]", max(npts[0], 1))
+        check(lib.dt_model_export_particle(self._h, i, ints, dbls, pts), "export")
+        out: list[list[object]] = []
+        off = 0
+        buf = ffi.unpack(dbls, n_nodes * (sw + 1))
+        for a in range(n_nodes):
+            depth, var, cnt = ints[3 * a], ints[3 * a + 1], ints[3 * a + 2]
+            if var >= 0:
+                out.append([depth, var, buf[a * (sw + 1)]])
+            else:
+                block = buf[a * (sw + 1) + 1:(a + 1) * (sw + 1)]
+                out.append([depth, -1, ffi.unpack(pts + off, cnt) if cnt else [],
+                            _block_to_list(block, self._cfg), block[8]])
+                off += cnt
+        return out
+
+    def _engine_snapshot(self) -> dict[str, Any]:
+        h = self._h
+        n = int(h.n)
+        d = int(h.d)
+        xs = ffi.unpack(h.X, n * d) if n else []
+        return {"log_marginal_likelihood": float(h.lml),
+                "rng_state": list(self.rng.state),
+                "X": [xs[i * d:(i + 1) * d] for i in range(n)],
+                "y": ffi.unpack(h.y, n) if n else [],
+                "particles": [self._export_particle(i)
+                              for i in range(self._params.n_particles)]}
+
+    # -- pickling and copying: export the state, rebuild the C model from it ----------------
+    def __getstate__(self) -> dict[str, Any]:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_h", "_pending_rng")}
+        state["_snap"] = self.snapshot()
+        state["_rng_state"] = self.rng.state
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        snap = state.pop("_snap")
+        rng_state = state.pop("_rng_state")
+        self.__dict__.update(state)
+        self._h = None
+        self._pending_rng = Rng(0)
+        self._pending_rng.state = rng_state
+        if self._d is None:
+            return
+        n_classes = self._cfg.n_classes
+        self._engine_init(self._d, n_classes)
+        sizes: list[int] = []
+        ints: list[int] = []
+        dbls: list[float] = []
+        pts: list[int] = []
+        for tree in snap["particles"]:
+            sizes.append(len(tree))
+            for rec in tree:
+                if rec[1] >= 0:
+                    ints += [rec[0], rec[1], 0]
+                    dbls += [rec[2]] + [0.0] * self._h.cfg.sw
+                else:
+                    points = rec[2]
+                    ints += [rec[0], -1, len(points)]
+                    dbls += [0.0] + _list_to_block(rec[3], len(points), rec[4], self._cfg)
+                    pts += points
+        n = len(snap["y"])
+        check(lib.dt_model_import(
+            self._h, ffi.new("double[]", [v for row in snap["X"] for v in row]),
+            ffi.new("double[]", snap["y"]), n, snap["log_marginal_likelihood"],
+            ffi.new("int32_t[]", sizes), ffi.new("int32_t[]", ints),
+            ffi.new("double[]", dbls), ffi.new("int32_t[]", pts)), "import")
+        Rng._wrap(lib.dt_model_rng(self._h)).state = rng_state
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Any:
+        import pickle
+
+        return pickle.loads(pickle.dumps(self))
+
+
+class DynamicTreeRegressor(RegressorMixin, FastEngine):
+    """Dynamic tree regression with particle learning [AG13, §2; TGP11].
+
+    The C engine behind the API of ``reference.DynamicTreeRegressor`` (same results,
+    step by step).
+
+    Parameters
+    ----------
+    leaf : {"constant", "linear"}
+        Leaf model.
+    intercept : {"implicit", "augmented", "none"}
+        Intercept treatment of linear leaves.
+    n_particles : int
+        Number of particles ``N``.
+    alpha, beta : float
+        Tree prior ``p_split(d) = alpha (1 + d)^-beta``.
+    min_leaf : int or None
+        Minimum active points per leaf (``None``: 4 constant, ``2 d + 4`` linear).
+    nstart : int or None
+        Points placed in the root before particle learning (``None``: ``min_leaf``).
+    nu0, s20 : float
+        Inverse-gamma prior on leaf variances (default: improper ``1/sigma^2``).
+    seed : int
+        Seed of the generator.
+    """
+
+    def __init__(self, *, leaf: str = "constant", intercept: str = "implicit",
+                 n_particles: int = 1000, alpha: float = 0.95, beta: float = 2.0,
+                 min_leaf: int | None = None, nstart: int | None = None, nu0: float = 0.0,
+                 s20: float = 0.0, seed: int = 0) -> None:
+        if leaf not in ("constant", "linear"):
+            raise ValueError(f"leaf must be 'constant' or 'linear', got {leaf!r}")
+        self._params = DynamicTreeParams(
+            leaf=leaf, intercept=intercept, n_particles=n_particles, alpha=alpha, beta=beta,
+            min_leaf=min_leaf, nstart=nstart, nu0=nu0, s20=s20, seed=seed).validate()
+        self._reset()
+        self._engine_reset()
+
+    def get_params(self) -> dict[str, Any]:
+        """Constructor arguments as a dict."""
+        p = self._params
+        return {"leaf": p.leaf, "intercept": p.intercept, "n_particles": p.n_particles,
+                "alpha": p.alpha, "beta": p.beta, "min_leaf": p.min_leaf,
+                "nstart": p.nstart, "nu0": p.nu0, "s20": p.s20, "seed": p.seed}
+
+
+class DynamicTreeClassifier(ClassifierMixin, FastEngine):
+    """Dynamic tree classification with multinomial leaves and particle learning [AG13].
+
+    The C engine behind the API of ``reference.DynamicTreeClassifier`` (same results,
+    step by step).
+
+    Parameters
+    ----------
+    classes : sequence of hashable or None
+        The labels, in the order of ``classes_``.
+    n_particles : int
+        Number of particles ``N``.
+    alpha, beta : float
+        Tree prior ``p_split(d) = alpha (1 + d)^-beta``.
+    min_leaf : int or None
+        Minimum active points per leaf (``None``: 1).
+    nstart : int or None
+        Points placed in the root before particle learning (``None``: ``min_leaf``).
+    seed : int
+        Seed of the generator.
+    """
+
+    def __init__(self, *, classes: Sequence[Hashable] | None = None, n_particles: int = 1000,
+                 alpha: float = 0.95, beta: float = 2.0, min_leaf: int | None = None,
+                 nstart: int | None = None, seed: int = 0) -> None:
+        self._params = DynamicTreeParams(
+            leaf="class", n_particles=n_particles, alpha=alpha, beta=beta,
+            min_leaf=min_leaf, nstart=nstart, seed=seed).validate()
+        self._set_classes(classes)
+        self._init_classes = None if classes is None else list(classes)
+        self._reset()
+        self._engine_reset()
+
+    def get_params(self) -> dict[str, Any]:
+        """Constructor arguments as a dict."""
+        p = self._params
+        return {"classes": self._init_classes, "n_particles": p.n_particles,
+                "alpha": p.alpha, "beta": p.beta, "min_leaf": p.min_leaf,
+                "nstart": p.nstart, "seed": p.seed}

@@ -1,0 +1,114 @@
+"""Input validation shared by both backends' dynamic-tree facades (api.md "Errors").
+
+Every check runs before any state change, so a rejected call leaves the model unchanged,
+and both backends raise the same exception class (``ValueError``) for bad data.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+
+def row_values(x: Any, keys: list[Hashable] | None, d: int | None) -> list[float]:
+    """``x`` as a list of finite floats of length ``d`` (the first row fixes ``d``).
+
+    A ``Mapping`` is read in the key order of the first mapping row (``keys``); it must
+    have exactly those keys. Raises ``ValueError`` for a wrong dimension, non-numeric,
+    NaN or infinite values, or an empty row.
+    """
+    if isinstance(x, Mapping):
+        if keys is None:
+            if d is not None:
+                raise ValueError("x is a mapping but the model was fitted on sequences")
+            keys = list(x.keys())
+        if set(x.keys()) != set(keys) or len(x) != len(keys):
+            raise ValueError(f"x must have the keys {keys!r}, got {list(x.keys())!r}")
+        raw: Sequence[Any] = [x[k] for k in keys]
+    elif isinstance(x, (str, bytes)):
+        raise ValueError("x must be a sequence of numbers, got a string")
+    else:
+        try:
+            raw = list(np.asarray(x, dtype=object).ravel()) if isinstance(x, np.ndarray) \
+                else list(x)
+        except TypeError as exc:
+            raise ValueError(f"x must be a sequence of numbers, got {type(x).__name__}") \
+                from exc
+    values: list[float] = []
+    for v in raw:
+        if isinstance(v, (str, bytes, bool, np.bool_)) or v is None:
+            raise ValueError(f"x must contain numbers, got {v!r}")
+        try:
+            f = float(v)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"x must contain numbers, got {v!r}") from exc
+        if not math.isfinite(f):
+            raise ValueError("x must not contain NaN or infinite values")
+        values.append(f)
+    if not values:
+        raise ValueError("x must not be empty")
+    if d is not None and len(values) != d:
+        raise ValueError(f"x must have {d} features, got {len(values)}")
+    return values
+
+
+def first_keys(x: Any) -> list[Hashable] | None:
+    """The key order fixed by a first mapping row (None for sequences)."""
+    return list(x.keys()) if isinstance(x, Mapping) else None
+
+
+def target_value(y: Any) -> float:
+    """A regression target as a finite float (``ValueError`` otherwise)."""
+    if isinstance(y, (str, bytes, bool, np.bool_)) or y is None:
+        raise ValueError(f"y must be a number, got {y!r}")
+    try:
+        f = float(y)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"y must be a number, got {y!r}") from exc
+    if not math.isfinite(f):
+        raise ValueError("y must not be NaN or infinite")
+    return f
+
+
+def batch_rows(X: Any, keys: list[Hashable] | None, d: int | None) -> list[list[float]]:
+    """All rows of a batch, validated; the first row fixes ``d`` if it is unknown."""
+    if isinstance(X, np.ndarray):
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-D, got {X.ndim} dimension(s)")
+        if X.dtype.kind in "fiu" and X.shape[1] > 0:
+            # numeric array: one vectorised check at the API boundary
+            if d is not None and X.shape[1] != d:
+                raise ValueError(f"x must have {d} features, got {X.shape[1]}")
+            if not bool(np.isfinite(X).all()):
+                raise ValueError("x must not contain NaN or infinite values")
+            table: list[list[float]] = X.astype(np.float64).tolist()
+            return table
+        rows_in: list[Any] = list(X)
+    else:
+        try:
+            rows_in = list(X)
+        except TypeError as exc:
+            raise ValueError("X must be a 2-D array or a sequence of rows") from exc
+    rows: list[list[float]] = []
+    for row in rows_in:
+        if keys is None and d is None and isinstance(row, Mapping):
+            keys = list(row.keys())
+        values = row_values(row, keys, d)
+        if d is None:
+            d = len(values)
+        rows.append(values)
+    return rows
+
+
+def batch_targets(y: Any, n: int) -> list[Any]:
+    """The targets of a batch as a list of length ``n``."""
+    try:
+        values = list(np.asarray(y).ravel()) if isinstance(y, np.ndarray) else list(y)
+    except TypeError as exc:
+        raise ValueError("y must be a sequence") from exc
+    if len(values) != n:
+        raise ValueError(f"X has {n} rows but y has {len(values)} values")
+    return values

@@ -1,0 +1,506 @@
+"""Conjugate leaf models: sufficient statistics, evidence and predictive [AG13, Eq. 1].
+
+Three leaf models share one statistics record, :class:`LeafStats`:
+
+* constant: ``y | eta ~ N(mu, sigma^2)``, statistics ``(S_y, S_yy)`` (§3.1);
+* linear: ``y | x, eta ~ N(mu + beta' x, sigma^2)`` with an implicit (centred), augmented
+  (ones column) or no intercept, statistics ``(G, b, S_yy)`` (§3.2);
+* class (multinomial): Dirichlet(1/C, ..., 1/C) prior, statistics = class counts (§3.3).
+
+Section numbers ``§`` refer to ``dynamic_trees.md``. The retired-information fields
+(``nu``, ``syg``, ``syyg``, ``Gg``, ``bg``, ``gcounts``) are part of every formula but stay 0
+until data retirement (a later issue) is implemented. C twin: ``csrc/dt_leaf_models.c``.
+
+Notation
+--------
+``n``            active points in the leaf; ``nu`` retired (discounted) mass.
+``sy, syy``      sum of y and of y^2 over the active points.
+``syg, syyg``    the same over retired points.
+``G, b``         Gram matrix and X'y of the regressors (row-major ``p*p`` list), ``p = bmax``.
+``ginv``         ``G^-1``; ``log_det_ginv`` = log |G^-1|; ``beta`` = G^-1 b; ``bb`` = beta' G beta.
+``xbar``         column means of the active regressors (implicit intercept only).
+``delta``        1 if the intercept is implied by the leaf mean, else 0.
+``dm``           number of mean parameters in use: ``delta + (p if bb > 0 else 0)``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from reference.special import lgamma, student_t_logpdf
+
+CONSTANT = 0
+LINEAR = 1
+CLASS = 2
+
+PI = 3.141592653589793
+LOG_2_OVER_PI = math.log(2.0 / PI)
+"""log(2/pi): dynaTree's evidence constant (§3.1, §11 item 1); textbook value log(2 pi)."""
+
+NEG_INF = -math.inf
+
+
+@dataclass(frozen=True)
+class LeafConfig:
+    """What a leaf needs to know about its model (fixed when the first row arrives).
+
+    Parameters
+    ----------
+    kind : int
+        ``CONSTANT``, ``LINEAR`` or ``CLASS``.
+    p : int
+        ``bmax``: number of regressors of a linear leaf (0 otherwise).
+    augmented : bool
+        Linear leaf with a prepended ones column.
+    delta : int
+        1 for an implicit intercept, else 0.
+    n_classes : int
+        ``C`` for the class leaf (0 otherwise).
+    nu0, s20 : float
+        Inverse-gamma variance prior.
+    """
+
+    kind: int
+    p: int
+    augmented: bool
+    delta: int
+    n_classes: int
+    nu0: float
+    s20: float
+
+
+class LeafStats:
+    """Sufficient statistics of one leaf (``dynamic_trees.md`` §1.2).
+
+    ``log_evidence`` caches ``ell_eta`` of the current statistics; every function that
+    changes the statistics refreshes it with :func:`refresh`.
+    """
+
+    __slots__ = ("n", "nu", "sy", "syy", "syg", "syyg", "counts", "gcounts", "xbar", "G",
+                 "b", "Gg", "bg", "ginv", "beta", "bb", "log_det_ginv", "log_evidence")
+
+    def __init__(self, cfg: LeafConfig) -> None:
+        p = cfg.p
+        self.n = 0
+        self.nu = 0.0
+        self.sy = 0.0
+        self.syy = 0.0
+        self.syg = 0.0
+        self.syyg = 0.0
+        self.counts = [0] * cfg.n_classes
+        self.gcounts = [0.0] * cfg.n_classes
+        self.xbar = [0.0] * p
+        self.G = [0.0] * (p * p)
+        self.b = [0.0] * p
+        self.Gg = [0.0] * (p * p)
+        self.bg = [0.0] * p
+        self.ginv = [0.0] * (p * p)
+        self.beta = [0.0] * p
+        self.bb = 0.0
+        self.log_det_ginv = 0.0
+        self.log_evidence = 0.0
+
+    def copy(self) -> LeafStats:
+        """An independent copy (lists copied, numbers shared)."""
+        other = LeafStats.__new__(LeafStats)
+        for name in LeafStats.__slots__:
+            value = getattr(self, name)
+            setattr(other, name, list(value) if isinstance(value, list) else value)
+        return other
+
+    def as_list(self, cfg: LeafConfig) -> list[float | int]:
+        """The statistics in snapshot order (constant / class / linear, see module doc)."""
+        if cfg.kind == CONSTANT:
+            return [self.nu, self.sy, self.syy, self.syg, self.syyg]
+        if cfg.kind == CLASS:
+            return [self.nu, *self.counts, *self.gcounts]
+        return [self.nu, self.sy, self.syy, self.syyg, *self.xbar, *self.G, *self.b,
+                *self.Gg, *self.bg, *self.ginv, *self.beta, self.bb, self.log_det_ginv]
+
+
+def regressors(x: Sequence[float], cfg: LeafConfig) -> list[float]:
+    """The regressor vector ``z`` of a linear leaf: ``(1, x)`` if augmented, else ``x``."""
+    if cfg.augmented:
+        return [1.0, *x]
+    return list(x)
+
+
+# ---------------------------------------------------------------------------------------
+# Linear algebra for the linear leaf (written out, same loops in C)
+# ---------------------------------------------------------------------------------------
+
+def calculate_linear(st: LeafStats, cfg: LeafConfig) -> None:
+    """Derived regression quantities ``G^-1, log|G^-1|, beta, bb`` (§3.2 steps 1-4).
+
+    Cholesky ``G = L L'``; on a zero ``G``, a non-positive pivot or ``bb <= 0`` the leaf
+    falls back to ``G^-1 = 0``, ``log|G^-1| = 0``, ``beta = 0`` (so ``p_lin = 0``: constant
+    model for the implicit intercept, zero-mean model otherwise).
+
+    Deviation: the stored ``G`` is never overwritten on a failed factorisation (§0 item 2;
+    dynaTree zeroes it), and ``beta`` is zeroed together with ``G^-1`` in the fall-back.
+    """
+    p = cfg.p
+    G = st.G
+    ok = False
+    for k in range(p * p):
+        if G[k] != 0.0:
+            ok = True
+            break
+    low = [0.0] * (p * p)
+    if ok:
+        for j in range(p):
+            s = G[j * p + j]
+            for k in range(j):
+                s = s - low[j * p + k] * low[j * p + k]
+            if not s > 0.0:
+                ok = False
+                break
+            low[j * p + j] = math.sqrt(s)
+            for i in range(j + 1, p):
+                t = G[i * p + j]
+                for k in range(j):
+                    t = t - low[i * p + k] * low[j * p + k]
+                low[i * p + j] = t / low[j * p + j]
+    if not ok:
+        _linear_fallback(st, p)
+        return
+    # M = L^-1 (lower triangular), then G^-1 = M' M
+    inv = [0.0] * (p * p)
+    for j in range(p):
+        inv[j * p + j] = 1.0 / low[j * p + j]
+        for i in range(j + 1, p):
+            t = 0.0
+            for k in range(j, i):
+                t = t + low[i * p + k] * inv[k * p + j]
+            inv[i * p + j] = -t / low[i * p + i]
+    for i in range(p):
+        for j in range(p):
+            t = 0.0
+            for k in range(i if i > j else j, p):
+                t = t + inv[k * p + i] * inv[k * p + j]
+            st.ginv[i * p + j] = t
+    s = 0.0
+    for j in range(p):
+        s = s + math.log(low[j * p + j])
+    st.log_det_ginv = -2.0 * s
+    for i in range(p):
+        t = 0.0
+        for j in range(p):
+            t = t + st.ginv[i * p + j] * st.b[j]
+        st.beta[i] = t
+    bb = 0.0
+    for i in range(p):
+        t = 0.0
+        for j in range(p):
+            t = t + G[i * p + j] * st.beta[j]
+        bb = bb + st.beta[i] * t
+    st.bb = bb
+    if not bb > 0.0:
+        _linear_fallback(st, p)
+
+
+def _linear_fallback(st: LeafStats, p: int) -> None:
+    """``G^-1 := 0``, ``log|G^-1| := 0``, ``beta := 0``, ``bb := 0`` (§3.2 fall-back)."""
+    for k in range(p * p):
+        st.ginv[k] = 0.0
+    for k in range(p):
+        st.beta[k] = 0.0
+    st.bb = 0.0
+    st.log_det_ginv = 0.0
+
+
+def _add_outer(G: list[float], b: list[float], z: Sequence[float], y: float, p: int) -> None:
+    """``G += z z'`` (upper triangle, mirrored) and ``b += z y``."""
+    for j in range(p):
+        b[j] = b[j] + z[j] * y
+        for k in range(j, p):
+            G[j * p + k] = G[j * p + k] + z[j] * z[k]
+            G[k * p + j] = G[j * p + k]
+
+
+def linear_implicit_from_points(st: LeafStats, cfg: LeafConfig, points: Sequence[int],
+                                X: Sequence[Sequence[float]], y: Sequence[float]) -> None:
+    """Centred statistics of an implicit-intercept linear leaf, from scratch (§3.2 item 1).
+
+    ``xbar`` = column means, ``G = Xc' Xc``, ``b = Xc' (y - ybar)``, plus ``S_y, S_yy``;
+    points in arrival order.
+    """
+    p = cfg.p
+    n = len(points)
+    sy = 0.0
+    syy = 0.0
+    xbar = [0.0] * p
+    for i in points:
+        yi = y[i]
+        sy = sy + yi
+        syy = syy + yi * yi
+        xi = X[i]
+        for j in range(p):
+            xbar[j] = xbar[j] + xi[j]
+    ybar = 0.0
+    if n > 0:
+        for j in range(p):
+            xbar[j] = xbar[j] / float(n)
+        ybar = sy / float(n)
+    G = [0.0] * (p * p)
+    b = [0.0] * p
+    dx = [0.0] * p
+    for i in points:
+        xi = X[i]
+        for j in range(p):
+            dx[j] = xi[j] - xbar[j]
+        _add_outer(G, b, dx, y[i] - ybar, p)
+    st.n = n
+    st.sy = sy
+    st.syy = syy
+    st.xbar = xbar
+    st.G = G
+    st.b = b
+    calculate_linear(st, cfg)
+
+
+# ---------------------------------------------------------------------------------------
+# Building statistics: insert one point, from scratch (grow), merge (prune)
+# ---------------------------------------------------------------------------------------
+
+def add_point(st: LeafStats, cfg: LeafConfig, points: Sequence[int], index: int,
+              X: Sequence[Sequence[float]], y: Sequence[float]) -> None:
+    """Insert active point ``index`` (already appended to ``points``) into the statistics.
+
+    Constant: ``S_y += y``, ``S_yy += y^2``; class: ``c_y += 1``; explicit-intercept linear:
+    ``G += z z'``, ``b += z y``, ``S_yy += y^2`` and re-inversion; implicit linear: full
+    recomputation (§4.1 step 1). Refreshes ``log_evidence``.
+    """
+    yi = y[index]
+    if cfg.kind == CONSTANT:
+        st.n += 1
+        st.sy = st.sy + yi
+        st.syy = st.syy + yi * yi
+    elif cfg.kind == CLASS:
+        st.n += 1
+        st.counts[int(yi)] += 1
+    elif cfg.delta == 1:
+        linear_implicit_from_points(st, cfg, points, X, y)
+    else:
+        st.n += 1
+        st.syy = st.syy + yi * yi
+        _add_outer(st.G, st.b, regressors(X[index], cfg), yi, cfg.p)
+        calculate_linear(st, cfg)
+    refresh(st, cfg)
+
+
+def stats_from_points(cfg: LeafConfig, points: Sequence[int], X: Sequence[Sequence[float]],
+                      y: Sequence[float], parent: LeafStats | None = None) -> LeafStats:
+    """Statistics of a new leaf holding ``points`` (a grow child, §4.5 and §6.4).
+
+    Active statistics from scratch in arrival order; if ``parent`` has retired mass
+    ``nu != 0``, the child receives the share ``rho = n_child / n_parent`` of every
+    retired statistic and adds it to its totals.
+    """
+    st = LeafStats(cfg)
+    if cfg.kind == LINEAR and cfg.delta == 1:
+        linear_implicit_from_points(st, cfg, points, X, y)
+        refresh(st, cfg)
+        return st
+    for i in points:
+        yi = y[i]
+        st.n += 1
+        if cfg.kind == CONSTANT:
+            st.sy = st.sy + yi
+            st.syy = st.syy + yi * yi
+        elif cfg.kind == CLASS:
+            st.counts[int(yi)] += 1
+        else:
+            st.syy = st.syy + yi * yi
+            _add_outer(st.G, st.b, regressors(X[i], cfg), yi, cfg.p)
+    if parent is not None and parent.nu != 0.0:
+        _receive_retired_share(st, cfg, parent, float(st.n) / float(parent.n))
+    if cfg.kind == LINEAR:
+        calculate_linear(st, cfg)
+    refresh(st, cfg)
+    return st
+
+
+def _receive_retired_share(st: LeafStats, cfg: LeafConfig, parent: LeafStats,
+                           rho: float) -> None:
+    """Proportional split of retired statistics on a grow [AG13, §3.2]; §6.4."""
+    st.nu = rho * parent.nu
+    st.syg = rho * parent.syg
+    st.syyg = rho * parent.syyg
+    for k in range(cfg.n_classes):
+        st.gcounts[k] = rho * parent.gcounts[k]
+    for k in range(cfg.p * cfg.p):
+        st.Gg[k] = rho * parent.Gg[k]
+        st.G[k] = st.G[k] + st.Gg[k]
+    for k in range(cfg.p):
+        st.bg[k] = rho * parent.bg[k]
+        st.b[k] = st.b[k] + st.bg[k]
+
+
+def merge_stats(cfg: LeafConfig, leaves: Sequence[LeafStats], points: Sequence[int],
+                X: Sequence[Sequence[float]], y: Sequence[float]) -> LeafStats:
+    """Statistics of the leaf that replaces a pruned subtree (§4.1 step 5, §6.4).
+
+    Additive over the leaves (preorder): active and retired sums, and for the explicit
+    linear leaf the totals ``G, b``; the implicit linear leaf is recomputed from the union
+    ``points`` (arrival order).
+    """
+    st = LeafStats(cfg)
+    for leaf in leaves:
+        st.nu = st.nu + leaf.nu
+        st.syg = st.syg + leaf.syg
+        st.syyg = st.syyg + leaf.syyg
+        for k in range(cfg.n_classes):
+            st.gcounts[k] = st.gcounts[k] + leaf.gcounts[k]
+        for k in range(cfg.p * cfg.p):
+            st.Gg[k] = st.Gg[k] + leaf.Gg[k]
+        for k in range(cfg.p):
+            st.bg[k] = st.bg[k] + leaf.bg[k]
+    if cfg.kind == LINEAR and cfg.delta == 1:
+        linear_implicit_from_points(st, cfg, points, X, y)
+        refresh(st, cfg)
+        return st
+    for leaf in leaves:
+        st.n += leaf.n
+        st.sy = st.sy + leaf.sy
+        st.syy = st.syy + leaf.syy
+        for k in range(cfg.n_classes):
+            st.counts[k] += leaf.counts[k]
+        for k in range(cfg.p * cfg.p):
+            st.G[k] = st.G[k] + leaf.G[k]
+        for k in range(cfg.p):
+            st.b[k] = st.b[k] + leaf.b[k]
+    if cfg.kind == LINEAR:
+        calculate_linear(st, cfg)
+    refresh(st, cfg)
+    return st
+
+
+# ---------------------------------------------------------------------------------------
+# Evidence and predictive
+# ---------------------------------------------------------------------------------------
+
+def regression_summary(st: LeafStats, cfg: LeafConfig) -> tuple[float, float, float, float,
+                                                                  float]:
+    """The shared regression core ``(mu0, Q, Q_p, df, dm)`` of §3.0 [CODE Tree::Regression].
+
+    ``ybar = S_y/n``, ``S2_y = S_yy - n ybar^2``,
+    ``Q_p = nu0 s20 + S^g_yy - [nu>0] (S^g_y)^2/nu + [nu>0, n>0] nu n/(nu+n) (ybar - S^g_y/nu)^2``,
+    ``df = nu0 + nu + n - dm``, ``Q = S2_y - bb + Q_p``, ``mu0 = ybar`` (or the pooled mean).
+    """
+    n = float(st.n)
+    plin = cfg.p if (cfg.kind == LINEAR and st.bb > 0.0) else 0
+    dm = float(cfg.delta + plin)
+    ybar = st.sy / n if st.n > 0 else 0.0
+    s2y = st.syy - n * ybar * ybar
+    qp = cfg.nu0 * cfg.s20 + st.syyg
+    if st.nu > 0.0:
+        qp = qp - st.syg * st.syg / st.nu
+        if st.n > 0:
+            dev = ybar - st.syg / st.nu
+            qp = qp + st.nu * n / (st.nu + n) * dev * dev
+    df = cfg.nu0 + st.nu + n - dm
+    q = s2y - st.bb + qp
+    mu0 = ybar if st.nu == 0.0 else (st.syg + st.sy) / (st.nu + n)
+    return mu0, q, qp, df, dm
+
+
+def regression_log_evidence(st: LeafStats, cfg: LeafConfig) -> float:
+    """Log marginal likelihood ``ell_eta`` of a constant or linear leaf (§3.1, §3.2).
+
+    ``ell = -(n - dm)/2 log(2/pi) - [delta][n>0] log(n)/2 + [delta][nu>0] log(nu)/2
+    - df/2 log(Q/2) + lgamma(df/2) + [nu0+nu>0, Q_p>0] ((nu0+nu)/2 log(Q_p/2)
+    - lgamma((nu0+nu)/2)) + log|G^-1|/2`` (the last term for linear leaves).
+
+    Deviation: ``-inf`` also when ``df <= 0`` (dynaTree would evaluate lgamma there); the
+    constant is dynaTree's ``log(2/pi)`` (§0 item 1, see the tutorial for why).
+    """
+    _, q, qp, df, dm = regression_summary(st, cfg)
+    if not q > 0.0 or not df > 0.0:
+        return NEG_INF
+    n = float(st.n)
+    ell = -0.5 * (n - dm) * LOG_2_OVER_PI
+    if cfg.delta == 1:
+        if st.n > 0:
+            ell = ell - 0.5 * math.log(n)
+        if st.nu > 0.0:
+            ell = ell + 0.5 * math.log(st.nu)
+    ell = ell - 0.5 * df * math.log(q / 2.0) + lgamma(df / 2.0)
+    prior_df = cfg.nu0 + st.nu
+    if prior_df > 0.0 and qp > 0.0:
+        ell = ell + (0.5 * prior_df * math.log(qp / 2.0) - lgamma(prior_df / 2.0))
+    if cfg.kind == LINEAR:
+        ell = ell + 0.5 * st.log_det_ginv
+    return ell
+
+
+def class_log_evidence(st: LeafStats, cfg: LeafConfig) -> float:
+    """Dirichlet-multinomial evidence of a class leaf (§3.3).
+
+    ``ell = -lgamma(n + nu + 1) + sum_k lgamma(c_k + a_k + 1/C) - C lgamma(1/C)``.
+    """
+    inv_c = 1.0 / float(cfg.n_classes)
+    ell = -lgamma(float(st.n) + st.nu + 1.0)
+    for k in range(cfg.n_classes):
+        ell = ell + lgamma(float(st.counts[k]) + st.gcounts[k] + inv_c)
+    return ell - float(cfg.n_classes) * lgamma(inv_c)
+
+
+def refresh(st: LeafStats, cfg: LeafConfig) -> None:
+    """Recompute the cached ``log_evidence`` after a change of the statistics."""
+    if cfg.kind == CLASS:
+        st.log_evidence = class_log_evidence(st, cfg)
+    else:
+        st.log_evidence = regression_log_evidence(st, cfg)
+
+
+def regression_predictive(st: LeafStats, cfg: LeafConfig,
+                          x: Sequence[float]) -> tuple[float, float, float, bool]:
+    """Student-t predictive ``(location, scale, df, proper)`` at ``x`` in the leaf (§3.1-3.2).
+
+    ``h = delta/(n+nu) + (z - xbar)' G^-1 (z - xbar)``, location ``mu0 + (z - xbar)' beta``,
+    ``scale = sqrt(Q (1 + h) / df)``. ``proper`` is False when ``df <= 0`` or ``Q <= 0``
+    (then the scale is ``inf``, §0 item 3).
+    """
+    mu0, q, _, df, _ = regression_summary(st, cfg)
+    tot = float(st.n) + st.nu
+    h = 0.0
+    if cfg.delta == 1 and tot > 0.0:
+        h = 1.0 / tot
+    loc = mu0
+    if cfg.kind == LINEAR and st.bb > 0.0:
+        p = cfg.p
+        z = regressors(x, cfg)
+        dx = [0.0] * p
+        for j in range(p):
+            dx[j] = z[j] - st.xbar[j]
+        quad = 0.0
+        lin = 0.0
+        for i in range(p):
+            t = 0.0
+            for j in range(p):
+                t = t + st.ginv[i * p + j] * dx[j]
+            quad = quad + dx[i] * t
+            lin = lin + dx[i] * st.beta[i]
+        h = h + quad
+        loc = mu0 + lin
+    if not q > 0.0 or not df > 0.0:
+        return loc, math.inf, df, False
+    return loc, math.sqrt(q * (1.0 + h) / df), df, True
+
+
+def regression_density(st: LeafStats, cfg: LeafConfig, x: Sequence[float],
+                       y: float) -> tuple[float, bool]:
+    """Predictive density ``t_df((y - loc)/scale)/scale`` and whether it is proper (§5.2)."""
+    loc, scale, df, proper = regression_predictive(st, cfg, x)
+    if not proper:
+        return 0.0, False
+    return math.exp(student_t_logpdf((y - loc) / scale, df)) / scale, True
+
+
+def class_probability(st: LeafStats, cfg: LeafConfig, k: int) -> float:
+    """``p(y = k | eta) = (c_k + a_k + 1/C) / (n + nu + 1)`` (§3.3)."""
+    inv_c = 1.0 / float(cfg.n_classes)
+    return (float(st.counts[k]) + st.gcounts[k] + inv_c) / (float(st.n) + st.nu + 1.0)

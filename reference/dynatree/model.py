@@ -1,0 +1,490 @@
+"""Dynamic trees with particle learning: the public facades [AG13, §2; TGP11].
+
+``DynamicTreeRegressor`` (constant or linear leaves) and ``DynamicTreeClassifier``
+(multinomial leaves). The facade only validates inputs, maps labels and wires the
+pieces: the tree prior and moves (``tree.py``, ``moves.py``), the leaf models
+(``leaf_models.py``) and the particle cloud (``particles.py``). The input/label handling
+in :class:`DynamicTreeBase` is shared with ``fast.dynatree``, whose engine is C.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from reference.dynatree import inputs
+from reference.dynatree.leaf_models import (
+    CLASS,
+    CONSTANT,
+    LINEAR,
+    LeafConfig,
+    LeafStats,
+    add_point,
+    refresh,
+)
+from reference.dynatree.params import DynamicTreeParams
+from reference.dynatree.particles import class_summaries, pl_step, regression_summaries
+from reference.dynatree.tree import Node, height, leaves, tree_snapshot
+from reference.rng import Rng
+
+RegressionSummary = tuple[float, float, float, float, float]
+
+
+def leaf_config(params: DynamicTreeParams, d: int, n_classes: int) -> LeafConfig:
+    """The :class:`LeafConfig` of a model with ``d`` inputs (and ``C`` classes)."""
+    kind = {"constant": CONSTANT, "linear": LINEAR, "class": CLASS}[params.leaf]
+    return LeafConfig(kind=kind, p=params.n_regressors(d),
+                      augmented=params.leaf == "linear" and params.intercept == "augmented",
+                      delta=params.delta(), n_classes=n_classes if kind == CLASS else 0,
+                      nu0=float(params.nu0), s20=float(params.s20))
+
+
+class DynamicTreeBase:
+    """Input handling, labels and public methods shared by every dynamic-tree model.
+
+    Subclasses provide the engine hooks ``_engine_*`` (Python here, C in ``fast``).
+    """
+
+    _params: DynamicTreeParams
+    _d: int | None
+    _keys: list[Hashable] | None
+    n_seen_: int
+
+    def _reset(self) -> None:
+        self._d = None
+        self._keys = None
+        self.n_seen_ = 0
+        self.lpred_: list[float] = []
+
+    # -- engine hooks ---------------------------------------------------------------------
+    def _engine_init(self, d: int, n_classes: int) -> None:
+        raise NotImplementedError
+
+    def _engine_learn(self, rows: list[list[float]], targets: list[float]) -> list[float]:
+        raise NotImplementedError
+
+    def _engine_regression(self, row: list[float]) -> RegressionSummary:
+        raise NotImplementedError
+
+    def _engine_class(self, row: list[float]) -> tuple[list[float], float]:
+        raise NotImplementedError
+
+    def _engine_snapshot(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _engine_trees(self) -> list[tuple[int, int, int]]:
+        raise NotImplementedError
+
+    def _engine_lml(self) -> float:
+        raise NotImplementedError
+
+    # -- common API ---------------------------------------------------------------------
+    @property
+    def n_features_in_(self) -> int:
+        """Number of input features (fixed by the first row)."""
+        if self._d is None:
+            raise AttributeError("n_features_in_ is set by the first learned row")
+        return self._d
+
+    @property
+    def log_marginal_likelihood_(self) -> float:
+        """Running sum of ``lpred_t = log(avg_i p(y_t | x_t, T_i))`` (spec §5.4)."""
+        return self._engine_lml() if self._d is not None else 0.0
+
+    def get_params(self) -> dict[str, Any]:
+        """Constructor arguments as a dict."""
+        raise NotImplementedError
+
+    def clone(self) -> Any:
+        """A new unfitted model with the same parameters."""
+        return type(self)(**self.get_params())
+
+    def _row(self, x: Any) -> list[float]:
+        return inputs.row_values(x, self._keys, self._d)
+
+    def _learn_checked(self, rows: list[list[float]], targets: list[float],
+                       keys: list[Hashable] | None, n_classes: int) -> None:
+        if self._d is None:
+            self._keys = keys
+            self._d = len(rows[0])
+            self._engine_init(self._d, n_classes)
+        lpreds = self._engine_learn(rows, targets)
+        self.lpred_.extend(lpreds)
+        self.n_seen_ += len(rows)
+
+    def tree_stats(self) -> dict[str, float]:
+        """Particle averages of tree height (a lone root is 1), leaves and mean leaf size."""
+        trees = self._engine_trees() if self._d is not None else []
+        if not trees:
+            return {"mean_height": 0.0, "mean_leaves": 0.0, "mean_leaf_size": 0.0}
+        n = float(len(trees))
+        h = 0.0
+        nl = 0.0
+        size = 0.0
+        for tree_height, n_leaves, n_points in trees:
+            h = h + float(tree_height)
+            nl = nl + float(n_leaves)
+            size = size + float(n_points) / float(n_leaves)
+        return {"mean_height": h / n, "mean_leaves": nl / n, "mean_leaf_size": size / n}
+
+    def leaf_counts(self) -> list[int]:
+        """Number of leaves of every particle's tree, in particle order."""
+        if self._d is None:
+            return []
+        return [t[1] for t in self._engine_trees()]
+
+    def snapshot(self) -> dict[str, Any]:
+        """Full state as plain data (particles' preorder nodes, data store, generator)."""
+        snap: dict[str, Any] = {"n_seen": self.n_seen_,
+                                "n_features_in": self._d if self._d is not None else 0}
+        if self._d is None:
+            snap.update({"log_marginal_likelihood": 0.0,
+                         "rng_state": list(self.rng.state), "X": [], "y": [],
+                         "particles": []})
+            return snap
+        snap.update(self._engine_snapshot())
+        return snap
+
+    @property
+    def rng(self) -> Any:
+        """The model's generator (``state`` readable and settable)."""
+        raise NotImplementedError
+
+
+class RegressorMixin(DynamicTreeBase):
+    """Public regression methods on top of the engine hooks."""
+
+    def learn_one(self, x: Any, y: Any) -> None:
+        """Learn one row: resample, then propagate every particle (spec §5)."""
+        keys = self._keys if self._d is not None else inputs.first_keys(x)
+        row = inputs.row_values(x, keys, self._d)
+        target = inputs.target_value(y)
+        self._learn_checked([row], [target], keys, 0)
+
+    def partial_fit(self, X: Any, y: Any) -> None:
+        """Learn the rows of ``X`` in order (all rows are validated first)."""
+        rows = inputs.batch_rows(X, self._keys, self._d)
+        targets = [inputs.target_value(v) for v in inputs.batch_targets(y, len(rows))]
+        if not rows:
+            raise ValueError("X must not be empty")
+        keys = self._keys
+        if self._d is None:
+            first = next(iter(X)) if not isinstance(X, np.ndarray) else None
+            keys = inputs.first_keys(first) if isinstance(first, Mapping) else None
+        self._learn_checked(rows, targets, keys, 0)
+
+    def _summary(self, row: list[float]) -> RegressionSummary:
+        if self._d is None:
+            return 0.0, math.inf, -math.inf, math.inf, 0.0
+        return self._engine_regression(row)
+
+    def predict_one(self, x: Any) -> float:
+        """Predictive mean at ``x``: particle average of leaf means (spec §8.1)."""
+        return self._summary(self._row(x))[0]
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predictive means at the rows of ``X``."""
+        rows = inputs.batch_rows(X, self._keys, self._d)
+        return np.array([self._summary(r)[0] for r in rows], dtype=float)
+
+    def predict_dist(self, X: Any) -> dict[str, np.ndarray]:
+        """Predictive ``mean``, ``var``, ``q05``, ``q95`` and ``df`` at the rows of ``X``.
+
+        Quantiles are particle averages of per-particle Student-t quantiles, ``var`` the
+        total predictive variance (spec §8.1).
+        """
+        rows = inputs.batch_rows(X, self._keys, self._d)
+        out = [self._summary(r) for r in rows]
+        names = ("mean", "var", "q05", "q95", "df")
+        return {name: np.array([o[k] for o in out], dtype=float)
+                for k, name in enumerate(names)}
+
+
+class ClassifierMixin(DynamicTreeBase):
+    """Public classification methods on top of the engine hooks."""
+
+    classes_: list[Hashable]
+    _index: dict[Hashable, int]
+
+    def _set_classes(self, classes: Sequence[Hashable] | None) -> None:
+        if classes is None:
+            self.classes_ = []
+            self._index = {}
+            return
+        values = list(classes)
+        if len(values) < 2 or len(set(values)) != len(values):
+            raise ValueError("classes must hold at least two distinct labels")
+        self.classes_ = values
+        self._index = {c: i for i, c in enumerate(values)}
+
+    def _label(self, y: Any, index: Mapping[Hashable, int]) -> float:
+        try:
+            return float(index[y])
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"unknown label {y!r}; classes are {list(index)!r}") from exc
+
+    def learn_one(self, x: Any, y: Any) -> None:
+        """Learn one labelled row (the class set must be known, spec §0 item 4)."""
+        if not self.classes_:
+            raise ValueError("classes must be given to the constructor or fixed by the "
+                             "first partial_fit call before learn_one")
+        keys = self._keys if self._d is not None else inputs.first_keys(x)
+        row = inputs.row_values(x, keys, self._d)
+        target = self._label(y, self._index)
+        self._learn_checked([row], [target], keys, len(self.classes_))
+
+    def partial_fit(self, X: Any, y: Any) -> None:
+        """Learn rows in order; a first call with ``classes=None`` fixes the class set."""
+        rows = inputs.batch_rows(X, self._keys, self._d)
+        if not rows:
+            raise ValueError("X must not be empty")
+        labels = inputs.batch_targets(y, len(rows))
+        classes = list(self.classes_)
+        if not classes:
+            for label in labels:
+                try:
+                    seen = label in classes
+                except TypeError as exc:
+                    raise ValueError(f"labels must be hashable, got {label!r}") from exc
+                if not seen:
+                    classes.append(label)
+            if len(classes) < 2:
+                raise ValueError("the first partial_fit call must show at least two classes")
+        index = {c: i for i, c in enumerate(classes)}
+        targets = [self._label(v, index) for v in labels]
+        keys = self._keys
+        if self._d is None:
+            first = next(iter(X)) if not isinstance(X, np.ndarray) else None
+            keys = inputs.first_keys(first) if isinstance(first, Mapping) else None
+        if not self.classes_:
+            self._set_classes(classes)
+        self._learn_checked(rows, targets, keys, len(self.classes_))
+
+    def _probs(self, row: list[float]) -> tuple[list[float], float]:
+        n = len(self.classes_)
+        if self._d is None:
+            if n == 0:
+                return [], 0.0
+            return [1.0 / float(n)] * n, math.log(float(n))
+        return self._engine_class(row)
+
+    def predict_proba_one(self, x: Any) -> dict[Hashable, float]:
+        """Particle-averaged class probabilities at ``x`` (spec §8.2)."""
+        probs, _ = self._probs(self._row(x))
+        return {c: probs[i] for i, c in enumerate(self.classes_)}
+
+    def predict_one(self, x: Any) -> Hashable:
+        """The most probable class at ``x`` (ties: first class in ``classes_``)."""
+        probs, _ = self._probs(self._row(x))
+        if not probs:
+            return None
+        best = 0
+        for k in range(1, len(probs)):
+            if probs[k] > probs[best]:
+                best = k
+        return self.classes_[best]
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities at the rows of ``X``, columns in ``classes_`` order."""
+        rows = inputs.batch_rows(X, self._keys, self._d)
+        return np.array([self._probs(r)[0] for r in rows], dtype=float).reshape(
+            len(rows), len(self.classes_))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Most probable classes at the rows of ``X``."""
+        rows = inputs.batch_rows(X, self._keys, self._d)
+        return np.array([self.predict_one(r) for r in rows])
+
+    def predict_entropy(self, X: Any) -> np.ndarray:
+        """Predictive entropy: the average of per-particle entropies (spec §8.2)."""
+        rows = inputs.batch_rows(X, self._keys, self._d)
+        return np.array([self._probs(r)[1] for r in rows], dtype=float)
+
+
+class ReferenceEngine(DynamicTreeBase):
+    """The Python particle cloud behind the reference facades."""
+
+    _roots: list[Node]
+    _cfg: LeafConfig
+    _X: list[list[float]]
+    _y: list[float]
+    _rng: Rng
+
+    def _engine_reset(self) -> None:
+        self._rng = Rng(self._params.seed)
+        self._roots = []
+        self._X = []
+        self._y = []
+        self._lml = 0.0
+
+    @property
+    def rng(self) -> Rng:
+        """The model's generator (``state`` readable and settable)."""
+        return self._rng
+
+    def _engine_init(self, d: int, n_classes: int) -> None:
+        self._cfg = leaf_config(self._params, d, n_classes)
+        self._minp = self._params.resolved_min_leaf(d)
+        self._nstart = self._params.resolved_nstart(d)
+        self._roots = []
+        for _ in range(self._params.n_particles):
+            stats = LeafStats(self._cfg)
+            refresh(stats, self._cfg)
+            self._roots.append(Node(0, None, [], stats))
+
+    def _engine_learn(self, rows: list[list[float]], targets: list[float]) -> list[float]:
+        out: list[float] = []
+        p = self._params
+        for row, target in zip(rows, targets, strict=True):
+            index = len(self._X)
+            self._X.append(row)
+            self._y.append(target)
+            lpred = 0.0
+            if index < self._nstart:
+                for root in self._roots:
+                    root.points.append(index)
+                    add_point(root.stats, self._cfg, root.points, index, self._X, self._y)
+            else:
+                self._roots, lpred = pl_step(self._roots, index, self._X, self._y, self._cfg,
+                                             self._minp, float(p.alpha), float(p.beta),
+                                             self._rng)
+            self._lml = self._lml + lpred
+            out.append(lpred)
+        return out
+
+    def _engine_lml(self) -> float:
+        return self._lml
+
+    def _engine_regression(self, row: list[float]) -> RegressionSummary:
+        return regression_summaries(self._roots, row, self._cfg)
+
+    def _engine_class(self, row: list[float]) -> tuple[list[float], float]:
+        return class_summaries(self._roots, row, self._cfg)
+
+    def _engine_trees(self) -> list[tuple[int, int, int]]:
+        out = []
+        for root in self._roots:
+            under = leaves(root)
+            count = 0
+            for leaf in under:
+                count += len(leaf.points)
+            out.append((height(root), len(under), count))
+        return out
+
+    def _engine_snapshot(self) -> dict[str, Any]:
+        return {"log_marginal_likelihood": self._lml,
+                "rng_state": list(self._rng.state),
+                "X": [list(r) for r in self._X], "y": list(self._y),
+                "particles": [tree_snapshot(r, self._cfg) for r in self._roots]}
+
+
+class DynamicTreeRegressor(RegressorMixin, ReferenceEngine):
+    """Dynamic tree regression with particle learning [AG13, §2; TGP11].
+
+    A cloud of ``n_particles`` Bayesian regression trees, each updated by one local
+    stay / grow / prune move per observation and resampled by its one-step predictive
+    density. Leaves are constant (``leaf="constant"``) or linear (``leaf="linear"``, with
+    an ``"implicit"``, ``"augmented"`` or no intercept).
+
+    Parameters
+    ----------
+    leaf : {"constant", "linear"}
+        Leaf model.
+    intercept : {"implicit", "augmented", "none"}
+        Intercept treatment of linear leaves.
+    n_particles : int
+        Number of particles ``N``.
+    alpha, beta : float
+        Tree prior ``p_split(d) = alpha (1 + d)^-beta``.
+    min_leaf : int or None
+        Minimum active points per leaf (``None``: 4 constant, ``2 d + 4`` linear).
+    nstart : int or None
+        Points placed in the root before particle learning (``None``: ``min_leaf``).
+    nu0, s20 : float
+        Inverse-gamma prior on leaf variances (default: improper ``1/sigma^2``).
+    seed : int
+        Seed of the generator.
+
+    Examples
+    --------
+    >>> from reference import DynamicTreeRegressor
+    >>> m = DynamicTreeRegressor(n_particles=20, seed=1)
+    >>> for i in range(60):
+    ...     x = (i * 37 % 60) / 60.0
+    ...     m.learn_one([x], (1.0 if x > 0.5 else 0.0) + 0.01 * (i % 5))
+    >>> round(m.predict_one([0.9]), 1)
+    1.0
+    """
+
+    def __init__(self, *, leaf: str = "constant", intercept: str = "implicit",
+                 n_particles: int = 1000, alpha: float = 0.95, beta: float = 2.0,
+                 min_leaf: int | None = None, nstart: int | None = None, nu0: float = 0.0,
+                 s20: float = 0.0, seed: int = 0) -> None:
+        if leaf not in ("constant", "linear"):
+            raise ValueError(f"leaf must be 'constant' or 'linear', got {leaf!r}")
+        self._params = DynamicTreeParams(
+            leaf=leaf, intercept=intercept, n_particles=n_particles, alpha=alpha, beta=beta,
+            min_leaf=min_leaf, nstart=nstart, nu0=nu0, s20=s20, seed=seed).validate()
+        self._reset()
+        self._engine_reset()
+
+    def get_params(self) -> dict[str, Any]:
+        """Constructor arguments as a dict."""
+        p = self._params
+        return {"leaf": p.leaf, "intercept": p.intercept, "n_particles": p.n_particles,
+                "alpha": p.alpha, "beta": p.beta, "min_leaf": p.min_leaf,
+                "nstart": p.nstart, "nu0": p.nu0, "s20": p.s20, "seed": p.seed}
+
+
+class DynamicTreeClassifier(ClassifierMixin, ReferenceEngine):
+    """Dynamic tree classification with multinomial leaves and particle learning [AG13].
+
+    Leaves carry a Dirichlet(1/C, ..., 1/C) prior on the class probabilities (spec §3.3).
+    The class set is given by ``classes`` or fixed by the first ``partial_fit`` call.
+
+    Parameters
+    ----------
+    classes : sequence of hashable or None
+        The labels, in the order of ``classes_``.
+    n_particles : int
+        Number of particles ``N``.
+    alpha, beta : float
+        Tree prior ``p_split(d) = alpha (1 + d)^-beta``.
+    min_leaf : int or None
+        Minimum active points per leaf (``None``: 1).
+    nstart : int or None
+        Points placed in the root before particle learning (``None``: ``min_leaf``).
+    seed : int
+        Seed of the generator.
+
+    Examples
+    --------
+    >>> from reference import DynamicTreeClassifier
+    >>> m = DynamicTreeClassifier(classes=["a", "b"], n_particles=20, seed=1)
+    >>> for i in range(40):
+    ...     x = i / 40.0
+    ...     m.learn_one([x], "b" if x > 0.5 else "a")
+    >>> m.predict_one([0.9])
+    'b'
+    """
+
+    def __init__(self, *, classes: Sequence[Hashable] | None = None, n_particles: int = 1000,
+                 alpha: float = 0.95, beta: float = 2.0, min_leaf: int | None = None,
+                 nstart: int | None = None, seed: int = 0) -> None:
+        self._params = DynamicTreeParams(
+            leaf="class", n_particles=n_particles, alpha=alpha, beta=beta,
+            min_leaf=min_leaf, nstart=nstart, seed=seed).validate()
+        self._set_classes(classes)
+        self._init_classes = None if classes is None else list(classes)
+        self._reset()
+        self._engine_reset()
+
+    def get_params(self) -> dict[str, Any]:
+        """Constructor arguments as a dict."""
+        p = self._params
+        return {"classes": self._init_classes, "n_particles": p.n_particles,
+                "alpha": p.alpha, "beta": p.beta, "min_leaf": p.min_leaf,
+                "nstart": p.nstart, "seed": p.seed}
