@@ -653,7 +653,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command")
     run = sub.add_parser("run", help="prequential run of a model on a built-in stream")
-    _common(run, "mean", 10000)
+    # the demo: a stochastic gradient tree on Friedman-1 once the model exists, else the baseline
+    demo = "sgt" if "sgt" in known_models() else "mean"
+    _common(run, demo, 50000)
     run.add_argument(
         "--backend",
         choices=["reference", "fast"],
