@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
 
-DATA = os.environ.get(
-    "DRIFTWOOD_DATA", os.path.join(os.path.dirname(__file__), "..", "..", "shared", "data")
-)
+from reference.datasets import load_csv
+
 
 
 def random_stream(
@@ -37,5 +35,5 @@ def random_stream(
 
 def bananas() -> tuple[np.ndarray, np.ndarray]:
     """``bananas.csv`` in file order: X (5300 x 2) and integer labels."""
-    data = np.loadtxt(os.path.join(DATA, "bananas.csv"), delimiter=",", skiprows=1)
-    return data[:, :2], data[:, 2].astype(np.int64)
+    X, y = load_csv("bananas.csv", task="classification")
+    return X, np.asarray(y, dtype=np.int64)

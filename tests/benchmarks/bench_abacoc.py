@@ -32,6 +32,7 @@ import numpy as np
 
 import fast
 import reference
+from reference.datasets import load_csv
 
 
 def sine2d(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -55,11 +56,8 @@ def manifold10d(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 def bananas() -> tuple[np.ndarray, np.ndarray]:
-    here = os.path.dirname(os.path.abspath(__file__))
-    default = os.path.join(here, "..", "..", "..", "shared", "data")
-    path = os.path.join(os.environ.get("DRIFTWOOD_DATA", default), "bananas.csv")
-    data = np.loadtxt(path, delimiter=",", skiprows=1)
-    return data[:, :2], data[:, 2].astype(np.int64)
+    X, y = load_csv("bananas.csv", task="classification")
+    return X, np.asarray(y, dtype=np.int64)
 
 
 def best_of(repeats: int, fn: Any) -> float:
