@@ -9,7 +9,6 @@ import numpy as np
 from reference.datasets import load_csv
 
 
-
 def random_stream(
     seed: int, n: int, n_features: int, n_classes: int, *, lattice: float = 0.0,
     new_class_at: int | None = None, labels: Any = None,
