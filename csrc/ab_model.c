@@ -19,7 +19,7 @@ ab_model *ab_model_new(int32_t variant, int32_t randomized, int32_t metric, doub
     if (variant < AB_BASE || variant > AB_AUTO_ADJ || leaf_size < 2 || search_threshold < 1
         || budget < 0 || !(d > 0.0) || !(C > 0.0) || !(p >= 1.0))
         return NULL;
-    m = (ab_model *)calloc(1, sizeof(ab_model));
+    m = (ab_model *)alloc_calloc(1, sizeof(ab_model));
     if (m == NULL) return NULL;
     m->variant = variant;
     m->randomized = randomized ? 1 : 0;
@@ -44,20 +44,20 @@ ab_model *ab_model_new(int32_t variant, int32_t randomized, int32_t metric, doub
 void ab_model_free(ab_model *m)
 {
     if (m == NULL) return;
-    free(m->id);
-    free(m->center);
-    free(m->counts);
-    free(m->u);
-    free(m->R);
-    free(m->eps);
-    free(m->m);
+    alloc_free(m->id);
+    alloc_free(m->center);
+    alloc_free(m->counts);
+    alloc_free(m->u);
+    alloc_free(m->R);
+    alloc_free(m->eps);
+    alloc_free(m->m);
     ab_tree_free(m->tree);
-    free(m);
+    alloc_free(m);
 }
 
 static int grow(void **ptr, size_t elem, int64_t count)
 {
-    void *q = realloc(*ptr, elem * (size_t)(count > 0 ? count : 1));
+    void *q = alloc_realloc(*ptr, elem * (size_t)(count > 0 ? count : 1));
     if (q == NULL) return ST_ENOMEM;
     *ptr = q;
     return ST_OK;
@@ -106,15 +106,26 @@ int ab_model_add_class(ab_model *m)
         return ST_OK;
     }
     cap = 2 * m->class_cap;
-    counts = (int64_t *)calloc((size_t)(m->ball_cap > 0 ? m->ball_cap : 1) * (size_t)cap,
+    counts = (int64_t *)alloc_calloc((size_t)(m->ball_cap > 0 ? m->ball_cap : 1) * (size_t)cap,
                                sizeof(int64_t));
     if (counts == NULL) return ST_ENOMEM;
     for (s = 0; s < m->n_balls; s++)
         for (k = 0; k < m->n_classes; k++) counts[s * cap + k] = m->counts[s * m->class_cap + k];
-    free(m->counts);
+    alloc_free(m->counts);
     m->counts = counts;
     m->class_cap = cap;
     m->n_classes += 1;
+    return ST_OK;
+}
+
+/* Undo ab_model_set_dim / ab_model_add_class made by a facade call that then failed
+ * (MemoryError) before learning any row: the width goes back to 0 only while no ball
+ * exists, and the classes added by the call (they hold no counts yet) are dropped. */
+int ab_model_rollback(ab_model *m, int64_t n_features, int64_t n_classes)
+{
+    if (m == NULL || n_features < 0 || n_classes < 0) return ST_EINVAL;
+    if (n_features == 0 && m->n_balls == 0) m->n_features = 0;
+    if (n_classes < m->n_classes) m->n_classes = n_classes;
     return ST_OK;
 }
 

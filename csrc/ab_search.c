@@ -154,7 +154,7 @@ static int cmp_key_slot(const void *a, const void *b)
 
 static int grow(void **ptr, size_t elem, int64_t count)
 {
-    void *q = realloc(*ptr, elem * (size_t)(count > 0 ? count : 1));
+    void *q = alloc_realloc(*ptr, elem * (size_t)(count > 0 ? count : 1));
     if (q == NULL) return ST_ENOMEM;
     *ptr = q;
     return ST_OK;
@@ -213,7 +213,7 @@ static int ensure_work(ab_tree *t, int64_t need)
 
 ab_tree *ab_tree_new(int64_t n_features, int64_t leaf_size, int32_t metric, double p)
 {
-    ab_tree *t = (ab_tree *)calloc(1, sizeof(ab_tree));
+    ab_tree *t = (ab_tree *)alloc_calloc(1, sizeof(ab_tree));
     if (t == NULL) return NULL;
     t->n_features = n_features;
     t->leaf_size = leaf_size;
@@ -225,21 +225,21 @@ ab_tree *ab_tree_new(int64_t n_features, int64_t leaf_size, int32_t metric, doub
 void ab_tree_free(ab_tree *t)
 {
     if (t == NULL) return;
-    free(t->split_dim);
-    free(t->split_value);
-    free(t->left);
-    free(t->right);
-    free(t->parent);
-    free(t->lo);
-    free(t->hi);
-    free(t->bucket);
-    free(t->bucket_len);
-    free(t->slot_leaf);
-    free(t->slot_pos);
-    free(t->work);
-    free(t->stack);
-    free(t->stack_bound);
-    free(t);
+    alloc_free(t->split_dim);
+    alloc_free(t->split_value);
+    alloc_free(t->left);
+    alloc_free(t->right);
+    alloc_free(t->parent);
+    alloc_free(t->lo);
+    alloc_free(t->hi);
+    alloc_free(t->bucket);
+    alloc_free(t->bucket_len);
+    alloc_free(t->slot_leaf);
+    alloc_free(t->slot_pos);
+    alloc_free(t->work);
+    alloc_free(t->stack);
+    alloc_free(t->stack_bound);
+    alloc_free(t);
 }
 
 /* Needs node capacity: the caller ensured it. */
@@ -272,7 +272,7 @@ static int partition(ab_tree *t, const ab_model *m, int64_t node, int64_t start,
     const double *c;
     key_slot *pairs;
     if (ensure_nodes(t, t->n_nodes + 2 * count + 2)) return ST_ENOMEM;
-    pairs = (key_slot *)malloc(sizeof(key_slot) * (size_t)(count > 0 ? count : 1));
+    pairs = (key_slot *)alloc_malloc(sizeof(key_slot) * (size_t)(count > 0 ? count : 1));
     if (pairs == NULL) return ST_ENOMEM;
     stack = t->stack;
     stack[top++] = node;
@@ -333,7 +333,7 @@ static int partition(ab_tree *t, const ab_model *m, int64_t node, int64_t start,
         stack[top++] = s0;
         stack[top++] = mid;
     }
-    free(pairs);
+    alloc_free(pairs);
     return ST_OK;
 }
 

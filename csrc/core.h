@@ -25,6 +25,18 @@ enum {
     ST_ERANGE = 5    /* index or class out of range        -> IndexError  */
 };
 
+/* ---- alloc: every allocation of the library goes through these (csrc/alloc.c) ---- */
+/* Drop-in replacements of malloc/calloc/realloc/free. alloc_fail_after(n) is a test hook:
+ * the n-th next allocation (0 = the very next) returns NULL once, then the hook disarms;
+ * n < 0 disarms it. alloc_failures() counts the failures injected so far. The hook is
+ * the library's only global mutable state and is meant for single-threaded tests. */
+void *alloc_malloc(size_t size);
+void *alloc_calloc(size_t count, size_t size);
+void *alloc_realloc(void *ptr, size_t size);
+void alloc_free(void *ptr);
+void alloc_fail_after(int64_t n);
+int64_t alloc_failures(void);
+
 /* ---- rng: xoshiro256** seeded by splitmix64 (mirrors reference/rng.py) ---- */
 typedef struct {
     uint64_t s[4];   /* the four xoshiro256** state words s0..s3 [BV21] */
@@ -304,6 +316,10 @@ typedef struct {
     int64_t n_splits;     /* splits applied */
     int64_t n_updates;    /* null (value) updates applied */
     int32_t depth;        /* largest depth of a node */
+    sgt_stats **spare_cells; /* C only: pre-allocated leaf cells for coming splits */
+    uint8_t **spare_used;    /* C only: pre-allocated used-masks, same count */
+    int32_t n_spare;      /* spares ready */
+    int32_t spare_cap;    /* length of the two spare arrays */
 } sgt_tree;
 
 typedef struct {
@@ -404,6 +420,8 @@ int sgt_tree_attempt(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sg
                      sgt_scratch *s);
 int sgt_tree_apply(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sgt_candidate *best);
 int sgt_tree_restore(sgt_tree *t, const sgt_quantizer *q, int32_t n_nodes, const uint8_t *is_leaf);
+/* C only (hardening): secure node slots and leaf buffers for `splits` coming splits */
+int sgt_tree_reserve(sgt_tree *t, const sgt_quantizer *q, int64_t splits);
 /* sgt_model.c (reference/sgt/core.py) */
 int sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, const double *lo,
                   const double *hi, const uint8_t *fixed, int32_t loss_kind, int32_t n_trees,
@@ -415,6 +433,10 @@ int sgt_model_warmup_push(sgt_model *m, const double *rows, int32_t n_rows, doub
                           int32_t *ended);
 void sgt_model_clear_buffer(sgt_model *m);
 int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double target);
+/* C only (hardening): every tree secures memory for `splits` coming splits; and, when
+ * pushing n_rows more warm-up rows would end the warm-up, for training the buffer */
+int sgt_model_reserve(sgt_model *m, int64_t splits);
+int sgt_model_reserve_warmup_end(sgt_model *m, int64_t n_rows);
 int sgt_model_train(sgt_model *m, const double *rows, int32_t n_rows, double target);
 int sgt_model_train_gh(sgt_model *m, const double *x, const double *grads, const double *hess);
 int sgt_model_learn_many(sgt_model *m, const double *X, int64_t n, const double *targets);
@@ -551,6 +573,8 @@ ab_model *ab_model_new(int32_t variant, int32_t randomized, int32_t metric, doub
 void ab_model_free(ab_model *m);
 int ab_model_set_dim(ab_model *m, int64_t n_features);
 int ab_model_add_class(ab_model *m);
+/* undo set_dim/add_class of a call that failed before it learned a row (hardening) */
+int ab_model_rollback(ab_model *m, int64_t n_features, int64_t n_classes);
 int ab_model_reserve(ab_model *m, int64_t n_balls);
 int ab_model_restored(ab_model *m);
 int ab_model_learn_one(ab_model *m, const double *x, int64_t k);

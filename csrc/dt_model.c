@@ -19,18 +19,18 @@
 
 static void free_scratch(dt_model *m)
 {
-    free(m->w);
-    free(m->chosen);
-    free(m->flags);
-    free(m->leafc);
-    free(m->ibuf);
-    free(m->ibuf2);
-    free(m->stack);
-    free(m->vbuf);
-    free(m->sbuf);
-    free(m->work);
-    free(m->lg_half);
-    free(m->lg_frac);
+    alloc_free(m->w);
+    alloc_free(m->chosen);
+    alloc_free(m->flags);
+    alloc_free(m->leafc);
+    alloc_free(m->ibuf);
+    alloc_free(m->ibuf2);
+    alloc_free(m->stack);
+    alloc_free(m->vbuf);
+    alloc_free(m->sbuf);
+    alloc_free(m->work);
+    alloc_free(m->lg_half);
+    alloc_free(m->lg_frac);
 }
 
 void dt_model_free(dt_model *m)
@@ -38,29 +38,29 @@ void dt_model_free(dt_model *m)
     int32_t i;
     if (m == NULL) return;
     if (m->sets != NULL)
-        for (i = 0; i < m->n_sets; i++) free(m->sets[i].pts);
-    free(m->sets);
-    free(m->set_stats);
+        for (i = 0; i < m->n_sets; i++) alloc_free(m->sets[i].pts);
+    alloc_free(m->sets);
+    alloc_free(m->set_stats);
     if (m->parts != NULL)
         for (i = 0; i < m->n_particles; i++) dt_particle_free(&m->parts[i]);
-    free(m->parts);
-    free(m->tmp);
-    free(m->X);
-    free(m->y);
+    alloc_free(m->parts);
+    alloc_free(m->tmp);
+    alloc_free(m->X);
+    alloc_free(m->y);
     free_scratch(m);
-    free(m);
+    alloc_free(m);
 }
 
 /* lgamma(k/2) and lgamma(k + 1/C) with the same special_lgamma and the same arguments as
  * the direct calls, so that cached and computed values are the same doubles */
 static int fill_lgamma_cache(dt_model *m, int64_t len)
 {
-    double *h = realloc(m->lg_half, sizeof(double) * (size_t)len), *f;
+    double *h = alloc_realloc(m->lg_half, sizeof(double) * (size_t)len), *f;
     double inv_c = m->cfg.n_classes > 0 ? 1.0 / (double)m->cfg.n_classes : 1.0;
     int64_t k, old = m->cfg.lg_len;
     if (!h) return ST_ENOMEM;
     m->lg_half = h;
-    f = realloc(m->lg_frac, sizeof(double) * (size_t)(len / 2));
+    f = alloc_realloc(m->lg_frac, sizeof(double) * (size_t)(len / 2));
     if (!f) return ST_ENOMEM;
     m->lg_frac = f;
     if (old < 1) h[0] = NAN;
@@ -79,19 +79,19 @@ static int reserve_store(dt_model *m, int64_t need)
     int32_t *b1, *b2;
     if (need <= cap) return ST_OK;
     while (cap < need) cap = cap < 16 ? 16 : 2 * cap;
-    nx = realloc(m->X, sizeof(double) * (size_t)(cap * m->d));
+    nx = alloc_realloc(m->X, sizeof(double) * (size_t)(cap * m->d));
     if (!nx) return ST_ENOMEM;
     m->X = nx;
-    ny = realloc(m->y, sizeof(double) * (size_t)cap);
+    ny = alloc_realloc(m->y, sizeof(double) * (size_t)cap);
     if (!ny) return ST_ENOMEM;
     m->y = ny;
-    b1 = realloc(m->ibuf, sizeof(int32_t) * (size_t)cap);
+    b1 = alloc_realloc(m->ibuf, sizeof(int32_t) * (size_t)cap);
     if (!b1) return ST_ENOMEM;
     m->ibuf = b1;
-    b2 = realloc(m->ibuf2, sizeof(int32_t) * 3 * (size_t)cap);
+    b2 = alloc_realloc(m->ibuf2, sizeof(int32_t) * 3 * (size_t)cap);
     if (!b2) return ST_ENOMEM;
     m->ibuf2 = b2;
-    nv = realloc(m->vbuf, sizeof(double) * (size_t)(cap + 2 * m->minp));
+    nv = alloc_realloc(m->vbuf, sizeof(double) * (size_t)(cap + 2 * m->minp));
     if (!nv) return ST_ENOMEM;
     m->vbuf = nv;
     if (fill_lgamma_cache(m, 2 * cap + 16) != ST_OK) return ST_ENOMEM;
@@ -105,7 +105,7 @@ static int reserve_nodes(dt_model *m, int32_t cap)
     if (cap <= m->cap_nodes) return ST_OK;
     for (i = 0; i < m->n_particles; i++)
         if (dt_particle_reserve_nodes(&m->parts[i], cap) != ST_OK) return ST_ENOMEM;
-    ns = realloc(m->stack, sizeof(int32_t) * 2 * (size_t)cap);
+    ns = alloc_realloc(m->stack, sizeof(int32_t) * 2 * (size_t)cap);
     if (!ns) return ST_ENOMEM;
     m->stack = ns;
     m->cap_nodes = cap;
@@ -124,10 +124,10 @@ static int reserve_sets_extra(dt_model *m, int64_t extra)
     if (need > 2147483000) return ST_ENOMEM;
     while (cap < need) cap = cap < 64 ? 64 : 2 * cap;
     if (cap > 2147483000) cap = 2147483000;
-    ns = realloc(m->sets, sizeof(dt_pointset) * (size_t)cap);
+    ns = alloc_realloc(m->sets, sizeof(dt_pointset) * (size_t)cap);
     if (!ns) return ST_ENOMEM;
     m->sets = ns;
-    nst = realloc(m->set_stats, sizeof(double) * (size_t)cap * (size_t)m->cfg.sw);
+    nst = alloc_realloc(m->set_stats, sizeof(double) * (size_t)cap * (size_t)m->cfg.sw);
     if (!nst) return ST_ENOMEM;
     m->set_stats = nst;
     m->cap_sets = (int32_t)cap;
@@ -170,7 +170,7 @@ dt_model *dt_model_new(int kind, int p, int augmented, int delta, int n_classes,
     int32_t i, n = n_particles, sw;
     if (d < 1 || minp < 1 || nstart < 1 || n_particles < 1) return NULL;
     if (kind == DT_CLASS && n_classes < 1) return NULL;
-    m = calloc(1, sizeof(dt_model));
+    m = alloc_calloc(1, sizeof(dt_model));
     if (!m) return NULL;
     dt_leaf_config_init(&m->cfg, kind, p, augmented, delta, n_classes, nu0, s20);
     sw = m->cfg.sw;
@@ -190,16 +190,16 @@ dt_model *dt_model_new(int kind, int p, int augmented, int delta, int n_classes,
         m->prior_split[i] = dt_log_split_prob(i, alpha, beta);
         m->prior_leaf[i] = dt_log_leaf_prob(i, alpha, beta);
     }
-    m->parts = calloc((size_t)n, sizeof(dt_particle));
-    m->tmp = calloc((size_t)n, sizeof(dt_particle));
-    m->w = malloc(sizeof(double) * 4 * (size_t)n);
-    m->chosen = malloc(sizeof(int32_t) * (size_t)n);
-    m->flags = malloc(sizeof(int32_t) * 2 * (size_t)n);
-    m->leafc = malloc(sizeof(int32_t) * 2 * (size_t)n);
-    m->stack = malloc(sizeof(int32_t) * 2 * (size_t)m->cap_nodes);
-    m->sbuf = malloc(sizeof(double) * 3 * (size_t)sw);
-    m->work = malloc(sizeof(double) * (size_t)(2 * p * p + 2 * p + 8));
-    m->vbuf = malloc(sizeof(double) * (size_t)(2 * minp + 1));
+    m->parts = alloc_calloc((size_t)n, sizeof(dt_particle));
+    m->tmp = alloc_calloc((size_t)n, sizeof(dt_particle));
+    m->w = alloc_malloc(sizeof(double) * 4 * (size_t)n);
+    m->chosen = alloc_malloc(sizeof(int32_t) * (size_t)n);
+    m->flags = alloc_malloc(sizeof(int32_t) * 2 * (size_t)n);
+    m->leafc = alloc_malloc(sizeof(int32_t) * 2 * (size_t)n);
+    m->stack = alloc_malloc(sizeof(int32_t) * 2 * (size_t)m->cap_nodes);
+    m->sbuf = alloc_malloc(sizeof(double) * 3 * (size_t)sw);
+    m->work = alloc_malloc(sizeof(double) * (size_t)(2 * p * p + 2 * p + 8));
+    m->vbuf = alloc_malloc(sizeof(double) * (size_t)(2 * minp + 1));
     if (!m->parts || !m->tmp || !m->w || !m->chosen || !m->flags || !m->leafc || !m->stack || !m->sbuf ||
         !m->work || !m->vbuf) {
         dt_model_free(m);

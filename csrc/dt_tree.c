@@ -63,7 +63,7 @@ int32_t dt_find_leaf(const dt_particle *t, const double *x)
 
 int dt_particle_init(dt_particle *t, int32_t cap_nodes)
 {
-    t->nodes = malloc(sizeof(dt_node) * (size_t)cap_nodes);
+    t->nodes = alloc_malloc(sizeof(dt_node) * (size_t)cap_nodes);
     t->root = -1;
     t->n_nodes = 0;
     t->free_head = -1;
@@ -80,13 +80,13 @@ double *dt_leaf_stats(const dt_model *m, const dt_particle *t, int32_t leaf)
 
 void dt_particle_free(dt_particle *t)
 {
-    free(t->nodes);
+    alloc_free(t->nodes);
     t->nodes = NULL;
 }
 
 int dt_particle_reserve_nodes(dt_particle *t, int32_t cap_nodes)
 {
-    dt_node *nn = realloc(t->nodes, sizeof(dt_node) * (size_t)cap_nodes);
+    dt_node *nn = alloc_realloc(t->nodes, sizeof(dt_node) * (size_t)cap_nodes);
     if (!nn) return ST_ENOMEM;
     t->nodes = nn;
     return ST_OK;
@@ -202,7 +202,7 @@ static int set_reserve(dt_model *m, int32_t id, int32_t need)
     int32_t *np;
     if (need <= ps->cap) return 1;
     while (cap < need) cap = 2 * cap;
-    np = realloc(ps->pts, sizeof(int32_t) * (size_t)cap);
+    np = alloc_realloc(ps->pts, sizeof(int32_t) * (size_t)cap);
     if (!np) {
         m->broken = 1;
         return 0;

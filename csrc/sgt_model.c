@@ -17,19 +17,19 @@
 
 static void scratch_free(sgt_scratch *s)
 {
-    free(s->prefix);
-    free(s->suffix);
-    free(s->pair);
-    free(s->moment_mean);
-    free(s->moment_var);
-    free(s->best.deltas);
-    free(s->cand.deltas);
-    free(s->pool.deltas);
-    free(s->codes);
-    free(s->raws);
-    free(s->grads);
-    free(s->hess);
-    free(s->probs);
+    alloc_free(s->prefix);
+    alloc_free(s->suffix);
+    alloc_free(s->pair);
+    alloc_free(s->moment_mean);
+    alloc_free(s->moment_var);
+    alloc_free(s->best.deltas);
+    alloc_free(s->cand.deltas);
+    alloc_free(s->pool.deltas);
+    alloc_free(s->codes);
+    alloc_free(s->raws);
+    alloc_free(s->grads);
+    alloc_free(s->hess);
+    alloc_free(s->probs);
     memset(s, 0, sizeof *s);
 }
 
@@ -41,19 +41,19 @@ static int scratch_init(sgt_scratch *s, const sgt_quantizer *q, int32_t n_trees)
     for (a = 0; a < q->d; a++)
         if (q->kinds[a] > maxc)
             maxc = q->kinds[a];
-    s->prefix = malloc((size_t)q->bins * sizeof(sgt_stats));
-    s->suffix = malloc((size_t)q->bins * sizeof(sgt_stats));
-    s->pair = malloc(2 * sizeof(sgt_stats));
-    s->moment_mean = malloc((size_t)maxc * sizeof(double));
-    s->moment_var = malloc((size_t)maxc * sizeof(double));
-    s->best.deltas = malloc((size_t)maxc * sizeof(double));
-    s->cand.deltas = malloc((size_t)maxc * sizeof(double));
-    s->pool.deltas = malloc((size_t)maxc * sizeof(double));
-    s->codes = malloc((size_t)q->d * sizeof(int32_t));
-    s->raws = malloc(rows * sizeof(double));
-    s->grads = malloc(rows * sizeof(double));
-    s->hess = malloc(rows * sizeof(double));
-    s->probs = malloc((rows + 1) * sizeof(double));
+    s->prefix = alloc_malloc((size_t)q->bins * sizeof(sgt_stats));
+    s->suffix = alloc_malloc((size_t)q->bins * sizeof(sgt_stats));
+    s->pair = alloc_malloc(2 * sizeof(sgt_stats));
+    s->moment_mean = alloc_malloc((size_t)maxc * sizeof(double));
+    s->moment_var = alloc_malloc((size_t)maxc * sizeof(double));
+    s->best.deltas = alloc_malloc((size_t)maxc * sizeof(double));
+    s->cand.deltas = alloc_malloc((size_t)maxc * sizeof(double));
+    s->pool.deltas = alloc_malloc((size_t)maxc * sizeof(double));
+    s->codes = alloc_malloc((size_t)q->d * sizeof(int32_t));
+    s->raws = alloc_malloc(rows * sizeof(double));
+    s->grads = alloc_malloc(rows * sizeof(double));
+    s->hess = alloc_malloc(rows * sizeof(double));
+    s->probs = alloc_malloc((rows + 1) * sizeof(double));
     s->row_cap = (int64_t)rows;
     if (!s->prefix || !s->suffix || !s->pair || !s->moment_mean || !s->moment_var
         || !s->best.deltas || !s->cand.deltas || !s->pool.deltas || !s->codes || !s->raws
@@ -70,15 +70,15 @@ static int scratch_rows(sgt_scratch *s, int64_t n)
     double *r, *g, *h;
     if (n <= s->row_cap)
         return ST_OK;
-    r = realloc(s->raws, (size_t)n * sizeof(double));
+    r = alloc_realloc(s->raws, (size_t)n * sizeof(double));
     if (!r)
         return ST_ENOMEM;
     s->raws = r;
-    g = realloc(s->grads, (size_t)n * sizeof(double));
+    g = alloc_realloc(s->grads, (size_t)n * sizeof(double));
     if (!g)
         return ST_ENOMEM;
     s->grads = g;
-    h = realloc(s->hess, (size_t)n * sizeof(double));
+    h = alloc_realloc(s->hess, (size_t)n * sizeof(double));
     if (!h)
         return ST_ENOMEM;
     s->hess = h;
@@ -94,13 +94,13 @@ void sgt_model_free(sgt_model *m)
     if (m->trees)
         for (c = 0; c < m->n_trees; c++)
             sgt_tree_free(&m->trees[c]);
-    free(m->trees);
-    free(m->buf_x);
-    free(m->buf_target);
-    free(m->buf_len);
+    alloc_free(m->trees);
+    alloc_free(m->buf_x);
+    alloc_free(m->buf_target);
+    alloc_free(m->buf_len);
     scratch_free(&m->s);
     sgt_quantizer_free(&m->q);
-    free(m);
+    alloc_free(m);
 }
 
 int sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, const double *lo,
@@ -114,7 +114,7 @@ int sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, const do
     if (p->grace_period < 1 || p->bins < 2 || p->warmup < 1 || n_trees < 1
         || loss_kind < SGT_LOSS_SQUARED || loss_kind > SGT_LOSS_CUSTOM)
         return ST_EINVAL;
-    m = calloc(1, sizeof *m);
+    m = alloc_calloc(1, sizeof *m);
     if (!m)
         return ST_ENOMEM;
     m->p = *p;
@@ -123,7 +123,7 @@ int sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, const do
     if (rc == ST_OK)
         rc = scratch_init(&m->s, &m->q, n_trees);
     if (rc == ST_OK) {
-        m->trees = calloc((size_t)n_trees, sizeof(sgt_tree));
+        m->trees = alloc_calloc((size_t)n_trees, sizeof(sgt_tree));
         rc = m->trees ? ST_OK : ST_ENOMEM;
     }
     for (c = 0; rc == ST_OK && c < n_trees; c++) {
@@ -193,7 +193,7 @@ int sgt_model_buffer_restore(sgt_model *m, const double *rows, int32_t n_rows, d
         double *grown;
         while (cap < m->buf_rows + n_rows)
             cap *= 2;
-        grown = realloc(m->buf_x, (size_t)(cap * d) * sizeof(double));
+        grown = alloc_realloc(m->buf_x, (size_t)(cap * d) * sizeof(double));
         if (!grown)
             return ST_ENOMEM;
         m->buf_x = grown;
@@ -201,12 +201,12 @@ int sgt_model_buffer_restore(sgt_model *m, const double *rows, int32_t n_rows, d
     }
     if (m->buf_items + 1 > m->buf_items_cap) {
         int64_t cap = m->buf_items_cap ? m->buf_items_cap * 2 : 64;
-        double *t = realloc(m->buf_target, (size_t)cap * sizeof(double));
+        double *t = alloc_realloc(m->buf_target, (size_t)cap * sizeof(double));
         int32_t *l;
         if (!t)
             return ST_ENOMEM;
         m->buf_target = t;
-        l = realloc(m->buf_len, (size_t)cap * sizeof(int32_t));
+        l = alloc_realloc(m->buf_len, (size_t)cap * sizeof(int32_t));
         if (!l)
             return ST_ENOMEM;
         m->buf_len = l;
@@ -264,6 +264,26 @@ static int train_codes(sgt_model *m, const double *grads, const double *hess)
     return ST_OK;
 }
 
+int sgt_model_reserve(sgt_model *m, int64_t splits)
+{
+    int32_t c;
+    for (c = 0; c < m->n_trees; c++) {
+        int rc = sgt_tree_reserve(&m->trees[c], &m->q, splits);
+        if (rc != ST_OK)
+            return rc;
+    }
+    return ST_OK;
+}
+
+/* Training the warm-up buffer starts from fresh trees (all leaf counts 0), so each split
+ * attempt consumes grace_period new rows of one leaf: at most rows / grace_period splits. */
+int sgt_model_reserve_warmup_end(sgt_model *m, int64_t n_rows)
+{
+    if (m->q.frozen || m->warm_rows + n_rows < m->p.warmup || !m->p.warmup_trains)
+        return ST_OK;
+    return sgt_model_reserve(m, (m->buf_rows + n_rows) / m->p.grace_period + 1);
+}
+
 static int train_gh(sgt_model *m, const double *x, const double *grads, const double *hess)
 {
     sgt_quantizer_codes(&m->q, x, m->s.codes);
@@ -280,6 +300,8 @@ int sgt_model_train_gh(sgt_model *m, const double *x, const double *grads, const
     for (c = 0; c < m->n_trees; c++)
         if (!isfinite(grads[c]) || !isfinite(hess[c]))
             return ST_EINVAL;
+    if (sgt_model_reserve(m, 1) != ST_OK)
+        return ST_ENOMEM;
     return train_gh(m, x, grads, hess);
 }
 
@@ -327,6 +349,22 @@ int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double tar
         return rc;
     if (m->loss_kind == SGT_LOSS_CUSTOM)
         return ST_ESTATE;
+    if (m->loss_kind == SGT_LOSS_BAG) {
+        /* secure the per-row scratch for this bag and every buffered bag before any
+         * state changes, so ST_ENOMEM leaves the model as it was */
+        int64_t item, need = n_rows;
+        for (item = 0; item < m->buf_items; item++)
+            if (m->buf_len[item] > need)
+                need = m->buf_len[item];
+        rc = scratch_rows(&m->s, need);
+        if (rc != ST_OK)
+            return rc;
+    }
+    /* secure the memory of every split this call can make before any state changes:
+     * each learned row attempts at most one split per tree */
+    rc = m->q.frozen ? sgt_model_reserve(m, n_rows) : sgt_model_reserve_warmup_end(m, n_rows);
+    if (rc != ST_OK)
+        return rc;
     if (!m->q.frozen) {
         int32_t ended;
         int64_t item, offset = 0;

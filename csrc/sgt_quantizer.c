@@ -27,12 +27,12 @@ int32_t sgt_bin_index(double x, double lo, double hi, int32_t bins)
 
 void sgt_quantizer_free(sgt_quantizer *q)
 {
-    free(q->kinds);
-    free(q->offsets);
-    free(q->lo);
-    free(q->hi);
-    free(q->fixed);
-    free(q->seen);
+    alloc_free(q->kinds);
+    alloc_free(q->offsets);
+    alloc_free(q->lo);
+    alloc_free(q->hi);
+    alloc_free(q->fixed);
+    alloc_free(q->seen);
     memset(q, 0, sizeof *q);
 }
 
@@ -45,12 +45,12 @@ int sgt_quantizer_init(sgt_quantizer *q, int32_t d, const int32_t *kinds, int32_
         return ST_EINVAL;
     q->d = d;
     q->bins = bins;
-    q->kinds = malloc((size_t)d * sizeof *q->kinds);
-    q->offsets = malloc((size_t)d * sizeof *q->offsets);
-    q->lo = calloc((size_t)d, sizeof *q->lo);
-    q->hi = calloc((size_t)d, sizeof *q->hi);
-    q->fixed = calloc((size_t)d, 1);
-    q->seen = calloc((size_t)d, 1);
+    q->kinds = alloc_malloc((size_t)d * sizeof *q->kinds);
+    q->offsets = alloc_malloc((size_t)d * sizeof *q->offsets);
+    q->lo = alloc_calloc((size_t)d, sizeof *q->lo);
+    q->hi = alloc_calloc((size_t)d, sizeof *q->hi);
+    q->fixed = alloc_calloc((size_t)d, 1);
+    q->seen = alloc_calloc((size_t)d, 1);
     if (!q->kinds || !q->offsets || !q->lo || !q->hi || !q->fixed || !q->seen) {
         sgt_quantizer_free(q);
         return ST_ENOMEM;

@@ -8,7 +8,9 @@
  * learn: add (g, h) to the leaf total and one cell per feature, attempt a split when
  * the leaf count is a multiple of the grace period (spec §2, §10). apply: null update
  * v += Δ_0 and reset of all cells, or split into children with v + Δ_j (spec §9).
- * Allocation happens before any change, so ST_ENOMEM leaves the tree intact.
+ * Allocation happens before any change, so ST_ENOMEM leaves the tree intact; callers
+ * that learn a row first call sgt_tree_reserve, so the split itself (which follows the
+ * statistics update) takes pre-allocated buffers and cannot fail.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,17 +31,17 @@ static void clear_node(sgt_node *node, int32_t depth, double value)
 int sgt_tree_init(sgt_tree *t, const sgt_quantizer *q)
 {
     memset(t, 0, sizeof *t);
-    t->nodes = malloc(8 * sizeof *t->nodes);
+    t->nodes = alloc_malloc(8 * sizeof *t->nodes);
     if (!t->nodes)
         return ST_ENOMEM;
     t->cap = 8;
     clear_node(&t->nodes[0], 0, 0.0);
-    t->nodes[0].cells = calloc((size_t)q->n_cells, sizeof(sgt_stats));
-    t->nodes[0].used = calloc((size_t)q->d, 1);
+    t->nodes[0].cells = alloc_calloc((size_t)q->n_cells, sizeof(sgt_stats));
+    t->nodes[0].used = alloc_calloc((size_t)q->d, 1);
     if (!t->nodes[0].cells || !t->nodes[0].used) {
-        free(t->nodes[0].cells);
-        free(t->nodes[0].used);
-        free(t->nodes);
+        alloc_free(t->nodes[0].cells);
+        alloc_free(t->nodes[0].used);
+        alloc_free(t->nodes);
         t->nodes = NULL;
         return ST_ENOMEM;
     }
@@ -53,10 +55,16 @@ void sgt_tree_free(sgt_tree *t)
     if (!t->nodes)
         return;
     for (i = 0; i < t->n_nodes; i++) {
-        free(t->nodes[i].cells);
-        free(t->nodes[i].used);
+        alloc_free(t->nodes[i].cells);
+        alloc_free(t->nodes[i].used);
     }
-    free(t->nodes);
+    alloc_free(t->nodes);
+    for (i = 0; i < t->n_spare; i++) {
+        alloc_free(t->spare_cells[i]);
+        alloc_free(t->spare_used[i]);
+    }
+    alloc_free(t->spare_cells);
+    alloc_free(t->spare_used);
     memset(t, 0, sizeof *t);
 }
 
@@ -119,6 +127,63 @@ int sgt_tree_attempt(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sg
     return ST_OK;
 }
 
+/* largest number of children of a split: 2, or the most categories of a nominal feature */
+static int32_t max_children(const sgt_quantizer *q)
+{
+    int32_t a, k = 2;
+    for (a = 0; a < q->d; a++)
+        if (q->kinds[a] > k)
+            k = q->kinds[a];
+    return k;
+}
+
+int sgt_tree_reserve(sgt_tree *t, const sgt_quantizer *q, int64_t splits)
+{
+    int64_t need_nodes, need_spare;
+    if (!t->nodes || splits < 0)
+        return ST_EINVAL;
+    need_spare = splits * (int64_t)max_children(q);
+    need_nodes = (int64_t)t->n_nodes + need_spare;
+    if (need_nodes > INT32_MAX)
+        return ST_ENOMEM;
+    if (need_nodes > t->cap) {
+        int64_t cap = t->cap;
+        sgt_node *grown;
+        while (cap < need_nodes)
+            cap = cap > INT32_MAX / 2 ? INT32_MAX : cap * 2;
+        grown = alloc_realloc(t->nodes, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return ST_ENOMEM;
+        t->nodes = grown;
+        t->cap = (int32_t)cap;
+    }
+    if (need_spare > t->spare_cap) {
+        sgt_stats **cells = alloc_realloc(t->spare_cells, (size_t)need_spare * sizeof *cells);
+        uint8_t **used;
+        if (!cells)
+            return ST_ENOMEM;
+        t->spare_cells = cells;
+        used = alloc_realloc(t->spare_used, (size_t)need_spare * sizeof *used);
+        if (!used)
+            return ST_ENOMEM;
+        t->spare_used = used;
+        t->spare_cap = (int32_t)need_spare;
+    }
+    while (t->n_spare < need_spare) {
+        sgt_stats *c = alloc_calloc((size_t)q->n_cells, sizeof(sgt_stats));
+        uint8_t *u = alloc_malloc((size_t)q->d);
+        if (!c || !u) {
+            alloc_free(c);
+            alloc_free(u);
+            return ST_ENOMEM;
+        }
+        t->spare_cells[t->n_spare] = c;
+        t->spare_used[t->n_spare] = u;
+        t->n_spare += 1;
+    }
+    return ST_OK;
+}
+
 int sgt_tree_apply(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sgt_candidate *best)
 {
     int32_t j, k = best->n_children, first = t->n_nodes;
@@ -137,7 +202,7 @@ int sgt_tree_apply(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sgt_
         sgt_node *grown;
         while (cap < t->n_nodes + k)
             cap = cap > INT32_MAX / 2 ? INT32_MAX : cap * 2;
-        grown = realloc(t->nodes, (size_t)cap * sizeof *grown);
+        grown = alloc_realloc(t->nodes, (size_t)cap * sizeof *grown);
         if (!grown)
             return ST_ENOMEM;
         t->nodes = grown;
@@ -147,13 +212,19 @@ int sgt_tree_apply(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sgt_
     for (j = 0; j < k; j++) {
         sgt_node *child = &t->nodes[first + j];
         clear_node(child, node->depth + 1, node->value + best->deltas[j]);
-        child->cells = calloc((size_t)q->n_cells, sizeof(sgt_stats));
-        child->used = malloc((size_t)q->d);
+        if (t->n_spare > 0) {   /* reserved by sgt_tree_reserve: zeroed, cannot fail */
+            t->n_spare -= 1;
+            child->cells = t->spare_cells[t->n_spare];
+            child->used = t->spare_used[t->n_spare];
+        } else {
+            child->cells = alloc_calloc((size_t)q->n_cells, sizeof(sgt_stats));
+            child->used = alloc_malloc((size_t)q->d);
+        }
         if (!child->cells || !child->used) {
             int32_t i;
             for (i = 0; i <= j; i++) {
-                free(t->nodes[first + i].cells);
-                free(t->nodes[first + i].used);
+                alloc_free(t->nodes[first + i].cells);
+                alloc_free(t->nodes[first + i].used);
             }
             return ST_ENOMEM;
         }
@@ -165,8 +236,8 @@ int sgt_tree_apply(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sgt_
     node->threshold = best->threshold;
     node->first_child = first;
     node->n_children = k;
-    free(node->cells);
-    free(node->used);
+    alloc_free(node->cells);
+    alloc_free(node->used);
     node->cells = NULL;
     node->used = NULL;
     t->n_nodes += k;
@@ -185,7 +256,7 @@ int sgt_tree_restore(sgt_tree *t, const sgt_quantizer *q, int32_t n_nodes, const
     if (n_nodes < 1)
         return ST_EINVAL;
     memset(&fresh, 0, sizeof fresh);
-    fresh.nodes = calloc((size_t)n_nodes, sizeof(sgt_node));
+    fresh.nodes = alloc_calloc((size_t)n_nodes, sizeof(sgt_node));
     if (!fresh.nodes)
         return ST_ENOMEM;
     fresh.cap = n_nodes;
@@ -193,8 +264,8 @@ int sgt_tree_restore(sgt_tree *t, const sgt_quantizer *q, int32_t n_nodes, const
         clear_node(&fresh.nodes[i], 0, 0.0);
         fresh.n_nodes = i + 1;
         if (is_leaf[i]) {
-            fresh.nodes[i].cells = calloc((size_t)q->n_cells, sizeof(sgt_stats));
-            fresh.nodes[i].used = calloc((size_t)q->d, 1);
+            fresh.nodes[i].cells = alloc_calloc((size_t)q->n_cells, sizeof(sgt_stats));
+            fresh.nodes[i].used = alloc_calloc((size_t)q->d, 1);
             if (!fresh.nodes[i].cells || !fresh.nodes[i].used) {
                 sgt_tree_free(&fresh);
                 return ST_ENOMEM;

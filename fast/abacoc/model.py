@@ -120,6 +120,9 @@ class ABACOCClassifier(BallCoverFacade):
     def _set_dim(self, n_features: int) -> None:
         check(lib.ab_model_set_dim(self._h, n_features), "ab_model_set_dim")
 
+    def _rollback(self, n_features: int, n_classes: int) -> None:
+        check(lib.ab_model_rollback(self._h, n_features, n_classes), "ab_model_rollback")
+
     def _sync_classes(self) -> None:
         while self._h.n_classes < len(self.classes_):
             check(lib.ab_model_add_class(self._h), "ab_model_add_class")
@@ -292,7 +295,7 @@ class ABACOCClassifier(BallCoverFacade):
             h.rng.s[i] = snap["rng_state"][i]
         check(lib.ab_model_restored(h), "ab_model_restored")
 
-    def __getstate__(self) -> dict[str, Any]:
+    def _get_state(self) -> dict[str, Any]:
         return {
             "params": self.get_params(),
             "classes": list(self.classes_),
@@ -301,7 +304,7 @@ class ABACOCClassifier(BallCoverFacade):
             "snapshot": self.snapshot(),
         }
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
+    def _set_state(self, state: dict[str, Any]) -> None:
         self.__init__(**state["params"])  # type: ignore[misc]
         self.classes_ = list(state["classes"])
         self._class_index = {label: k for k, label in enumerate(self.classes_)}

@@ -89,6 +89,8 @@ class CCore:
         """Buffer one item and widen the ranges; True when the warm-up just ended."""
         ended = ffi.new("int32_t *")
         flat = [v for row in rows for v in row]
+        # secure the memory for training the buffer (Python loop) before pushing
+        check(lib.sgt_model_reserve_warmup_end(self._m, len(rows)), "sgt_model_reserve")
         check(lib.sgt_model_warmup_push(self._m, ffi.new("double[]", flat), len(rows),
                                         float(target), ended), "sgt_model_warmup_push")
         return bool(ended[0])

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from reference.abacoc.params import ABACOCParams, as_matrix, as_row, labels_of
+from reference.state import VersionedState
 
 __all__ = ["BallCoverFacade", "PARAM_NAMES"]
 
@@ -26,7 +27,7 @@ PARAM_NAMES = (
 """Constructor arguments, in signature order (``get_params`` and ``clone``)."""
 
 
-class BallCoverFacade:
+class BallCoverFacade(VersionedState):
     """Shared facade logic of the two ``ABACOCClassifier`` backends."""
 
     params: ABACOCParams
@@ -56,6 +57,35 @@ class BallCoverFacade:
 
     def snapshot(self) -> dict[str, Any]:
         """Full model state as plain data (ints, floats, lists, str-keyed dicts)."""
+        raise NotImplementedError
+
+    def _rollback(self, n_features: int, n_classes: int) -> None:
+        """Undo ``_set_dim`` and class registrations of a call that failed before it
+        learned a row (``n_features`` 0: the width was not fixed before the call)."""
+        raise NotImplementedError
+
+    def _learn_transaction(self, X: np.ndarray, labels: list[Any],
+                           keys: tuple[Any, ...] | None) -> None:
+        """Fix the width, register labels and learn; if that raises (``MemoryError``
+        from C) before any row was learned, the facade and the backend are put back."""
+        n_features, old_keys = self.n_features_in_, self._feature_keys
+        n_classes, n_seen = len(self.classes_), self.n_seen_
+        try:
+            self._fix_input(X.shape[1], keys)
+            ks = self._register(labels)
+            self._learn_rows(X, ks)
+        except BaseException:
+            if self.n_seen_ == n_seen:
+                for label in self.classes_[n_classes:]:
+                    del self._class_index[label]
+                del self.classes_[n_classes:]
+                self.n_features_in_, self._feature_keys = n_features, old_keys
+                self._rollback(n_features or 0, n_classes)
+            raise
+
+    @property
+    def n_seen_(self) -> int:
+        """Rows learned."""
         raise NotImplementedError
 
     # -- parameters ---------------------------------------------------------------------
@@ -112,9 +142,7 @@ class BallCoverFacade:
         """
         row, keys = as_row(x, self.n_features_in_, self._feature_keys)
         self._check_labels([y])
-        self._fix_input(len(row), keys)
-        ks = self._register([y])
-        self._learn_rows(np.asarray([row], dtype=np.float64), ks)
+        self._learn_transaction(np.asarray([row], dtype=np.float64), [y], keys)
         return self
 
     def partial_fit(self, X: Any, y: Any) -> Any:
@@ -122,9 +150,7 @@ class BallCoverFacade:
         arr = as_matrix(X, self.n_features_in_)
         labels = list(labels_of(y, arr.shape[0]))
         self._check_labels(labels)
-        self._fix_input(arr.shape[1], None)
-        ks = self._register(labels)
-        self._learn_rows(arr, ks)
+        self._learn_transaction(arr, labels, None)
         return self
 
     def _label_of(self, k: int) -> Any:

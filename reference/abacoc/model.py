@@ -139,6 +139,12 @@ class ABACOCClassifier(BallCoverFacade):
     def _set_dim(self, n_features: int) -> None:
         self._state.n_features = n_features
 
+    def _rollback(self, n_features: int, n_classes: int) -> None:
+        if n_features == 0 and not self._state.balls:
+            self._state.n_features = 0
+        if n_classes < self._state.n_classes:
+            self._state.n_classes = n_classes
+
     def _learn_rows(self, X: np.ndarray, ks: list[int]) -> None:
         rows = X.tolist()
         for i in range(len(rows)):

@@ -170,6 +170,14 @@ class ABACOCParams:
         return METRIC_MINKOWSKI
 
 
+def _reject_text(values: Any) -> None:
+    """Refuse strings and bytes (numpy would parse ``"0.5"``; the other models refuse it)."""
+    if isinstance(values, (str, bytes)) or np.asarray(values).dtype.kind in "USO" and any(
+        isinstance(v, (str, bytes)) for v in np.asarray(values, dtype=object).ravel()
+    ):
+        raise ValueError("text or bytes values")
+
+
 def as_row(
     x: Any, n_features: int | None, keys: tuple[Any, ...] | None
 ) -> tuple[list[float], tuple[Any, ...] | None]:
@@ -182,6 +190,8 @@ def as_row(
     """
     if isinstance(x, Mapping):
         row_keys = tuple(x.keys())
+        if keys is None and n_features is not None:
+            raise ValueError("x is a mapping but the model was fitted on sequences")
         if keys is not None and set(row_keys) != set(keys):
             raise ValueError(
                 f"feature keys {sorted(map(str, row_keys))} differ from the first row's"
@@ -192,6 +202,7 @@ def as_row(
     else:
         values = x
     try:
+        _reject_text(values)
         arr = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"x must be a 1-D sequence of numbers: {exc}") from exc
@@ -212,6 +223,7 @@ def as_matrix(X: Any, n_features: int | None) -> np.ndarray:
     Raises ``ValueError`` for empty, ragged, non-numeric, non-finite or wrong-width input.
     """
     try:
+        _reject_text(X)
         arr = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
     except (TypeError, ValueError) as exc:
         raise ValueError(f"X must be a 2-D array of numbers: {exc}") from exc

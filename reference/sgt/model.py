@@ -8,9 +8,10 @@ raises before any state changes.
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from reference.sgt.core import (
 )
 from reference.sgt.losses import BinaryCrossEntropy, SquaredError, sigmoid, softmax
 from reference.sgt.params import SGTParams, check_feature_config, check_matrix, check_row
+from reference.state import VersionedState
 
 __all__ = ["SGTRegressor", "SGTClassifier", "SGTMultiInstanceClassifier", "SGT"]
 
@@ -57,13 +59,36 @@ _COMMON_DOC = """    delta : float, default 1e-7
         one-sided p = P(T_{n-1} <= t)."""
 
 
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def _atomic_first_call(method: _Method) -> _Method:
+    """On a model without a core yet, undo everything the call did if it raises
+    ``MemoryError`` (the C core allocation or the first learn failed), so that a failed
+    first call does not fix the width, the feature kinds or the classes."""
+
+    @functools.wraps(method)
+    def wrapper(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if self._core is not None:
+            return method(self, *args, **kwargs)
+        saved = dict(self.__dict__)
+        try:
+            return method(self, *args, **kwargs)
+        except MemoryError:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
+
+    return wrapper  # type: ignore[return-value]
+
+
 def _document(cls: Any) -> Any:
     """Insert the shared parameter descriptions into a class docstring."""
     cls.__doc__ = cls.__doc__.replace("{common}", _COMMON_DOC)
     return cls
 
 
-class _SGTBase:
+class _SGTBase(VersionedState):
     """Shared facade logic; subclasses fix the loss and the target mapping."""
 
     _core_class: Any = SGTCore
@@ -189,6 +214,7 @@ class _SingleTarget(_SGTBase):
             raise ValueError(f"y must be a finite real number, got {y!r}")
         return value
 
+    @_atomic_first_call
     def learn_one(self, x: Any, y: Any) -> None:
         """Learn one row (x, y) (test-then-train order is the caller's)."""
         target = self._target(y)
@@ -197,6 +223,7 @@ class _SingleTarget(_SGTBase):
         self._learn_rows([row], target)
         self.n_seen_ += 1
 
+    @_atomic_first_call
     def partial_fit(self, X: Any, y: Any) -> Any:
         """Learn the rows of X in order; the whole batch is validated first."""
         arr, kinds = self._matrix(X)
@@ -210,6 +237,7 @@ class _SingleTarget(_SGTBase):
             self._learn_rows([[float(v) for v in arr[i].tolist()]], targets[i])
             self.n_seen_ += 1
 
+    @_atomic_first_call
     def progressive_predict(self, X: Any, y: Any) -> np.ndarray:
         """Test-then-train over a batch: the prediction for each row made just before
         learning it (prequential evaluation); validated as :meth:`partial_fit`."""
@@ -382,7 +410,7 @@ class _Classifier(_SGTBase):
         try:
             index = {label: i for i, label in enumerate(labels)}
         except TypeError:
-            raise ValueError("class labels must be hashable") from None
+            raise ValueError(f"classes must hold hashable labels, got {labels!r}") from None
         if len(labels) < 2 or len(index) != len(labels):
             raise ValueError(f"classes must hold at least two distinct labels, got {labels!r}")
         self.classes_ = labels
@@ -469,6 +497,7 @@ class SGTClassifier(_Classifier):
             return [1.0 - p, p]
         return softmax(raws)
 
+    @_atomic_first_call
     def learn_one(self, x: Any, y: Hashable) -> None:
         """Learn one labelled row; the class set must be known (``classes=``)."""
         if self.classes_ is None:
@@ -479,6 +508,7 @@ class SGTClassifier(_Classifier):
         self._learn_rows([row], self._target(index))
         self.n_seen_ += 1
 
+    @_atomic_first_call
     def partial_fit(self, X: Any, y: Any) -> SGTClassifier:
         """Learn rows in order; the first call fixes ``classes_`` if not given."""
         arr, kinds = self._matrix(X)
@@ -508,6 +538,7 @@ class SGTClassifier(_Classifier):
             self._learn_rows([[float(v) for v in arr[i].tolist()]], targets[i])
             self.n_seen_ += 1
 
+    @_atomic_first_call
     def progressive_predict(self, X: Any, y: Any) -> np.ndarray:
         """Test-then-train over a batch: the label predicted for each row just before
         learning it (prequential evaluation); validated as :meth:`partial_fit`."""
@@ -621,6 +652,7 @@ class SGTMultiInstanceClassifier(_Classifier):
     def _bag_raws(self, arr: np.ndarray) -> list[float]:
         return [self._raws(arr[i].tolist())[0] for i in range(arr.shape[0])]
 
+    @_atomic_first_call
     def learn_one(self, x: Any, y: Any) -> None:
         """Learn one bag ``x`` (rows) with label ``y`` in {0, 1}."""
         target = float(self._index(y))
@@ -629,6 +661,7 @@ class SGTMultiInstanceClassifier(_Classifier):
         self._learn_rows([[float(v) for v in r] for r in arr.tolist()], target)
         self.n_seen_ += 1
 
+    @_atomic_first_call
     def partial_fit(self, X: Any, y: Any) -> SGTMultiInstanceClassifier:
         """Learn a sequence of bags ``epochs`` times; everything is validated first."""
         bags = list(X)
