@@ -124,6 +124,12 @@ typedef struct {
     int32_t cap;       /* capacity of pts */
     int32_t refs;      /* leaves (over all particles) referencing the set; 0 = free */
     int32_t next_free; /* free-list link, -1 = end */
+    int32_t mark;      /* retirement stamp: set already updated for the current retiree */
+    int32_t alc_ok;    /* 1 if alc holds valid ALC values of the points for its rectangle */
+    int32_t alc_cap;   /* capacity of alc (doubles) */
+    double *alc;       /* C-only ALC cache: leaf rectangle (lo[mc], hi[mc]), then one value
+                        * per point; invalidated whenever the set's points or stats change,
+                        * and keyed by the rectangle [AG13, §4.4; spec §7.6 REC] */
 } dt_pointset;
 
 typedef struct {
@@ -173,7 +179,19 @@ typedef struct {
     double *lg_frac;      /* owner of cfg.lg_frac */
     double prior_split[64]; /* log p_split(d) for d < 64 [AG13, §2.1] */
     double prior_leaf[64];  /* log(1 - p_split(d)) for d < 64 */
+    int64_t n_total;      /* points learned so far (the store holds only the active pool) */
+    int32_t active_size;  /* w, active pool size; 0 = no automatic retirement */
+    int32_t rule;         /* DT_RETIRE_* rule of automatic retirement */
+    double lam;           /* forgetting factor of automatic retirements [AG13, §5] */
+    int32_t stamp;        /* retirement stamp (see dt_pointset.mark) */
+    int32_t approx;       /* ALC: counts as a proxy for areas (spec §7.4) */
+    double *scores;       /* cap doubles: discarding statistic of every active point */
+    double *rect;         /* 2 d doubles: user ALC rectangle (low, high per column), or NULL */
+    double *abuf;         /* ALC scratch: 14 (d + 2) doubles */
+    int32_t *areg;        /* ALC scratch: d + 2 column indices */
 } dt_model;
+
+enum { DT_RETIRE_RANDOM = 0, DT_RETIRE_HISTORICAL = 1, DT_RETIRE_ALC = 2, DT_RETIRE_ENTROPY = 3 };
 
 /* leaf models (csrc/dt_leaf_models.c) */
 void dt_leaf_config_init(dt_leaf_config *c, int kind, int p, int augmented, int delta,
@@ -254,6 +272,48 @@ int dt_model_export_particle(const dt_model *m, int32_t i, int32_t *ints, double
 int dt_model_import(dt_model *m, const double *X, const double *y, int64_t n, double lml,
                     const int32_t *sizes, const int32_t *ints, const double *dbls,
                     const int32_t *points);
+int dt_model_reserve_retire(dt_model *m);
+/* forgetting (csrc/dt_forgetting.c) */
+void dt_absorb_retired(double *st, const dt_leaf_config *c, const double *x, double y,
+                       double lam, double *z);
+void dt_insert_sorted(dt_model *m, dt_particle *t, int32_t leaf, int32_t point);
+void dt_collapse(dt_model *m, dt_particle *t, int32_t leaf);
+/* retirement (csrc/dt_retirement.c) */
+void dt_recompute_linear_totals(double *st, const dt_leaf_config *c, const int32_t *points,
+                                int32_t n, const double *X, const double *y, int32_t d,
+                                double *work);
+void dt_retire_from_set(dt_model *m, int32_t set, int32_t index, double lam);
+void dt_retire_point(dt_model *m, int32_t index, double lam);
+void dt_renumber(dt_model *m, int32_t index);
+int32_t dt_choose_retiree(dt_model *m);
+int dt_retire_one(dt_model *m, int32_t index, double lam);
+int dt_model_set_retirement(dt_model *m, int32_t active_size, int rule, double lam,
+                            int approx, const double *rect);
+int dt_model_retire(dt_model *m, const int32_t *positions, int32_t n, double lam);
+int dt_model_retired(const dt_model *m, double *out);
+/* active-discarding statistics (csrc/dt_discard_stats.c) */
+double dt_leaf_entropy(const double *st, const dt_leaf_config *c);
+void dt_entropy_active(dt_model *m, double *out);
+int dt_model_entropy_active(dt_model *m, double *out);
+int dt_alc_columns(const dt_model *m);
+void dt_integrated_box(const dt_model *m, const double *box, double *ibox);
+void dt_leaf_rectangle(const dt_model *m, const dt_particle *t, int32_t leaf,
+                       const double *ibox, double *lo, double *hi, double *done);
+void dt_leaf_alc_prep(const double *st, const dt_leaf_config *c, const double *lo,
+                      const double *hi, int mcols, int approx, double *prep, int32_t *reg);
+double dt_leaf_alc_point(const double *st, const dt_leaf_config *c, const double *prep,
+                         const int32_t *reg, int mcols, const double *x, double *buf);
+double dt_leaf_alc(const double *st, const dt_leaf_config *c, const double *lo,
+                   const double *hi, int mcols, const double *x, int approx, double *buf,
+                   int32_t *reg);
+double dt_box_area(const double *ibox, int mcols, int approx, int64_t n_total);
+void dt_data_box(const dt_model *m, const double *rows, int64_t n_rows, double *box);
+void dt_alc_active(dt_model *m, const double *box, double *out);
+void dt_alc_points(dt_model *m, const double *rows, int64_t n_rows, const double *box,
+                   double *out);
+int dt_model_alc_active(dt_model *m, const double *box, double *out);
+int dt_model_alc(dt_model *m, const double *rows, int64_t n_rows, const double *box,
+                 double *out);
 
 /* ---- stochastic gradient trees (sgt_*, mirrors reference/sgt/) ---- */
 enum {

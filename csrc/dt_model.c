@@ -31,6 +31,10 @@ static void free_scratch(dt_model *m)
     alloc_free(m->work);
     alloc_free(m->lg_half);
     alloc_free(m->lg_frac);
+    alloc_free(m->scores);
+    alloc_free(m->rect);
+    alloc_free(m->abuf);
+    alloc_free(m->areg);
 }
 
 void dt_model_free(dt_model *m)
@@ -38,7 +42,10 @@ void dt_model_free(dt_model *m)
     int32_t i;
     if (m == NULL) return;
     if (m->sets != NULL)
-        for (i = 0; i < m->n_sets; i++) alloc_free(m->sets[i].pts);
+        for (i = 0; i < m->n_sets; i++) {
+            alloc_free(m->sets[i].pts);
+            alloc_free(m->sets[i].alc);
+        }
     alloc_free(m->sets);
     alloc_free(m->set_stats);
     if (m->parts != NULL)
@@ -94,6 +101,9 @@ static int reserve_store(dt_model *m, int64_t need)
     nv = alloc_realloc(m->vbuf, sizeof(double) * (size_t)(cap + 2 * m->minp));
     if (!nv) return ST_ENOMEM;
     m->vbuf = nv;
+    nv = alloc_realloc(m->scores, sizeof(double) * (size_t)cap);
+    if (!nv) return ST_ENOMEM;
+    m->scores = nv;
     if (fill_lgamma_cache(m, 2 * cap + 16) != ST_OK) return ST_ENOMEM;
     m->cap = cap;
     return ST_OK;
@@ -135,6 +145,13 @@ static int reserve_sets_extra(dt_model *m, int64_t extra)
 }
 
 static int reserve_sets(dt_model *m) { return reserve_sets_extra(m, 0); }
+
+/* room for one retirement: a collapse re-inserts fewer than minp points per particle,
+ * each possibly copying a shared point set */
+int dt_model_reserve_retire(dt_model *m)
+{
+    return reserve_sets_extra(m, (int64_t)m->n_particles * (int64_t)m->minp);
+}
 
 /* every particle must have room for the two children of a grow */
 static int reserve_grow(dt_model *m)
@@ -200,8 +217,10 @@ dt_model *dt_model_new(int kind, int p, int augmented, int delta, int n_classes,
     m->sbuf = alloc_malloc(sizeof(double) * 3 * (size_t)sw);
     m->work = alloc_malloc(sizeof(double) * (size_t)(2 * p * p + 2 * p + 8));
     m->vbuf = alloc_malloc(sizeof(double) * (size_t)(2 * minp + 1));
+    m->abuf = alloc_malloc(sizeof(double) * 14 * (size_t)(d + 2));
+    m->areg = alloc_malloc(sizeof(int32_t) * (size_t)(d + 2));
     if (!m->parts || !m->tmp || !m->w || !m->chosen || !m->flags || !m->leafc || !m->stack || !m->sbuf ||
-        !m->work || !m->vbuf) {
+        !m->work || !m->vbuf || !m->abuf || !m->areg) {
         dt_model_free(m);
         return NULL;
     }
@@ -244,12 +263,20 @@ int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, dou
         if (reserve_store(m, m->n + 1) != ST_OK) return ST_ENOMEM;
         if (reserve_grow(m) != ST_OK) return ST_ENOMEM;
         if (reserve_sets(m) != ST_OK) return ST_ENOMEM;
+        if (m->active_size > 0 && m->n >= m->active_size) {
+            /* retire one point before the PL step (spec §0 item 5); capacities for the
+             * retirement and the step are reserved above, before any state change */
+            if (dt_model_reserve_retire(m) != ST_OK) return ST_ENOMEM;
+            if (reserve_sets(m) != ST_OK) return ST_ENOMEM;
+            if (dt_retire_one(m, dt_choose_retiree(m), m->lam) != ST_OK) return ST_ENOMEM;
+        }
         index = (int32_t)m->n;
         memcpy(m->X + (int64_t)index * m->d, X + r * m->d, sizeof(double) * (size_t)m->d);
         m->y[index] = y[r];
         m->n++;
         lp = 0.0;
-        if (index < m->nstart) {
+        m->n_total++;
+        if (m->n_total <= m->nstart) {
             for (i = 0; i < m->n_particles; i++) {
                 t = &m->parts[i];
                 leaf = t->root;

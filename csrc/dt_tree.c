@@ -224,10 +224,14 @@ int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
         id = m->n_sets++;
         m->sets[id].pts = NULL;
         m->sets[id].cap = 0;
+        m->sets[id].alc = NULL;
+        m->sets[id].alc_cap = 0;
     }
     m->sets[id].refs = 1;
     m->sets[id].n = 0;
     m->sets[id].next_free = -1;
+    m->sets[id].mark = 0;
+    m->sets[id].alc_ok = 0;
     if (n > 0 && set_reserve(m, id, n)) {
         memcpy(m->sets[id].pts, pts, sizeof(int32_t) * (size_t)n);
         m->sets[id].n = n;
@@ -252,7 +256,9 @@ void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
         memcpy(m->set_stats + (int64_t)fresh * m->cfg.sw, m->set_stats + (int64_t)id * m->cfg.sw,
                sizeof(double) * (size_t)m->cfg.sw);
         if (!set_reserve(m, fresh, m->sets[id].n + 1)) return;
-        memcpy(m->sets[fresh].pts, m->sets[id].pts, sizeof(int32_t) * (size_t)m->sets[id].n);
+        if (m->sets[id].n > 0) /* an emptied set (all points retired) may have no buffer */
+            memcpy(m->sets[fresh].pts, m->sets[id].pts,
+                   sizeof(int32_t) * (size_t)m->sets[id].n);
         m->sets[fresh].n = m->sets[id].n;
         dt_set_release(m, id);
         t->nodes[leaf].set = fresh;
@@ -260,6 +266,7 @@ void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
     }
     if (!set_reserve(m, id, m->sets[id].n + 1)) return;
     m->sets[id].pts[m->sets[id].n++] = point;
+    m->sets[id].alc_ok = 0; /* the caller updates the statistics next */
 }
 
 /* drop the references of every live leaf of a particle (before its buffers are reused) */

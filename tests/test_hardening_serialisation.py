@@ -27,14 +27,10 @@ ROUND_TRIPS = {
 }
 
 
-def _params(pending_dt: bool = False) -> list[Any]:
+def _params() -> list[Any]:
     out = []
     for spec in SPECS:
         marks: list[Any] = [pytest.mark.dynatree] if spec.dt else []
-        if pending_dt and spec.dt:
-            marks.append(pytest.mark.xfail(
-                reason="dynamic trees do not use reference.state.VersionedState yet "
-                       "(files owned by another engineer)", strict=False))
         out.append(pytest.param(spec, id=spec.id, marks=marks))
     return out
 
@@ -100,7 +96,7 @@ def test_clone_is_fresh_with_same_params(backend: ModuleType, spec: Spec) -> Non
     assert_snapshot_equal(fresh.snapshot(), twin.snapshot(), path="clone")
 
 
-@pytest.mark.parametrize("spec", _params(pending_dt=True))
+@pytest.mark.parametrize("spec", _params())
 def test_state_carries_format_version(backend: ModuleType, spec: Spec) -> None:
     model = spec.make(backend)
     for x, y in stream(spec, 10, seed=14):
@@ -110,7 +106,7 @@ def test_state_carries_format_version(backend: ModuleType, spec: Spec) -> None:
 
 
 @pytest.mark.parametrize("version", [STATE_FORMAT_VERSION + 1, 0, "1", None])
-@pytest.mark.parametrize("spec", _params(pending_dt=True))
+@pytest.mark.parametrize("spec", _params())
 def test_unknown_state_format_is_refused(backend: ModuleType, spec: Spec,
                                          version: Any) -> None:
     model = spec.make(backend)

@@ -20,7 +20,7 @@ from reference.dynatree.model import (
     RegressorMixin,
     leaf_config,
 )
-from reference.dynatree.params import DynamicTreeParams
+from reference.dynatree.params import RETIREMENTS, DynamicTreeParams, normalise_rect
 from reference.rng import MASK
 
 
@@ -77,7 +77,14 @@ class FastEngine(DynamicTreeBase):
                              float(p.beta), p.seed & MASK)
         if h == ffi.NULL:
             raise MemoryError("dt_model_new failed")
-        self._h = ffi.gc(h, lib.dt_model_free)
+        h = ffi.gc(h, lib.dt_model_free)
+        rect = ffi.NULL
+        if p.rect is not None:
+            rect = ffi.new("double[]", [v for pair in p.rect for v in pair])
+        check(lib.dt_model_set_retirement(h, p.active_size or 0,
+                                          RETIREMENTS.index(p.retirement), float(p.lam),
+                                          int(p.approx), rect), "retirement")
+        self._h = h
         self._cfg = cfg
         state = self._pending_rng.state
         wrapped = Rng._wrap(lib.dt_model_rng(self._h))
@@ -93,6 +100,48 @@ class FastEngine(DynamicTreeBase):
 
     def _engine_lml(self) -> float:
         return float(self._h.lml)
+
+    def _engine_discard(self) -> None:
+        self._h = None
+
+    def _engine_retire(self, positions: list[int], lam: float) -> None:
+        check(lib.dt_model_retire(self._h, ffi.new("int32_t[]", positions), len(positions),
+                                  lam), "retire")
+
+    def _engine_pool(self) -> tuple[list[list[float]], list[float]]:
+        h = self._h
+        n = int(h.n)
+        d = int(h.d)
+        xs = ffi.unpack(h.X, n * d) if n else []
+        return [xs[i * d:(i + 1) * d] for i in range(n)], (ffi.unpack(h.y, n) if n else [])
+
+    def _engine_retired(self) -> list[float]:
+        n = self._params.n_particles
+        out = ffi.new("double[]", n)
+        check(lib.dt_model_retired(self._h, out), "retired")
+        return [float(v) for v in ffi.unpack(out, n)]
+
+    def _engine_alc_active(self, box: list[tuple[float, float]]) -> list[float]:
+        n = int(self._h.n)
+        out = ffi.new("double[]", max(n, 1))
+        flat = ffi.new("double[]", [v for pair in box for v in pair])
+        check(lib.dt_model_alc_active(self._h, flat, out), "alc_active")
+        return [float(v) for v in ffi.unpack(out, n)]
+
+    def _engine_alc(self, rows: list[list[float]], box: list[tuple[float, float]]
+                    ) -> list[float]:
+        n = len(rows)
+        out = ffi.new("double[]", max(n, 1))
+        flat = ffi.new("double[]", [v for pair in box for v in pair])
+        xs = ffi.new("double[]", [v for row in rows for v in row])
+        check(lib.dt_model_alc(self._h, xs, n, flat, out), "alc")
+        return [float(v) for v in ffi.unpack(out, n)]
+
+    def _engine_entropy(self) -> list[float]:
+        n = int(self._h.n)
+        out = ffi.new("double[]", max(n, 1))
+        check(lib.dt_model_entropy_active(self._h, out), "entropy_active")
+        return [float(v) for v in ffi.unpack(out, n)]
 
     def _engine_regression(self, row: list[float]) -> RegressionSummary:
         out = ffi.new("double[5]")
@@ -149,13 +198,13 @@ class FastEngine(DynamicTreeBase):
                               for i in range(self._params.n_particles)]}
 
     # -- pickling and copying: export the state, rebuild the C model from it ----------------
-    def __getstate__(self) -> dict[str, Any]:
+    def _get_state(self) -> dict[str, Any]:
         state = {k: v for k, v in self.__dict__.items() if k not in ("_h", "_pending_rng")}
         state["_snap"] = self.snapshot()
         state["_rng_state"] = self.rng.state
         return state
 
-    def __setstate__(self, state: dict[str, Any]) -> None:
+    def _set_state(self, state: dict[str, Any]) -> None:
         snap = state.pop("_snap")
         rng_state = state.pop("_rng_state")
         self.__dict__.update(state)
@@ -188,6 +237,7 @@ class FastEngine(DynamicTreeBase):
             ffi.new("int32_t[]", sizes), ffi.new("int32_t[]", ints),
             ffi.new("double[]", dbls), ffi.new("int32_t[]", pts)), "import")
         Rng._wrap(lib.dt_model_rng(self._h)).state = rng_state
+        self._h.n_total = self.n_seen_
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Any:
         import pickle
@@ -219,17 +269,33 @@ class DynamicTreeRegressor(RegressorMixin, FastEngine):
         Inverse-gamma prior on leaf variances (default: improper ``1/sigma^2``).
     seed : int
         Seed of the generator.
+    active_size : int or None
+        Size ``w`` of the active pool; when it is full, one point is retired into the leaf
+        priors before each new point is learned (``None``: never retire) [AG13, §3].
+    retirement : {"random", "historical", "alc"}
+        Which point to retire: uniform, the oldest, or the one with the smallest ALC.
+    lam : float
+        Forgetting factor ``0 < lam <= 1`` of the automatic retirements [AG13, §5].
+    rect : sequence of (low, high) pairs or None
+        Bounding rectangle of ALC retirement (``None``: range of the active inputs).
+    approx : bool
+        ALC with leaf counts as a proxy for leaf volumes (spec §7.4).
     """
 
     def __init__(self, *, leaf: str = "constant", intercept: str = "implicit",
                  n_particles: int = 1000, alpha: float = 0.95, beta: float = 2.0,
                  min_leaf: int | None = None, nstart: int | None = None, nu0: float = 0.0,
-                 s20: float = 0.0, seed: int = 0) -> None:
+                 s20: float = 0.0, seed: int = 0, active_size: int | None = None,
+                 retirement: str = "random", lam: float = 1.0,
+                 rect: Sequence[tuple[float, float]] | None = None,
+                 approx: bool = False) -> None:
         if leaf not in ("constant", "linear"):
             raise ValueError(f"leaf must be 'constant' or 'linear', got {leaf!r}")
         self._params = DynamicTreeParams(
             leaf=leaf, intercept=intercept, n_particles=n_particles, alpha=alpha, beta=beta,
-            min_leaf=min_leaf, nstart=nstart, nu0=nu0, s20=s20, seed=seed).validate()
+            min_leaf=min_leaf, nstart=nstart, nu0=nu0, s20=s20, seed=seed,
+            active_size=active_size, retirement=retirement, lam=lam,
+            rect=normalise_rect(rect), approx=approx).validate()
         self._reset()
         self._engine_reset()
 
@@ -238,7 +304,10 @@ class DynamicTreeRegressor(RegressorMixin, FastEngine):
         p = self._params
         return {"leaf": p.leaf, "intercept": p.intercept, "n_particles": p.n_particles,
                 "alpha": p.alpha, "beta": p.beta, "min_leaf": p.min_leaf,
-                "nstart": p.nstart, "nu0": p.nu0, "s20": p.s20, "seed": p.seed}
+                "nstart": p.nstart, "nu0": p.nu0, "s20": p.s20, "seed": p.seed,
+                "active_size": p.active_size, "retirement": p.retirement, "lam": p.lam,
+                "rect": None if p.rect is None else [list(r) for r in p.rect],
+                "approx": p.approx}
 
 
 class DynamicTreeClassifier(ClassifierMixin, FastEngine):
@@ -261,14 +330,23 @@ class DynamicTreeClassifier(ClassifierMixin, FastEngine):
         Points placed in the root before particle learning (``None``: ``min_leaf``).
     seed : int
         Seed of the generator.
+    active_size : int or None
+        Size ``w`` of the active pool; when it is full, one point is retired into the leaf
+        priors before each new point is learned (``None``: never retire) [AG13, §3].
+    retirement : {"random", "historical", "entropy"}
+        Which point to retire: uniform, the oldest, or the one of smallest entropy.
+    lam : float
+        Forgetting factor ``0 < lam <= 1`` of the automatic retirements [AG13, §5].
     """
 
     def __init__(self, *, classes: Sequence[Hashable] | None = None, n_particles: int = 1000,
                  alpha: float = 0.95, beta: float = 2.0, min_leaf: int | None = None,
-                 nstart: int | None = None, seed: int = 0) -> None:
+                 nstart: int | None = None, seed: int = 0, active_size: int | None = None,
+                 retirement: str = "random", lam: float = 1.0) -> None:
         self._params = DynamicTreeParams(
             leaf="class", n_particles=n_particles, alpha=alpha, beta=beta,
-            min_leaf=min_leaf, nstart=nstart, seed=seed).validate()
+            min_leaf=min_leaf, nstart=nstart, seed=seed, active_size=active_size,
+            retirement=retirement, lam=lam).validate()
         self._set_classes(classes)
         self._init_classes = None if classes is None else list(classes)
         self._reset()
@@ -279,4 +357,5 @@ class DynamicTreeClassifier(ClassifierMixin, FastEngine):
         p = self._params
         return {"classes": self._init_classes, "n_particles": p.n_particles,
                 "alpha": p.alpha, "beta": p.beta, "min_leaf": p.min_leaf,
-                "nstart": p.nstart, "seed": p.seed}
+                "nstart": p.nstart, "seed": p.seed, "active_size": p.active_size,
+                "retirement": p.retirement, "lam": p.lam}

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from reference.dynatree import inputs
+from reference.dynatree.discard_stats import alc_active, alc_points, data_box, entropy_active
 from reference.dynatree.leaf_models import (
     CLASS,
     CONSTANT,
@@ -25,10 +26,17 @@ from reference.dynatree.leaf_models import (
     add_point,
     refresh,
 )
-from reference.dynatree.params import DynamicTreeParams
+from reference.dynatree.params import DynamicTreeParams, check_lam, normalise_rect
 from reference.dynatree.particles import class_summaries, pl_step, regression_summaries
+from reference.dynatree.retirement import (
+    choose_retiree,
+    positions_in_order,
+    renumber,
+    retire_point,
+)
 from reference.dynatree.tree import Node, height, leaves, tree_snapshot
 from reference.rng import Rng
+from reference.state import VersionedState
 
 RegressionSummary = tuple[float, float, float, float, float]
 
@@ -42,7 +50,7 @@ def leaf_config(params: DynamicTreeParams, d: int, n_classes: int) -> LeafConfig
                       nu0=float(params.nu0), s20=float(params.s20))
 
 
-class DynamicTreeBase:
+class DynamicTreeBase(VersionedState):
     """Input handling, labels and public methods shared by every dynamic-tree model.
 
     Subclasses provide the engine hooks ``_engine_*`` (Python here, C in ``fast``).
@@ -81,6 +89,28 @@ class DynamicTreeBase:
     def _engine_lml(self) -> float:
         raise NotImplementedError
 
+    def _engine_retire(self, positions: list[int], lam: float) -> None:
+        raise NotImplementedError
+
+    def _engine_discard(self) -> None:
+        raise NotImplementedError
+
+    def _engine_pool(self) -> tuple[list[list[float]], list[float]]:
+        raise NotImplementedError
+
+    def _engine_retired(self) -> list[float]:
+        raise NotImplementedError
+
+    def _engine_entropy(self) -> list[float]:
+        raise NotImplementedError
+
+    def _engine_alc_active(self, box: list[tuple[float, float]]) -> list[float]:
+        raise NotImplementedError
+
+    def _engine_alc(self, rows: list[list[float]], box: list[tuple[float, float]]
+                    ) -> list[float]:
+        raise NotImplementedError
+
     # -- common API ---------------------------------------------------------------------
     @property
     def n_features_in_(self) -> int:
@@ -107,28 +137,157 @@ class DynamicTreeBase:
 
     def _learn_checked(self, rows: list[list[float]], targets: list[float],
                        keys: list[Hashable] | None, n_classes: int) -> None:
-        if self._d is None:
+        first = self._d is None
+        if first:
+            rect = self._params.rect
+            if rect is not None and len(rect) != len(rows[0]):
+                raise ValueError(f"rect must have one (low, high) pair per feature "
+                                 f"({len(rows[0])}), got {len(rect)}")
+            self._engine_init(len(rows[0]), n_classes)
             self._keys = keys
             self._d = len(rows[0])
-            self._engine_init(self._d, n_classes)
-        lpreds = self._engine_learn(rows, targets)
+        try:
+            lpreds = self._engine_learn(rows, targets)
+        except MemoryError:
+            if first:  # back to the unfitted model (nothing was learned)
+                self._d = None
+                self._keys = None
+                self._engine_discard()
+            raise
         self.lpred_.extend(lpreds)
         self.n_seen_ += len(rows)
 
     def tree_stats(self) -> dict[str, float]:
-        """Particle averages of tree height (a lone root is 1), leaves and mean leaf size."""
+        """Particle averages of tree height (a lone root is 1), leaves, mean leaf size,
+        retired mass ``sum nu`` and retired mass per leaf (spec §6)."""
         trees = self._engine_trees() if self._d is not None else []
         if not trees:
-            return {"mean_height": 0.0, "mean_leaves": 0.0, "mean_leaf_size": 0.0}
+            return {"mean_height": 0.0, "mean_leaves": 0.0, "mean_leaf_size": 0.0,
+                    "mean_retired": 0.0, "mean_leaf_retired": 0.0}
+        retired = self._engine_retired()
         n = float(len(trees))
         h = 0.0
         nl = 0.0
         size = 0.0
-        for tree_height, n_leaves, n_points in trees:
+        ret = 0.0
+        leaf_ret = 0.0
+        for (tree_height, n_leaves, n_points), nu in zip(trees, retired, strict=True):
             h = h + float(tree_height)
             nl = nl + float(n_leaves)
             size = size + float(n_points) / float(n_leaves)
-        return {"mean_height": h / n, "mean_leaves": nl / n, "mean_leaf_size": size / n}
+            ret = ret + nu
+            leaf_ret = leaf_ret + nu / float(n_leaves)
+        return {"mean_height": h / n, "mean_leaves": nl / n, "mean_leaf_size": size / n,
+                "mean_retired": ret / n, "mean_leaf_retired": leaf_ret / n}
+
+    # -- retirement (spec §6) -----------------------------------------------------------
+    @property
+    def active_X_(self) -> np.ndarray:
+        """The active pool's inputs, one row per point, in arrival order."""
+        if self._d is None:
+            return np.zeros((0, 0), dtype=float)
+        rows, _ = self._engine_pool()
+        return np.array(rows, dtype=float).reshape(len(rows), self._d)
+
+    def _pool_targets(self, values: list[float]) -> np.ndarray:
+        return np.array(values, dtype=float)
+
+    @property
+    def active_y_(self) -> np.ndarray:
+        """The active pool's targets (labels for a classifier), in arrival order."""
+        if self._d is None:
+            return self._pool_targets([])
+        return self._pool_targets(self._engine_pool()[1])
+
+    def retire(self, indices: Any, lam: float = 1.0) -> None:
+        """Retire active points into their leaves' priors (spec §6.1) [AG13, §3].
+
+        Parameters
+        ----------
+        indices : int or sequence of int
+            0-based positions in the active pool (arrival order, see ``active_X_``) at the
+            time of the call; duplicates are ignored; at least one point must remain.
+        lam : float
+            Forgetting factor ``0 < lam <= 1`` applied to the retired statistics.
+        """
+        lam = check_lam(lam)
+        if isinstance(indices, (int, np.integer)) and not isinstance(indices, bool):
+            indices = [indices]
+        try:
+            values = list(indices)
+        except TypeError as exc:
+            raise ValueError(f"indices must be an int or a sequence of ints, "
+                             f"got {indices!r}") from exc
+        out: list[int] = []
+        for v in values:
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise ValueError(f"indices must be ints, got {v!r}")
+            out.append(int(v))
+        if not out:
+            raise ValueError("indices must not be empty")
+        p = self._params
+        if p.leaf == "linear" and p.intercept == "implicit":
+            raise ValueError("retire needs intercept='augmented' or 'none' (spec §6.1)")
+        n_active = 0 if self._d is None else len(self._engine_pool()[1])
+        for v in out:
+            if not 0 <= v < n_active:
+                raise IndexError(f"index {v} out of range for an active pool of {n_active}")
+        positions = positions_in_order(out, n_active)
+        if len(positions) >= n_active:
+            raise ValueError("retire must leave at least one active point")
+        self._engine_retire(positions, lam)
+
+    def _check_classifier_stat(self, name: str, want_class: bool) -> None:
+        if (self._params.leaf == "class") != want_class:
+            kind = "classification" if want_class else "regression"
+            raise ValueError(f"{name} is only defined for {kind} models")
+
+    def _box(self, rect: Any, extra: list[list[float]]) -> list[tuple[float, float]]:
+        assert self._d is not None
+        box = normalise_rect(rect)
+        if box is None:
+            box = self._params.rect
+        if box is None:
+            rows, _ = self._engine_pool()
+            return data_box(rows + extra, self._d)
+        if len(box) != self._d:
+            raise ValueError(f"rect must have one (low, high) pair per feature ({self._d}), "
+                             f"got {len(box)}")
+        return list(box)
+
+    def alc_active(self) -> np.ndarray:
+        """ALC statistic of every active point (spec §7.4) [AG13, §4.2].
+
+        The particle average of the integrated reduction in predictive variance over the
+        point's leaf rectangle (closed by ``rect`` or the range of the active inputs),
+        divided by the box volume; automatic ``"alc"`` retirement removes the minimiser.
+        """
+        self._check_classifier_stat("alc_active", False)
+        if self._d is None:
+            return np.zeros(0, dtype=float)
+        return np.array(self._engine_alc_active(self._box(None, [])), dtype=float)
+
+    def alc(self, X: Any, rect: Any = None) -> np.ndarray:
+        """ALC of candidate rows ``X`` (spec §7.1-7.4): particle-averaged integrated
+        variance reduction over each candidate's leaf rectangle, normalised by the box.
+
+        ``rect``: ``(low, high)`` per feature; default the constructor's ``rect`` or the
+        range of the active inputs and ``X``.
+        """
+        self._check_classifier_stat("alc", False)
+        rows = inputs.batch_rows(X, self._keys, self._d)
+        if self._d is None:
+            raise ValueError("alc needs a fitted model")
+        if not rows:
+            return np.zeros(0, dtype=float)
+        return np.array(self._engine_alc(rows, self._box(rect, rows)), dtype=float)
+
+    def entropy_active(self) -> np.ndarray:
+        """Particle-averaged leaf entropy of every active point (spec §7.5) [AG13, §4.3]."""
+        self._check_classifier_stat("entropy_active", True)
+        if self._d is None:
+            return np.zeros(0, dtype=float)
+        return np.array(self._engine_entropy(), dtype=float)
 
     def leaf_counts(self) -> list[int]:
         """Number of leaves of every particle's tree, in particle order."""
@@ -271,6 +430,9 @@ class ClassifierMixin(DynamicTreeBase):
             return [1.0 / float(n)] * n, math.log(float(n))
         return self._engine_class(row)
 
+    def _pool_targets(self, values: list[float]) -> np.ndarray:
+        return np.array([self.classes_[int(v)] for v in values])
+
     def predict_proba_one(self, x: Any) -> dict[Hashable, float]:
         """Particle-averaged class probabilities at ``x`` (spec §8.2)."""
         probs, _ = self._probs(self._row(x))
@@ -319,6 +481,7 @@ class ReferenceEngine(DynamicTreeBase):
         self._X = []
         self._y = []
         self._lml = 0.0
+        self._t = 0
 
     @property
     def rng(self) -> Rng:
@@ -338,12 +501,16 @@ class ReferenceEngine(DynamicTreeBase):
     def _engine_learn(self, rows: list[list[float]], targets: list[float]) -> list[float]:
         out: list[float] = []
         p = self._params
+        w = p.active_size
         for row, target in zip(rows, targets, strict=True):
+            if w is not None and len(self._X) >= w:
+                self._auto_retire()
             index = len(self._X)
             self._X.append(row)
             self._y.append(target)
             lpred = 0.0
-            if index < self._nstart:
+            self._t += 1
+            if self._t <= self._nstart:
                 for root in self._roots:
                     root.points.append(index)
                     add_point(root.stats, self._cfg, root.points, index, self._X, self._y)
@@ -357,6 +524,54 @@ class ReferenceEngine(DynamicTreeBase):
 
     def _engine_lml(self) -> float:
         return self._lml
+
+    def _engine_discard(self) -> None:
+        self._roots = []
+        self._X = []
+        self._y = []
+        self._lml = 0.0
+        self._t = 0
+
+    def _auto_retire(self) -> None:
+        """Choose and retire one point before the PL step (spec §0 item 5)."""
+        p = self._params
+        scores: list[float] = []
+        if p.retirement == "entropy":
+            scores = self._engine_entropy()
+        elif p.retirement == "alc":
+            scores = self._engine_alc_active(self._box(None, []))
+        r = choose_retiree(p.retirement, len(self._X), self._rng, scores)
+        self._engine_retire([r], float(p.lam))
+
+    def _engine_retire(self, positions: list[int], lam: float) -> None:
+        for r in positions:
+            self._roots = retire_point(self._roots, r, self._X, self._y, self._cfg, lam,
+                                       self._minp)
+            del self._X[r]
+            del self._y[r]
+            renumber(self._roots, r)
+
+    def _engine_pool(self) -> tuple[list[list[float]], list[float]]:
+        return [list(r) for r in self._X], list(self._y)
+
+    def _engine_retired(self) -> list[float]:
+        out = []
+        for root in self._roots:
+            nu = 0.0
+            for leaf in leaves(root):
+                nu = nu + leaf.stats.nu
+            out.append(nu)
+        return out
+
+    def _engine_entropy(self) -> list[float]:
+        return entropy_active(self._roots, self._cfg, len(self._X))
+
+    def _engine_alc_active(self, box: list[tuple[float, float]]) -> list[float]:
+        return alc_active(self._roots, self._cfg, self._X, box, self._params.approx, self._t)
+
+    def _engine_alc(self, rows: list[list[float]], box: list[tuple[float, float]]
+                    ) -> list[float]:
+        return alc_points(self._roots, self._cfg, rows, box, self._params.approx, self._t)
 
     def _engine_regression(self, row: list[float]) -> RegressionSummary:
         return regression_summaries(self._roots, row, self._cfg)
@@ -407,6 +622,17 @@ class DynamicTreeRegressor(RegressorMixin, ReferenceEngine):
         Inverse-gamma prior on leaf variances (default: improper ``1/sigma^2``).
     seed : int
         Seed of the generator.
+    active_size : int or None
+        Size ``w`` of the active pool; when it is full, one point is retired into the leaf
+        priors before each new point is learned (``None``: never retire) [AG13, §3].
+    retirement : {"random", "historical", "alc"}
+        Which point to retire: uniform, the oldest, or the one with the smallest ALC.
+    lam : float
+        Forgetting factor ``0 < lam <= 1`` of the automatic retirements [AG13, §5].
+    rect : sequence of (low, high) pairs or None
+        Bounding rectangle of ALC retirement (``None``: range of the active inputs).
+    approx : bool
+        ALC with leaf counts as a proxy for leaf volumes (spec §7.4).
 
     Examples
     --------
@@ -422,12 +648,17 @@ class DynamicTreeRegressor(RegressorMixin, ReferenceEngine):
     def __init__(self, *, leaf: str = "constant", intercept: str = "implicit",
                  n_particles: int = 1000, alpha: float = 0.95, beta: float = 2.0,
                  min_leaf: int | None = None, nstart: int | None = None, nu0: float = 0.0,
-                 s20: float = 0.0, seed: int = 0) -> None:
+                 s20: float = 0.0, seed: int = 0, active_size: int | None = None,
+                 retirement: str = "random", lam: float = 1.0,
+                 rect: Sequence[tuple[float, float]] | None = None,
+                 approx: bool = False) -> None:
         if leaf not in ("constant", "linear"):
             raise ValueError(f"leaf must be 'constant' or 'linear', got {leaf!r}")
         self._params = DynamicTreeParams(
             leaf=leaf, intercept=intercept, n_particles=n_particles, alpha=alpha, beta=beta,
-            min_leaf=min_leaf, nstart=nstart, nu0=nu0, s20=s20, seed=seed).validate()
+            min_leaf=min_leaf, nstart=nstart, nu0=nu0, s20=s20, seed=seed,
+            active_size=active_size, retirement=retirement, lam=lam,
+            rect=normalise_rect(rect), approx=approx).validate()
         self._reset()
         self._engine_reset()
 
@@ -436,7 +667,10 @@ class DynamicTreeRegressor(RegressorMixin, ReferenceEngine):
         p = self._params
         return {"leaf": p.leaf, "intercept": p.intercept, "n_particles": p.n_particles,
                 "alpha": p.alpha, "beta": p.beta, "min_leaf": p.min_leaf,
-                "nstart": p.nstart, "nu0": p.nu0, "s20": p.s20, "seed": p.seed}
+                "nstart": p.nstart, "nu0": p.nu0, "s20": p.s20, "seed": p.seed,
+                "active_size": p.active_size, "retirement": p.retirement, "lam": p.lam,
+                "rect": None if p.rect is None else [list(r) for r in p.rect],
+                "approx": p.approx}
 
 
 class DynamicTreeClassifier(ClassifierMixin, ReferenceEngine):
@@ -459,6 +693,13 @@ class DynamicTreeClassifier(ClassifierMixin, ReferenceEngine):
         Points placed in the root before particle learning (``None``: ``min_leaf``).
     seed : int
         Seed of the generator.
+    active_size : int or None
+        Size ``w`` of the active pool; when it is full, one point is retired into the leaf
+        priors before each new point is learned (``None``: never retire) [AG13, §3].
+    retirement : {"random", "historical", "entropy"}
+        Which point to retire: uniform, the oldest, or the one of smallest entropy.
+    lam : float
+        Forgetting factor ``0 < lam <= 1`` of the automatic retirements [AG13, §5].
 
     Examples
     --------
@@ -473,10 +714,12 @@ class DynamicTreeClassifier(ClassifierMixin, ReferenceEngine):
 
     def __init__(self, *, classes: Sequence[Hashable] | None = None, n_particles: int = 1000,
                  alpha: float = 0.95, beta: float = 2.0, min_leaf: int | None = None,
-                 nstart: int | None = None, seed: int = 0) -> None:
+                 nstart: int | None = None, seed: int = 0, active_size: int | None = None,
+                 retirement: str = "random", lam: float = 1.0) -> None:
         self._params = DynamicTreeParams(
             leaf="class", n_particles=n_particles, alpha=alpha, beta=beta,
-            min_leaf=min_leaf, nstart=nstart, seed=seed).validate()
+            min_leaf=min_leaf, nstart=nstart, seed=seed, active_size=active_size,
+            retirement=retirement, lam=lam).validate()
         self._set_classes(classes)
         self._init_classes = None if classes is None else list(classes)
         self._reset()
@@ -487,4 +730,5 @@ class DynamicTreeClassifier(ClassifierMixin, ReferenceEngine):
         p = self._params
         return {"classes": self._init_classes, "n_particles": p.n_particles,
                 "alpha": p.alpha, "beta": p.beta, "min_leaf": p.min_leaf,
-                "nstart": p.nstart, "seed": p.seed}
+                "nstart": p.nstart, "seed": p.seed, "active_size": p.active_size,
+                "retirement": p.retirement, "lam": p.lam}

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 LEAF_KINDS = ("constant", "linear", "class")
 INTERCEPTS = ("implicit", "augmented", "none")
+RETIREMENTS = ("random", "historical", "alc", "entropy")
 
 
 def _is_int(value: object) -> bool:
@@ -52,6 +53,17 @@ class DynamicTreeParams:
         Variance prior; ``nu0 >= 0``, ``s20 >= 0`` and ``s20 == 0`` when ``nu0 == 0``.
     seed : int
         Seed of the model's generator.
+    active_size : int or None
+        ``w``, size of the active pool; ``None`` keeps every point active (no retirement).
+    retirement : {"random", "historical", "alc", "entropy"}
+        Rule choosing the retiree when the pool is full (``dynamic_trees.md`` §0 item 5):
+        ALC for regression, entropy for classification [AG13, §4].
+    lam : float
+        Forgetting factor ``0 < lam <= 1`` of the power prior [AG13, §5].
+    rect : sequence of (low, high) pairs or None
+        Bounding rectangle of the ALC integral (``None``: range of the active data, §7.3).
+    approx : bool
+        ALC with the active count as a proxy for the leaf area (§7.4).
     """
 
     leaf: str = "constant"
@@ -64,6 +76,11 @@ class DynamicTreeParams:
     nu0: float = 0.0
     s20: float = 0.0
     seed: int = 0
+    active_size: int | None = None
+    retirement: str = "random"
+    lam: float = 1.0
+    rect: tuple[tuple[float, float], ...] | None = None
+    approx: bool = False
 
     def validate(self) -> DynamicTreeParams:
         """Raise ``ValueError`` naming the first invalid parameter; return ``self``."""
@@ -101,7 +118,37 @@ class DynamicTreeParams:
             raise ValueError("s20 must be 0 when nu0 is 0 (improper prior 1/sigma^2)")
         if not _is_int(self.seed):
             raise ValueError(f"seed must be an int, got {self.seed!r}")
+        self._validate_retirement()
         return self
+
+    def _validate_retirement(self) -> None:
+        if self.active_size is not None and (
+            not _is_int(self.active_size) or not 1 <= self.active_size <= 1_000_000_000
+        ):
+            raise ValueError(
+                f"active_size must be None or an int in [1, 1000000000], "
+                f"got {self.active_size!r}"
+            )
+        if self.retirement not in RETIREMENTS:
+            raise ValueError(
+                f"retirement must be one of {RETIREMENTS}, got {self.retirement!r}")
+        if self.retirement == "alc" and self.leaf == "class":
+            raise ValueError("retirement='alc' is for regression; use 'entropy'")
+        if self.retirement == "entropy" and self.leaf != "class":
+            raise ValueError("retirement='entropy' is for classification; use 'alc'")
+        check_lam(self.lam)
+        if self.active_size is not None and self.leaf == "linear" \
+                and self.intercept == "implicit":
+            raise ValueError("active_size needs intercept='augmented' or 'none' "
+                             "(retirement of an implicit-intercept linear leaf, spec §6.1)")
+        if not isinstance(self.approx, bool):
+            raise ValueError(f"approx must be a bool, got {self.approx!r}")
+        if self.rect is not None:
+            for pair in self.rect:
+                if len(pair) != 2 or not all(_is_real(v) and math.isfinite(v)
+                                             for v in pair) or not pair[0] <= pair[1]:
+                    raise ValueError("rect must be None or a sequence of (low, high) pairs "
+                                     f"of finite reals with low <= high, got {self.rect!r}")
 
     def resolved_min_leaf(self, n_features: int) -> int:
         """``minp``: the user's ``min_leaf`` or the leaf model's default (§2, §10.1)."""
@@ -130,3 +177,26 @@ class DynamicTreeParams:
     def delta(self) -> int:
         """``delta``: 1 for the implicit intercept (constant, class, implicit linear)."""
         return 1 if self.intercept == "implicit" else 0
+
+
+def check_lam(lam: object) -> float:
+    """``lam`` as a float; ``ValueError`` unless ``0 < lam <= 1`` (power prior, §3.5)."""
+    if not _is_real(lam) or not 0.0 < float(lam) <= 1.0:  # type: ignore[arg-type]
+        raise ValueError(f"lam must be a real number in (0, 1], got {lam!r}")
+    return float(lam)  # type: ignore[arg-type]
+
+
+def normalise_rect(rect: object) -> tuple[tuple[float, float], ...] | None:
+    """``rect`` as a tuple of float pairs (``ValueError`` if it is not a sequence of pairs)."""
+    if rect is None:
+        return None
+    try:
+        out = tuple((float(lo), float(hi)) for lo, hi in rect)  # type: ignore[attr-defined]
+    except (TypeError, ValueError) as exc:
+        raise ValueError("rect must be None or a sequence of (low, high) pairs of finite "
+                         f"reals with low <= high, got {rect!r}") from exc
+    for lo, hi in out:
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+            raise ValueError("rect must be None or a sequence of (low, high) pairs of "
+                             f"finite reals with low <= high, got {rect!r}")
+    return out

@@ -1,0 +1,202 @@
+"""Retirement benchmarks (a script, not a test): speed ratio, per-step time, flat memory.
+
+1. fast vs reference on the same stream with automatic retirement (Friedman-1, 5 inputs,
+   linear leaves with explicit intercept, ALC and random retirement; class leaves with
+   entropy retirement); both runs must end in the same state (checked); the ratio is CPU
+   time reference / fast.
+2. The issue's Friedman setting: active pool w = 200, N = 1000 particles, linear leaves
+   (augmented intercept), 200 initial points then 1,800 retire-one-learn-one rounds, with
+   ALC (``rect = [0, 1]^5``, ``approx=True`` as demo/online.R) and with random retirement.
+   dynaTree 1.2-17 took 45-65 s (ALC) and 29-41 s (random) for this run; goal <= 1/5.
+3. Memory: a fast model with w = 200 streaming 200,000 points; resident set size and the
+   C capacities (store rows, point-set pool, node arenas) every 20,000 points.
+4. ``--full``: the tutorial's experiments at the papers' scale (several minutes):
+   Friedman ORIG / ORAND / OALC / FULL (w = 200, N = 1000, 1,800 rounds, 3 repetitions;
+   dynaTree: ORIG 1.32-1.57, ORAND 0.73-1.11, OALC 0.65-0.85, FULL 0.85-0.90), spam
+   ORIG / ORAND / OENT / FULL (one 5-fold split, pool = 1/10 of the fold, N = 1000;
+   paper: .141 / .130 / .103 / .095), drifting Friedman one-step RMSE against lambda
+   (n = 10,000, pool 500, N = 50) and elec2 with a window of 25 (N = 100; dynaTree:
+   .286 lam = 1, .148 lam = 0.9, .271 no retirement).
+
+Usage::
+
+    python tests/benchmarks/bench_retirement.py          # 1, 2 and 3 (about a minute)
+    python tests/benchmarks/bench_retirement.py --full   # also 4
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+import numpy as np
+
+import fast
+import reference
+from reference.datasets import drifting_friedman, friedman1, load_csv
+
+
+def _cpu() -> float:
+    return time.thread_time()
+
+
+def ratio() -> None:
+    """Section 1: reference / fast CPU time on identical runs."""
+    X, y = friedman1(230, seed=1)
+    cases: list[tuple[str, str, dict[str, Any], Any, Any]] = [
+        ("linear, ALC", "DynamicTreeRegressor",
+         {"leaf": "linear", "intercept": "augmented", "retirement": "alc", "approx": True,
+          "rect": [(0.0, 1.0)] * 5}, X, y),
+        ("linear, random", "DynamicTreeRegressor",
+         {"leaf": "linear", "intercept": "augmented", "retirement": "random"}, X, y),
+        ("class, entropy", "DynamicTreeClassifier",
+         {"classes": [0, 1], "retirement": "entropy"}, X, (y > np.median(y)).astype(int)),
+    ]
+    print("1. fast vs reference (N = 30, w = 50, 230 points)")
+    for name, cls, kw, xs, ys in cases:
+        times = []
+        snaps = []
+        for backend in (reference, fast):
+            m = getattr(backend, cls)(n_particles=30, seed=2, active_size=50, **kw)
+            t = _cpu()
+            m.partial_fit(xs, ys)
+            times.append(_cpu() - t)
+            snaps.append(m.snapshot())
+        assert snaps[0] == snaps[1], "backends disagree"
+        print(f"   {name:16s} reference {times[0]:7.2f} s  fast {times[1]:6.3f} s  "
+              f"ratio {times[0] / times[1]:6.0f}x")
+
+
+def friedman_setting(rule: str, n_particles: int = 1000, rounds: int = 1800,
+                     w: int = 200, seed: int = 1) -> tuple[float, Any]:
+    """Section 2: seconds for ``rounds`` retire-and-update rounds after ``w`` points."""
+    X, y = friedman1(w + rounds, seed=seed)
+    m = fast.DynamicTreeRegressor(leaf="linear", intercept="augmented",
+                                  n_particles=n_particles, seed=seed, active_size=w,
+                                  retirement=rule, approx=True, rect=[(0.0, 1.0)] * 5)
+    m.partial_fit(X[:w], y[:w])
+    t = _cpu()
+    m.partial_fit(X[w:], y[w:])
+    return _cpu() - t, m
+
+
+def per_step() -> None:
+    print("2. Friedman, w = 200, N = 1000, 1800 rounds (dynaTree: ALC 45-65 s, "
+          "random 29-41 s)")
+    for rule, lo, hi in (("alc", 45.0, 65.0), ("random", 29.0, 41.0)):
+        sec, _ = friedman_setting(rule)
+        print(f"   {rule:7s} {sec:6.1f} s  ({1000 * sec / 1800:.2f} ms per round)  "
+              f"= 1/{lo / sec:.1f} to 1/{hi / sec:.1f} of dynaTree")
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096 / 1e6
+
+
+def memory(n: int = 200_000) -> None:
+    print("3. memory, w = 200, N = 50, constant leaves, random retirement")
+    rs = np.random.default_rng(0)
+    X = rs.uniform(size=(n, 3))
+    y = np.sin(6.0 * X[:, 0]) + X[:, 1] + 0.1 * rs.normal(size=n)
+    m = fast.DynamicTreeRegressor(n_particles=50, seed=1, active_size=200)
+    for start in range(0, n, 20_000):
+        m.partial_fit(X[start:start + 20_000], y[start:start + 20_000])
+        h = m._h
+        print(f"   {start + 20_000:7d} points  RSS {_rss_mb():7.1f} MB  store rows {h.cap}  "
+              f"point sets {h.cap_sets}  nodes/particle {h.cap_nodes}  active {h.n}")
+
+
+def _rmse(a: Any, b: Any) -> float:
+    return float(np.sqrt(np.mean((np.asarray(a) - np.asarray(b)) ** 2)))
+
+
+def full_friedman(reps: int = 3) -> None:
+    print("4a. Friedman ORIG / ORAND / OALC / FULL, w = 200, N = 1000, 1800 rounds")
+    for rep in range(reps):
+        Xt, yt = friedman1(1000, noise=0.0, seed=100 + rep)
+        X, y = friedman1(2000, seed=10 + rep)
+        kw = {"leaf": "linear", "intercept": "augmented", "n_particles": 1000, "seed": rep}
+        orig = fast.DynamicTreeRegressor(**kw)  # type: ignore[arg-type]
+        orig.partial_fit(X[:200], y[:200])
+        res = {"ORIG": _rmse(orig.predict(Xt), yt)}
+        for name, rule in (("ORAND", "random"), ("OALC", "alc")):
+            _, m = friedman_setting(rule, seed=10 + rep)
+            res[name] = _rmse(m.predict(Xt), yt)
+        full = fast.DynamicTreeRegressor(**kw)  # type: ignore[arg-type]
+        full.partial_fit(X, y)
+        res["FULL"] = _rmse(full.predict(Xt), yt)
+        print("   " + "  ".join(f"{k} {v:.3f}" for k, v in res.items()))
+
+
+def full_spam(n_particles: int = 1000) -> None:
+    print("4b. spam ORIG / ORAND / OENT / FULL (one fold, pool = 1/10 of the fold)")
+    X, y = load_csv("spambase")
+    rs = np.random.default_rng(0)
+    order = rs.permutation(len(y))
+    test, train = order[: len(y) // 5], order[len(y) // 5:]
+    w = len(train) // 10
+    res = {}
+    for name, kw in (("ORIG", None), ("ORAND", {"retirement": "random"}),
+                     ("OENT", {"retirement": "entropy"}), ("FULL", {})):
+        m = fast.DynamicTreeClassifier(classes=[0, 1], n_particles=n_particles, seed=1,
+                                       **({"active_size": w, **kw} if kw else {}))
+        rows = train[:w] if kw is None else train
+        m.partial_fit(X[rows], y[rows])
+        res[name] = float(np.mean(m.predict(X[test]) != y[test]))
+    print("   " + "  ".join(f"{k} {v:.3f}" for k, v in res.items()))
+
+
+def full_drift() -> None:
+    print("4c. drifting Friedman, n = 10000, pool 500, N = 50: one-step RMSE vs lambda")
+    lams = [1.0, 0.99, 0.95, 0.9, 0.8, 0.6, 0.4]
+    for k in (0.1, 0.5):
+        X, y = drifting_friedman(10_000, k=k, seed=3)
+        errs = []
+        for lam in lams:
+            m = fast.DynamicTreeRegressor(leaf="linear", intercept="augmented",
+                                          n_particles=50, seed=1, active_size=500,
+                                          retirement="historical", lam=lam)
+            m.partial_fit(X[:500], y[:500])
+            pred = np.empty(len(y) - 500)
+            for t in range(500, len(y)):
+                pred[t - 500] = m.predict_one(X[t])
+                m.learn_one(X[t], y[t])
+            errs.append(_rmse(pred, y[500:]))
+        print(f"   k = {k}: " + "  ".join(f"{lam}: {e:.2f}" for lam, e in
+                                          zip(lams, errs, strict=True)))
+
+
+def full_elec2() -> None:
+    print("4d. elec2, window 25, N = 100, class leaves")
+    X, y = load_csv("elec2_dynatree")
+    for name, kw in (("lam = 1", {"active_size": 25, "retirement": "historical"}),
+                     ("lam = 0.9", {"active_size": 25, "retirement": "historical",
+                                    "lam": 0.9}),
+                     ("no retirement", {})):
+        m = fast.DynamicTreeClassifier(classes=[0, 1], n_particles=100, seed=1, **kw)
+        m.partial_fit(X[:25], y[:25])
+        miss = 0
+        for t in range(25, len(y)):
+            miss += int(m.predict_one(X[t]) != y[t])
+            m.learn_one(X[t], y[t])
+        print(f"   {name:14s} misclassification {miss / (len(y) - 25):.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--full", action="store_true", help="full-scale experiments")
+    args = parser.parse_args()
+    ratio()
+    per_step()
+    memory()
+    if args.full:
+        full_friedman()
+        full_spam()
+        full_drift()
+        full_elec2()
+
+
+if __name__ == "__main__":
+    main()
