@@ -424,6 +424,7 @@ int dt_model_import(dt_model *m, const double *X, const double *y, int64_t n, do
                 for (b = 0; b < cnt; b++)
                     if (points[pt_off + b] < 0 || points[pt_off + b] >= n) return ST_EINVAL;
                 t->nodes[k].set = dt_set_new(m, points + pt_off, cnt);
+                if (m->broken) return ST_ENOMEM; /* the point list could not be stored */
                 memcpy(dt_leaf_stats(m, t, k), dbls + (node_off + a) * (sw + 1) + 1,
                        sizeof(double) * (size_t)sw);
                 pt_off += cnt;
