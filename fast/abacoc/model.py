@@ -104,6 +104,8 @@ class ABACOCClassifier(BallCoverFacade):
         )
         self._init_facade(params)
         self._h = self._new_handle()
+        self._xbuf: Any = None                   # double[d] reused by the one-row calls
+        self._kbuf = ffi.new("int64_t[1]")
 
     def _new_handle(self) -> Any:
         p = self.params
@@ -137,6 +139,40 @@ class ABACOCClassifier(BallCoverFacade):
             ),
             "ab_model_partial_fit",
         )
+
+    def _row_buffer(self, row: list[float]) -> Any:
+        buf = self._xbuf
+        if buf is None or len(buf) != len(row):
+            buf = self._xbuf = ffi.new("double[]", len(row))
+        buf[0:len(row)] = row
+        return buf
+
+    def _learn_row(self, row: list[float], k: int) -> None:
+        h = self._h
+        if h.n_classes < len(self.classes_):
+            self._sync_classes()
+        kbuf = self._kbuf
+        kbuf[0] = k
+        rc = lib.ab_model_partial_fit(h, self._row_buffer(row), kbuf, 1)
+        if rc:
+            check(rc, "ab_model_partial_fit")
+
+    def _predict_row(self, row: list[float]) -> int:
+        kbuf = self._kbuf
+        rc = lib.ab_model_predict(self._h, self._row_buffer(row), 1, kbuf)
+        if rc:
+            check(rc, "ab_model_predict")
+        return int(kbuf[0])
+
+    def _proba_row(self, row: list[float]) -> list[float]:
+        n_classes = int(self._h.n_classes)
+        if n_classes == 0:
+            return []
+        out = ffi.new("double[]", n_classes)      # zeroed, as the array version
+        rc = lib.ab_model_predict_proba(self._h, self._row_buffer(row), 1, out)
+        if rc:
+            check(rc, "ab_model_predict_proba")
+        return ffi.unpack(out, n_classes)  # type: ignore[no-any-return]
 
     def _predict_rows(self, X: np.ndarray) -> list[int]:
         out = np.empty(X.shape[0], dtype=np.int64)

@@ -65,6 +65,13 @@ class CCore:
         self._m = ffi.gc(out[0], lib.sgt_model_free)
         self._d = d
         self._raw_out = ffi.new("double[]", self.n_trees)
+        self._x_buf = ffi.new("double[]", d)    # reused by the one-row calls
+
+    def _row_buffer(self, x: Sequence[float]) -> Any:
+        """``x`` (d floats) copied into the reusable C row buffer."""
+        buf = self._x_buf
+        buf[0:self._d] = x
+        return buf
 
     # -- the SGTCore interface ---------------------------------------------------------
     @property
@@ -74,9 +81,11 @@ class CCore:
 
     def raws(self, x: Sequence[float]) -> list[float]:
         """Raw score of every tree."""
-        check(lib.sgt_model_raws(self._m, ffi.new("double[]", list(x)), self._raw_out),
-              "sgt_model_raws")
-        return list(ffi.unpack(self._raw_out, self.n_trees))
+        out = self._raw_out
+        rc = lib.sgt_model_raws(self._m, self._row_buffer(x), out)
+        if rc:
+            check(rc, "sgt_model_raws")
+        return ffi.unpack(out, self.n_trees)  # type: ignore[no-any-return]
 
     def raws_many(self, arr: np.ndarray) -> np.ndarray:
         """Raw scores of every row of a validated matrix, shape (n, n_trees)."""
@@ -115,14 +124,18 @@ class CCore:
 
     def learn(self, rows: list[list[float]], target: float) -> None:
         """Learn one item with a built-in loss (warm-up handled in C)."""
-        flat = [v for row in rows for v in row]
-        check(lib.sgt_model_learn(self._m, ffi.new("double[]", flat), len(rows), float(target)),
-              "sgt_model_learn")
+        if len(rows) == 1:
+            buf = self._row_buffer(rows[0])
+        else:
+            buf = ffi.new("double[]", [v for row in rows for v in row])
+        rc = lib.sgt_model_learn(self._m, buf, len(rows), float(target))
+        if rc:
+            check(rc, "sgt_model_learn")
 
     def train_gh(self, x: Sequence[float], grads: Sequence[float],
                  hess: Sequence[float]) -> None:
         """Tree c learns (grads[c], hess[c]) at x."""
-        check(lib.sgt_model_train_gh(self._m, ffi.new("double[]", list(x)),
+        check(lib.sgt_model_train_gh(self._m, self._row_buffer(x),
                                      ffi.new("double[]", list(grads)),
                                      ffi.new("double[]", list(hess))), "sgt_model_train_gh")
 

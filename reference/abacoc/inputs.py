@@ -55,6 +55,16 @@ class BallCoverFacade(VersionedState):
     def _set_dim(self, n_features: int) -> None:
         raise NotImplementedError
 
+    # one-row versions of the hooks (a backend may override them to skip numpy)
+    def _learn_row(self, row: list[float], k: int) -> None:
+        self._learn_rows(np.asarray([row], dtype=np.float64), [k])
+
+    def _predict_row(self, row: list[float]) -> int:
+        return self._predict_rows(np.asarray([row], dtype=np.float64))[0]
+
+    def _proba_row(self, row: list[float]) -> list[float]:
+        return [float(v) for v in self._proba_rows(np.asarray([row], dtype=np.float64))[0]]
+
     def snapshot(self) -> dict[str, Any]:
         """Full model state as plain data (ints, floats, lists, str-keyed dicts)."""
         raise NotImplementedError
@@ -64,16 +74,22 @@ class BallCoverFacade(VersionedState):
         learned a row (``n_features`` 0: the width was not fixed before the call)."""
         raise NotImplementedError
 
-    def _learn_transaction(self, X: np.ndarray, labels: list[Any],
+    def _learn_transaction(self, X: np.ndarray | list[float], labels: list[Any],
                            keys: tuple[Any, ...] | None) -> None:
         """Fix the width, register labels and learn; if that raises (``MemoryError``
-        from C) before any row was learned, the facade and the backend are put back."""
+        from C) before any row was learned, the facade and the backend are put back.
+        ``X`` is a 2-D array of rows, or one row as a list of floats."""
         n_features, old_keys = self.n_features_in_, self._feature_keys
         n_classes, n_seen = len(self.classes_), self.n_seen_
         try:
-            self._fix_input(X.shape[1], keys)
-            ks = self._register(labels)
-            self._learn_rows(X, ks)
+            if isinstance(X, list):
+                self._fix_input(len(X), keys)
+                ks = self._register(labels)
+                self._learn_row(X, ks[0])
+            else:
+                self._fix_input(X.shape[1], keys)
+                ks = self._register(labels)
+                self._learn_rows(X, ks)
         except BaseException:
             if self.n_seen_ == n_seen:
                 for label in self.classes_[n_classes:]:
@@ -142,7 +158,7 @@ class BallCoverFacade(VersionedState):
         """
         row, keys = as_row(x, self.n_features_in_, self._feature_keys)
         self._check_labels([y])
-        self._learn_transaction(np.asarray([row], dtype=np.float64), [y], keys)
+        self._learn_transaction(row, [y], keys)
         return self
 
     def partial_fit(self, X: Any, y: Any) -> Any:
@@ -162,7 +178,7 @@ class BallCoverFacade(VersionedState):
         Randomized BASE draws one uniform from the model generator per call.
         """
         row = self._row(x)
-        return self._label_of(self._predict_rows(np.asarray([row], dtype=np.float64))[0])
+        return self._label_of(self._predict_row(row))
 
     def predict(self, X: Any) -> np.ndarray:
         """Predicted labels of the rows of ``X`` (an object array if the model abstains)."""
@@ -184,10 +200,11 @@ class BallCoverFacade(VersionedState):
         label_1: p}``. Draws nothing.
         """
         row = self._row(x)
-        probs = self._proba_rows(np.asarray([row], dtype=np.float64))[0]
-        if not np.any(probs > 0.0):
-            return {}
-        return {label: float(probs[k]) for k, label in enumerate(self.classes_)}
+        probs = self._proba_row(row)
+        for p in probs:
+            if p > 0.0:
+                return {label: probs[k] for k, label in enumerate(self.classes_)}
+        return {}
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Rows of class frequencies, columns in ``classes_`` order (zeros with no ball)."""

@@ -178,6 +178,40 @@ def _reject_text(values: Any) -> None:
         raise ValueError("text or bytes values")
 
 
+_INT_EXACT = 2**53
+
+
+def _plain_floats(values: Any) -> list[float] | None:
+    """The row as Python floats if it is a non-empty list, tuple or 1-D float64 array
+    of plain floats and small ints (exactly what ``numpy.asarray(values, float64)``
+    would give); None for anything else, which takes the general numpy path."""
+    kind = type(values)
+    if kind is np.ndarray:
+        if values.ndim != 1 or values.dtype != np.float64:
+            return None
+        values = values.tolist()
+    elif kind is not list and kind is not tuple:
+        return None
+    if not values:
+        return None
+    for v in values:
+        if type(v) is not float:
+            break
+    else:
+        return list(values)
+    row: list[float] = []
+    append = row.append
+    for v in values:
+        t = type(v)
+        if t is float:
+            append(v)
+        elif t is int and -_INT_EXACT <= v <= _INT_EXACT:
+            append(float(v))
+        else:
+            return None
+    return row
+
+
 def as_row(
     x: Any, n_features: int | None, keys: tuple[Any, ...] | None
 ) -> tuple[list[float], tuple[Any, ...] | None]:
@@ -188,7 +222,7 @@ def as_row(
     ``ValueError`` for a non-numeric, empty, non-finite or wrong-length row; nothing is
     changed anywhere before the check passes.
     """
-    if isinstance(x, Mapping):
+    if type(x) is not list and isinstance(x, Mapping):
         row_keys = tuple(x.keys())
         if keys is None and n_features is not None:
             raise ValueError("x is a mapping but the model was fitted on sequences")
@@ -201,6 +235,15 @@ def as_row(
         keys = order
     else:
         values = x
+    row = _plain_floats(values)
+    if row is not None:
+        # fast path, same checks and messages as below for a plain row of numbers
+        if n_features is not None and len(row) != n_features:
+            raise ValueError(f"x has {len(row)} features, expected {n_features}")
+        for v in row:
+            if not math.isfinite(v):
+                raise ValueError("x contains NaN or infinite values")
+        return row, keys
     try:
         _reject_text(values)
         arr = np.asarray(values, dtype=np.float64)

@@ -172,7 +172,7 @@ def check_row(
     values, or a nominal value that is not an integer in ``[0, K)``.
     """
     new_keys: tuple[Any, ...] | None = None
-    if isinstance(x, Mapping):
+    if type(x) is not list and isinstance(x, Mapping):
         new_keys = tuple(x.keys())
         if keys is None and n_features is not None:
             raise ValueError("x is a mapping but the model was fitted on sequences")
@@ -181,6 +181,19 @@ def check_row(
         values: Any = [x[k] for k in new_keys]
     else:
         values = x
+    row = _plain_floats(values)
+    if row is not None:
+        # fast path, same checks and messages as below for a plain row of numbers
+        if n_features is not None and len(row) != n_features:
+            raise ValueError(f"x has {len(row)} features, expected {n_features}")
+        for v in row:
+            if not math.isfinite(v):
+                raise ValueError(
+                    "x contains NaN or infinite values (missing values are not supported)"
+                )
+        if kinds is not None and any(kinds):
+            _check_nominal(row, kinds)
+        return row, new_keys if keys is None else keys
     try:
         if np.asarray(values).dtype.kind in "US":
             raise ValueError("text or bytes values")
@@ -197,6 +210,40 @@ def check_row(
     if kinds is not None:
         _check_nominal(row, kinds)
     return row, new_keys if keys is None else keys
+
+
+_INT_EXACT = 2**53
+
+
+def _plain_floats(values: Any) -> list[float] | None:
+    """The row as Python floats if it is a non-empty list, tuple or 1-D float64 array
+    of plain floats and small ints (exactly what ``numpy.asarray(values, float64)``
+    would give); None for anything else, which takes the general numpy path."""
+    kind = type(values)
+    if kind is np.ndarray:
+        if values.ndim != 1 or values.dtype != np.float64:
+            return None
+        values = values.tolist()
+    elif kind is not list and kind is not tuple:
+        return None
+    if not values:
+        return None
+    for v in values:
+        if type(v) is not float:
+            break
+    else:
+        return list(values)
+    row: list[float] = []
+    append = row.append
+    for v in values:
+        t = type(v)
+        if t is float:
+            append(v)
+        elif t is int and -_INT_EXACT <= v <= _INT_EXACT:
+            append(float(v))
+        else:
+            return None
+    return row
 
 
 def _check_nominal(row: list[float], kinds: list[int]) -> None:
