@@ -92,6 +92,8 @@ EVALUATION_KIT = [
 NUMERICS = [
     ("reference.rng", "The generator"),
     ("reference.special", "Special functions"),
+    ("reference.rows", "Input rows"),
+    ("reference.state", "Pickled state format"),
 ]
 """Numerical building blocks documented on the numerics page."""
 

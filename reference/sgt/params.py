@@ -25,6 +25,8 @@ from typing import Any
 
 import numpy as np
 
+from reference.rows import plain_floats as _plain_floats
+
 __all__ = ["SGTParams", "check_row", "check_matrix", "check_feature_config"]
 
 
@@ -210,40 +212,6 @@ def check_row(
     if kinds is not None:
         _check_nominal(row, kinds)
     return row, new_keys if keys is None else keys
-
-
-_INT_EXACT = 2**53
-
-
-def _plain_floats(values: Any) -> list[float] | None:
-    """The row as Python floats if it is a non-empty list, tuple or 1-D float64 array
-    of plain floats and small ints (exactly what ``numpy.asarray(values, float64)``
-    would give); None for anything else, which takes the general numpy path."""
-    kind = type(values)
-    if kind is np.ndarray:
-        if values.ndim != 1 or values.dtype != np.float64:
-            return None
-        values = values.tolist()
-    elif kind is not list and kind is not tuple:
-        return None
-    if not values:
-        return None
-    for v in values:
-        if type(v) is not float:
-            break
-    else:
-        return list(values)
-    row: list[float] = []
-    append = row.append
-    for v in values:
-        t = type(v)
-        if t is float:
-            append(v)
-        elif t is int and -_INT_EXACT <= v <= _INT_EXACT:
-            append(float(v))
-        else:
-            return None
-    return row
 
 
 def _check_nominal(row: list[float], kinds: list[int]) -> None:
