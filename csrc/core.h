@@ -8,7 +8,7 @@
  * no function-like macros, no static inline, no #define that the cdef needs.
  *
  * Sections (one per concept; each owner edits only its own section):
- *   status codes | rng | special | running | dynamic trees (dt_) | SGT (sgt_) | ABACOC (ab_)
+ *   status codes | alloc | rng | special | dynamic trees (dt_) | SGT (sgt_) | ABACOC (ab_)
  */
 #ifndef DRIFTWOOD_CORE_H
 #define DRIFTWOOD_CORE_H
@@ -60,8 +60,6 @@ double special_student_t_cdf(double x, double df);
 double special_student_t_ppf(double p, double df);
 double special_betainc(double a, double b, double x); /* I_x(a, b), regularised */
 double special_betainc_xy(double a, double b, double x, double y); /* same, y = 1 - x given */
-
-/* ---- running: Welford moments (mirrors reference/running.py) ---- */
 
 /* ---- dynamic trees (dt_*, mirrors reference/dynatree/) ---- */
 /* Dynamic trees with particle learning [AG13; TGP11]. Trees are node arenas with int32
@@ -127,6 +125,10 @@ typedef struct {
     int32_t mark;      /* retirement stamp: set already updated for the current retiree */
     int32_t alc_ok;    /* 1 if alc holds valid ALC values of the points for its rectangle */
     int32_t alc_cap;   /* capacity of alc (doubles) */
+    int32_t ent_ok;    /* 1 if ent holds the leaf entropy of the set's current stats */
+    int32_t pad;       /* unused */
+    double ent;        /* C-only entropy cache [AG13, §4.4]: dt_leaf_entropy of the set's
+                        * stats, invalidated with alc_ok whenever the stats change */
     double *alc;       /* C-only ALC cache: leaf rectangle (lo[mc], hi[mc]), then one value
                         * per point; invalidated whenever the set's points or stats change,
                         * and keyed by the rectangle [AG13, §4.4; spec §7.6 REC] */
@@ -295,6 +297,7 @@ int dt_model_retired(const dt_model *m, double *out);
 double dt_leaf_entropy(const double *st, const dt_leaf_config *c);
 void dt_entropy_active(dt_model *m, double *out);
 int dt_model_entropy_active(dt_model *m, double *out);
+int dt_model_entropy_active_uncached(dt_model *m, double *out);
 int dt_alc_columns(const dt_model *m);
 void dt_integrated_box(const dt_model *m, const double *box, double *ibox);
 void dt_leaf_rectangle(const dt_model *m, const dt_particle *t, int32_t leaf,

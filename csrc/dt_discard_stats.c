@@ -19,13 +19,15 @@ double dt_leaf_entropy(const double *st, const dt_leaf_config *c)
     return h;
 }
 
-/* mirrors entropy_active; out has m->n doubles */
-void dt_entropy_active(dt_model *m, double *out)
+/* mirrors entropy_active; out has m->n doubles. With use_cache, a set's leaf entropy is
+ * kept in the set (ent, ent_ok) and reused until the set's stats change: the same double as
+ * a recomputation (same function, same inputs), added in the same order [AG13, §4.4] */
+static void entropy_active(dt_model *m, double *out, int use_cache)
 {
     int32_t i, a, b, n_leaves;
     int32_t *lv = m->stack + m->cap_nodes;
     const dt_particle *t;
-    const dt_pointset *ps;
+    dt_pointset *ps;
     double h;
     for (i = 0; i < (int32_t)m->n; i++) out[i] = 0.0;
     for (i = 0; i < m->n_particles; i++) {
@@ -34,17 +36,38 @@ void dt_entropy_active(dt_model *m, double *out)
         for (a = 0; a < n_leaves; a++) {
             ps = &m->sets[t->nodes[lv[a]].set];
             if (ps->n == 0) continue;
-            h = dt_leaf_entropy(dt_leaf_stats(m, t, lv[a]), &m->cfg);
+            if (use_cache && ps->ent_ok) {
+                h = ps->ent;
+            } else {
+                h = dt_leaf_entropy(dt_leaf_stats(m, t, lv[a]), &m->cfg);
+                if (use_cache) {
+                    ps->ent = h;
+                    ps->ent_ok = 1;
+                }
+            }
             for (b = 0; b < ps->n; b++) out[ps->pts[b]] = out[ps->pts[b]] + h;
         }
     }
     for (i = 0; i < (int32_t)m->n; i++) out[i] = out[i] / (double)m->n_particles;
 }
 
+void dt_entropy_active(dt_model *m, double *out)
+{
+    entropy_active(m, out, 1);
+}
+
 int dt_model_entropy_active(dt_model *m, double *out)
 {
     if (m->cfg.kind != DT_CLASS) return ST_ESTATE;
     dt_entropy_active(m, out);
+    return ST_OK;
+}
+
+/* every leaf recomputed, the cache neither read nor written (for tests) */
+int dt_model_entropy_active_uncached(dt_model *m, double *out)
+{
+    if (m->cfg.kind != DT_CLASS) return ST_ESTATE;
+    entropy_active(m, out, 0);
     return ST_OK;
 }
 

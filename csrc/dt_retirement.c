@@ -62,6 +62,7 @@ void dt_retire_from_set(dt_model *m, int32_t set, int32_t index, double lam)
     for (a = pos; a + 1 < ps->n; a++) ps->pts[a] = ps->pts[a + 1];
     ps->n--;
     ps->alc_ok = 0;
+    ps->ent_ok = 0;
     st[DT_OFF_N] -= 1.0;
     if (c->kind == DT_CLASS) {
         st[c->off_counts + (int)yi] -= 1.0;

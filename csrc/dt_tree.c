@@ -232,6 +232,7 @@ int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
     m->sets[id].next_free = -1;
     m->sets[id].mark = 0;
     m->sets[id].alc_ok = 0;
+    m->sets[id].ent_ok = 0;
     if (n > 0 && set_reserve(m, id, n)) {
         memcpy(m->sets[id].pts, pts, sizeof(int32_t) * (size_t)n);
         m->sets[id].n = n;
@@ -267,6 +268,7 @@ void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
     if (!set_reserve(m, id, m->sets[id].n + 1)) return;
     m->sets[id].pts[m->sets[id].n++] = point;
     m->sets[id].alc_ok = 0; /* the caller updates the statistics next */
+    m->sets[id].ent_ok = 0;
 }
 
 /* drop the references of every live leaf of a particle (before its buffers are reused) */
