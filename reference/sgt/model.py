@@ -174,6 +174,12 @@ class _SGTBase(VersionedState):
         row, _, _ = self._row(x)
         return row
 
+    def _fit_rows(self, arr: np.ndarray, targets: list[float]) -> None:
+        """Learn validated rows in order (the fast backend runs this loop in C)."""
+        for i in range(arr.shape[0]):
+            self._learn_rows([[float(v) for v in arr[i].tolist()]], targets[i])
+            self.n_seen_ += 1
+
     def _learn_rows(self, rows: list[list[float]], target: float) -> None:
         self._core.learn(rows, target)
 
@@ -231,11 +237,6 @@ class _SingleTarget(_SGTBase):
         self._commit(arr.shape[1], None, kinds)
         self._fit_rows(arr, targets)
         return self
-
-    def _fit_rows(self, arr: np.ndarray, targets: list[float]) -> None:
-        for i in range(arr.shape[0]):
-            self._learn_rows([[float(v) for v in arr[i].tolist()]], targets[i])
-            self.n_seen_ += 1
 
     @_atomic_first_call
     def progressive_predict(self, X: Any, y: Any) -> np.ndarray:
@@ -532,11 +533,6 @@ class SGTClassifier(_Classifier):
         self._commit(arr.shape[1], None, kinds)
         self._fit_rows(arr, targets)
         return self
-
-    def _fit_rows(self, arr: np.ndarray, targets: list[float]) -> None:
-        for i in range(arr.shape[0]):
-            self._learn_rows([[float(v) for v in arr[i].tolist()]], targets[i])
-            self.n_seen_ += 1
 
     @_atomic_first_call
     def progressive_predict(self, X: Any, y: Any) -> np.ndarray:
