@@ -8,7 +8,8 @@
  * no function-like macros, no static inline, no #define that the cdef needs.
  *
  * Sections (one per concept; each owner edits only its own section):
- *   status codes | alloc | rng | special | dynamic trees (dt_) | SGT (sgt_) | ABACOC (ab_)
+ *   status codes | alloc | rng | special | dynamic trees (dt_, with the undo log of
+ *   dt_txn.c) | SGT (sgt_) | ABACOC (ab_)
  */
 #ifndef DRIFTWOOD_CORE_H
 #define DRIFTWOOD_CORE_H
@@ -126,6 +127,8 @@ typedef struct {
     int32_t alc_ok;    /* 1 if alc holds valid ALC values of the points for its rectangle */
     int32_t alc_cap;   /* capacity of alc (doubles) */
     int32_t ent_ok;    /* 1 if ent holds the leaf entropy of the set's current stats */
+    int32_t txn_st;    /* C-only undo log (dt_txn.c): n, mark and stats saved in txn txn_st */
+    int32_t txn_pts;   /* C-only undo log: point list saved (or set created) in txn txn_pts */
     int32_t pad;       /* unused */
     double ent;        /* C-only entropy cache [AG13, §4.4]: dt_leaf_entropy of the set's
                         * stats, invalidated with alc_ok whenever the stats change */
@@ -156,7 +159,7 @@ typedef struct {
     double *X;            /* store inputs, n x d row-major */
     double *y;            /* store targets (class index for DT_CLASS) */
     int32_t cap_nodes;    /* arena capacity of every particle */
-    int32_t broken;       /* 1 after an allocation failure mid-step */
+    int32_t broken;       /* 1 after an allocation failure in the current transaction */
     dt_particle *parts;   /* the N particles */
     dt_particle *tmp;     /* scratch particle array for resampling */
     dt_pointset *sets;    /* pool of leaf point sets, shared by the particles */
@@ -191,6 +194,29 @@ typedef struct {
     double *rect;         /* 2 d doubles: user ALC rectangle (low, high per column), or NULL */
     double *abuf;         /* ALC scratch: 14 (d + 2) doubles */
     int32_t *areg;        /* ALC scratch: d + 2 column indices */
+    /* C-only undo log (dt_txn.c): one row of learn (or one manual retire) is a
+     * transaction; an allocation failure inside it rolls the model back */
+    int32_t in_txn;       /* 1 while a transaction is open */
+    int32_t txn_id;       /* id of the open (or last) transaction, never 0 */
+    int32_t lost;         /* 1 if the log itself could not grow: no rollback possible */
+    int32_t txn_n_sets;   /* saved pool high-water mark */
+    rng_state txn_rng;    /* saved generator */
+    int64_t txn_n;        /* saved store size */
+    int64_t txn_n_total;  /* saved points learned */
+    double txn_lml;       /* saved running lpred sum */
+    int32_t txn_stamp;    /* saved retirement stamp */
+    int32_t txn_pad;      /* unused */
+    dt_particle *txn_parts; /* saved particle headers (N) */
+    dt_node **spare;      /* N slots: node arenas not owned by a particle (resampling copies
+                           * into these, so a dead particle's arena survives to the commit) */
+    dt_node **taken;      /* N: arenas taken from spare in the open transaction */
+    int32_t n_spare;      /* arenas in spare */
+    int32_t n_taken;      /* entries in taken */
+    int32_t txn_n_spare;  /* n_spare before the first take of the open transaction */
+    int32_t spare_pad;    /* unused */
+    unsigned char *log;   /* undo records, each payload then trailer (dt_txn.c) */
+    int64_t log_len;      /* bytes used */
+    int64_t log_cap;      /* bytes allocated */
 } dt_model;
 
 enum { DT_RETIRE_RANDOM = 0, DT_RETIRE_HISTORICAL = 1, DT_RETIRE_ALC = 2, DT_RETIRE_ENTROPY = 3 };
@@ -232,8 +258,8 @@ int dt_particle_init(dt_particle *t, int32_t cap_nodes);
 void dt_particle_free(dt_particle *t);
 int dt_particle_reserve_nodes(dt_particle *t, int32_t cap_nodes);
 double *dt_leaf_stats(const dt_model *m, const dt_particle *t, int32_t leaf);
-int32_t dt_node_alloc(dt_particle *t);
-void dt_node_release(dt_particle *t, int32_t k);
+int32_t dt_node_alloc(dt_model *m, dt_particle *t);
+void dt_node_release(dt_model *m, dt_particle *t, int32_t k);
 void dt_copy_particle(dt_model *m, dt_particle *dst, const dt_particle *src);
 int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n);
 void dt_set_release(dt_model *m, int32_t id);
@@ -293,6 +319,21 @@ int dt_model_set_retirement(dt_model *m, int32_t active_size, int rule, double l
                             int approx, const double *rect);
 int dt_model_retire(dt_model *m, const int32_t *positions, int32_t n, double lam);
 int dt_model_retired(const dt_model *m, double *out);
+/* undo log: one learned row or one manual retirement is atomic (csrc/dt_txn.c, C-only) */
+int dt_log_room(dt_model *m, int64_t bytes);
+int64_t dt_log_bound(const dt_model *m, const dt_particle *t, int with_points);
+int dt_txn_begin(dt_model *m);
+void dt_txn_commit(dt_model *m);
+void dt_txn_rollback(dt_model *m);
+void dt_log_node(dt_model *m, dt_node *nd);
+void dt_log_set(dt_model *m, int32_t id);
+void dt_log_points(dt_model *m, int32_t id);
+void dt_log_created(dt_model *m, int32_t id);
+void dt_log_freed(dt_model *m, int32_t id);
+void dt_log_store(dt_model *m, int32_t index);
+int dt_log_renumber(dt_model *m, int32_t index);
+int dt_spare_reserve(dt_model *m, int32_t count);
+dt_node *dt_spare_take(dt_model *m, dt_node *dead);
 /* active-discarding statistics (csrc/dt_discard_stats.c) */
 double dt_leaf_entropy(const double *st, const dt_leaf_config *c);
 void dt_entropy_active(dt_model *m, double *out);
@@ -425,6 +466,8 @@ typedef struct {
     int32_t *buf_len;     /* rows of each buffered item */
     int64_t buf_items;    /* buffered items */
     int64_t buf_items_cap;/* capacity of buf_target / buf_len */
+    int64_t done;         /* items learned by the last *_many / learn_bags call (each item
+                           * is atomic: after an error, the items before it stay learned) */
     sgt_scratch s;        /* work space */
 } sgt_model;
 

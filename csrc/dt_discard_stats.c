@@ -58,6 +58,7 @@ void dt_entropy_active(dt_model *m, double *out)
 
 int dt_model_entropy_active(dt_model *m, double *out)
 {
+    if (m->lost) return ST_ESTATE;
     if (m->cfg.kind != DT_CLASS) return ST_ESTATE;
     dt_entropy_active(m, out);
     return ST_OK;
@@ -66,6 +67,7 @@ int dt_model_entropy_active(dt_model *m, double *out)
 /* every leaf recomputed, the cache neither read nor written (for tests) */
 int dt_model_entropy_active_uncached(dt_model *m, double *out)
 {
+    if (m->lost) return ST_ESTATE;
     if (m->cfg.kind != DT_CLASS) return ST_ESTATE;
     entropy_active(m, out, 0);
     return ST_OK;
@@ -264,7 +266,9 @@ static const double *cached_alc(const dt_pointset *ps, const double *lo, const d
     return ps->alc + 2 * mc;
 }
 
-/* room for the rectangle and n values; 0 if the allocation failed (then no caching) */
+/* room for the rectangle and n values; 0 if the allocation failed. The cache is
+ * optional by design: without it the caller computes the same values directly, so an
+ * allocation failure here is not an error (tests/test_dynatree_atomic.py relies on it) */
 static int reserve_alc(dt_pointset *ps, int need)
 {
     int cap = ps->alc_cap < 16 ? 16 : ps->alc_cap;
@@ -361,6 +365,7 @@ void dt_alc_points(dt_model *m, const double *rows, int64_t n_rows, const double
 
 int dt_model_alc_active(dt_model *m, const double *box, double *out)
 {
+    if (m->lost) return ST_ESTATE;
     if (m->cfg.kind == DT_CLASS) return ST_ESTATE;
     dt_alc_active(m, box, out);
     return ST_OK;
@@ -370,6 +375,7 @@ int dt_model_alc(dt_model *m, const double *rows, int64_t n_rows, const double *
                  double *out)
 {
     int64_t r;
+    if (m->lost) return ST_ESTATE;
     if (m->cfg.kind == DT_CLASS) return ST_ESTATE;
     for (r = 0; r < n_rows * m->d; r++)
         if (!isfinite(rows[r])) return ST_EINVAL;

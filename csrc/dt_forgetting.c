@@ -48,6 +48,7 @@ void dt_insert_sorted(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
     int32_t pos;
     dt_leaf_append(m, t, leaf, point);
     if (m->broken) return;
+    dt_log_points(m, t->nodes[leaf].set); /* the order below changes in place */
     ps = &m->sets[t->nodes[leaf].set];
     pos = ps->n - 1;
     while (pos > 0 && ps->pts[pos - 1] > point) {
@@ -79,10 +80,12 @@ void dt_collapse(dt_model *m, dt_particle *t, int32_t leaf)
     }
     nd = t->nodes;
     grand = nd[parent].parent;
+    dt_log_node(m, &nd[sibling]);
     nd[sibling].parent = grand;
     stack[sp++] = sibling;
     while (sp > 0) {
         k = stack[--sp];
+        dt_log_node(m, &nd[k]);
         nd[k].depth--;
         if (nd[k].var >= 0) {
             stack[sp++] = nd[k].right;
@@ -92,11 +95,13 @@ void dt_collapse(dt_model *m, dt_particle *t, int32_t leaf)
     if (grand < 0) {
         t->root = sibling;
     } else if (nd[grand].left == parent) {
+        dt_log_node(m, &nd[grand]);
         nd[grand].left = sibling;
     } else {
+        dt_log_node(m, &nd[grand]);
         nd[grand].right = sibling;
     }
     dt_set_release(m, nd[leaf].set);
-    dt_node_release(t, leaf);
-    dt_node_release(t, parent);
+    dt_node_release(m, t, leaf);
+    dt_node_release(m, t, parent);
 }

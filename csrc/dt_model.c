@@ -5,10 +5,11 @@
  * dt_model_learn runs the whole partial_fit loop: append the row to the store; the first
  * nstart rows go into the root leaf of every particle (no draws, lpred 0); later rows
  * run one PL step (dt_pl_step). lml accumulates lpred. Capacities (store rows, node
- * arenas, the point-set pool, scratch) are reserved before a row changes any state, so
- * such an allocation failure leaves the model as it was before that row (ST_ENOMEM); only
- * a failed growth of one leaf's point list mid-step marks the model broken (ST_ENOMEM,
- * then ST_ESTATE on every later call).
+ * arenas, the point-set pool, scratch) are reserved before a row changes any state; the
+ * rest of the row (retirement, resampling, propagation, which may grow point lists) is
+ * one transaction of the undo log (dt_txn.c). Either way an allocation failure leaves
+ * the model exactly as it was before that row and returns ST_ENOMEM; rows before it in
+ * the same call stay learned.
  * Export/import walk each tree in preorder: per node (depth, var, n) as ints and
  * (value, stats block) as doubles, points of the leaves concatenated.
  */
@@ -42,7 +43,7 @@ void dt_model_free(dt_model *m)
     int32_t i;
     if (m == NULL) return;
     if (m->sets != NULL)
-        for (i = 0; i < m->n_sets; i++) {
+        for (i = 0; i < m->cap_sets; i++) { /* slots above n_sets may keep buffers */
             alloc_free(m->sets[i].pts);
             alloc_free(m->sets[i].alc);
         }
@@ -52,6 +53,12 @@ void dt_model_free(dt_model *m)
         for (i = 0; i < m->n_particles; i++) dt_particle_free(&m->parts[i]);
     alloc_free(m->parts);
     alloc_free(m->tmp);
+    alloc_free(m->txn_parts);
+    if (m->spare != NULL)
+        for (i = 0; i < m->n_spare; i++) alloc_free(m->spare[i]);
+    alloc_free(m->spare);
+    alloc_free(m->taken);
+    alloc_free(m->log);
     alloc_free(m->X);
     alloc_free(m->y);
     free_scratch(m);
@@ -115,6 +122,11 @@ static int reserve_nodes(dt_model *m, int32_t cap)
     if (cap <= m->cap_nodes) return ST_OK;
     for (i = 0; i < m->n_particles; i++)
         if (dt_particle_reserve_nodes(&m->parts[i], cap) != ST_OK) return ST_ENOMEM;
+    for (i = 0; i < m->n_spare; i++) {
+        dt_node *nn = alloc_realloc(m->spare[i], sizeof(dt_node) * (size_t)cap);
+        if (!nn) return ST_ENOMEM;
+        m->spare[i] = nn;
+    }
     ns = alloc_realloc(m->stack, sizeof(int32_t) * 2 * (size_t)cap);
     if (!ns) return ST_ENOMEM;
     m->stack = ns;
@@ -136,7 +148,9 @@ static int reserve_sets_extra(dt_model *m, int64_t extra)
     if (cap > 2147483000) cap = 2147483000;
     ns = alloc_realloc(m->sets, sizeof(dt_pointset) * (size_t)cap);
     if (!ns) return ST_ENOMEM;
-    m->sets = ns;
+    /* new slots own no buffers yet (dt_set_new reuses a slot's buffers) */
+    memset(ns + m->cap_sets, 0, sizeof(dt_pointset) * (size_t)(cap - m->cap_sets));
+    m->sets = ns; /* cap_sets is raised once set_stats has grown too */
     nst = alloc_realloc(m->set_stats, sizeof(double) * (size_t)cap * (size_t)m->cfg.sw);
     if (!nst) return ST_ENOMEM;
     m->set_stats = nst;
@@ -172,7 +186,7 @@ static void reset_particle(dt_model *m, dt_particle *t)
     t->n_nodes = 0;
     t->free_head = -1;
     t->n_free = 0;
-    root = dt_node_alloc(t);
+    root = dt_node_alloc(m, t);
     t->root = root;
     t->nodes[root].set = dt_set_new(m, NULL, 0);
     dt_stats_clear(dt_leaf_stats(m, t, root), &m->cfg);
@@ -209,6 +223,9 @@ dt_model *dt_model_new(int kind, int p, int augmented, int delta, int n_classes,
     }
     m->parts = alloc_calloc((size_t)n, sizeof(dt_particle));
     m->tmp = alloc_calloc((size_t)n, sizeof(dt_particle));
+    m->txn_parts = alloc_calloc((size_t)n, sizeof(dt_particle));
+    m->spare = alloc_calloc((size_t)n, sizeof(dt_node *));
+    m->taken = alloc_calloc((size_t)n, sizeof(dt_node *));
     m->w = alloc_malloc(sizeof(double) * 4 * (size_t)n);
     m->chosen = alloc_malloc(sizeof(int32_t) * (size_t)n);
     m->flags = alloc_malloc(sizeof(int32_t) * 2 * (size_t)n);
@@ -219,7 +236,7 @@ dt_model *dt_model_new(int kind, int p, int augmented, int delta, int n_classes,
     m->vbuf = alloc_malloc(sizeof(double) * (size_t)(2 * minp + 1));
     m->abuf = alloc_malloc(sizeof(double) * 14 * (size_t)(d + 2));
     m->areg = alloc_malloc(sizeof(int32_t) * (size_t)(d + 2));
-    if (!m->parts || !m->tmp || !m->w || !m->chosen || !m->flags || !m->leafc || !m->stack || !m->sbuf ||
+    if (!m->parts || !m->tmp || !m->txn_parts || !m->spare || !m->taken || !m->w || !m->chosen || !m->flags || !m->leafc || !m->stack || !m->sbuf ||
         !m->work || !m->vbuf || !m->abuf || !m->areg) {
         dt_model_free(m);
         return NULL;
@@ -240,14 +257,57 @@ dt_model *dt_model_new(int kind, int p, int augmented, int delta, int n_classes,
 
 rng_state *dt_model_rng(dt_model *m) { return &m->rng; }
 
+/* room in the undo log for one particle's share of a row (dt_txn.c) */
+static int log_room_particle(dt_model *m, const dt_particle *t, int with_points)
+{
+    if (dt_log_room(m, dt_log_bound(m, t, with_points)) != ST_OK) {
+        m->broken = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* one row: retirement, store, then the root phase or one PL step; runs inside a
+ * transaction, stops at the first allocation failure (m->broken) */
+static double learn_row(dt_model *m, const double *x, double yr)
+{
+    int32_t i, index, leaf, n_points;
+    double lp = 0.0;
+    dt_particle *t;
+    if (m->active_size > 0 && m->n >= m->active_size) {
+        /* retire one point before the PL step (spec §0 item 5) */
+        if (dt_retire_one(m, dt_choose_retiree(m), m->lam) != ST_OK) return 0.0;
+    }
+    index = (int32_t)m->n;
+    memcpy(m->X + (int64_t)index * m->d, x, sizeof(double) * (size_t)m->d);
+    m->y[index] = yr;
+    m->n++;
+    m->n_total++;
+    if (m->n_total <= m->nstart) {
+        for (i = 0; i < m->n_particles; i++) {
+            t = &m->parts[i];
+            if (!log_room_particle(m, t, 0)) return 0.0;
+            leaf = t->root;
+            dt_leaf_append(m, t, leaf, index);
+            if (m->broken) return 0.0;
+            n_points = 0;
+            if (m->cfg.kind == DT_LINEAR && m->cfg.delta == 1)
+                n_points = dt_gather_points(m, t, leaf, m->ibuf);
+            dt_add_point(dt_leaf_stats(m, t, leaf), &m->cfg, m->ibuf, n_points,
+                         index, m->X, m->y, m->d, m->work);
+        }
+    } else {
+        lp = dt_pl_step(m, index);
+    }
+    return lp;
+}
+
 /* mirrors ReferenceEngine._engine_learn */
 int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, double *lpred)
 {
     int64_t r;
-    int32_t i, index, leaf, n_points;
     double lp;
-    dt_particle *t;
-    if (m->broken) return ST_ESTATE;
+    if (m->lost) return ST_ESTATE;
     if (n < 0) return ST_EINVAL;
     /* validate the whole batch before any state change (the facade also does) */
     for (r = 0; r < n * m->d; r++)
@@ -260,38 +320,23 @@ int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, dou
     }
     for (r = 0; r < n; r++) {
         if (m->n >= 2147483600) return ST_ERANGE;
+        /* capacities first: a failure here changes nothing */
         if (reserve_store(m, m->n + 1) != ST_OK) return ST_ENOMEM;
         if (reserve_grow(m) != ST_OK) return ST_ENOMEM;
         if (reserve_sets(m) != ST_OK) return ST_ENOMEM;
         if (m->active_size > 0 && m->n >= m->active_size) {
-            /* retire one point before the PL step (spec §0 item 5); capacities for the
-             * retirement and the step are reserved above, before any state change */
             if (dt_model_reserve_retire(m) != ST_OK) return ST_ENOMEM;
             if (reserve_sets(m) != ST_OK) return ST_ENOMEM;
-            if (dt_retire_one(m, dt_choose_retiree(m), m->lam) != ST_OK) return ST_ENOMEM;
         }
-        index = (int32_t)m->n;
-        memcpy(m->X + (int64_t)index * m->d, X + r * m->d, sizeof(double) * (size_t)m->d);
-        m->y[index] = y[r];
-        m->n++;
-        lp = 0.0;
-        m->n_total++;
-        if (m->n_total <= m->nstart) {
-            for (i = 0; i < m->n_particles; i++) {
-                t = &m->parts[i];
-                leaf = t->root;
-                dt_leaf_append(m, t, leaf, index);
-                n_points = 0;
-                if (m->cfg.kind == DT_LINEAR && m->cfg.delta == 1)
-                    n_points = dt_gather_points(m, t, leaf, m->ibuf);
-                dt_add_point(dt_leaf_stats(m, t, leaf), &m->cfg, m->ibuf, n_points,
-                             index, m->X, m->y, m->d, m->work);
-            }
-        } else {
-            lp = dt_pl_step(m, index);
+        dt_txn_begin(m);
+        lp = learn_row(m, X + r * m->d, y[r]);
+        if (m->broken) {
+            if (m->lost) return ST_ENOMEM; /* the log itself failed: no way back */
+            dt_txn_rollback(m);
+            return ST_ENOMEM;
         }
-        if (m->broken) return ST_ENOMEM;
         m->lml = m->lml + lp;
+        dt_txn_commit(m);
         if (lpred != NULL) lpred[r] = lp;
     }
     return ST_OK;
@@ -299,6 +344,7 @@ int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, dou
 
 int dt_model_regression(const dt_model *m, const double *x, double *out)
 {
+    if (m->lost) return ST_ESTATE;
     if (m->cfg.kind == DT_CLASS) return ST_ESTATE;
     dt_regression_summaries((dt_model *)m, x, out);
     return ST_OK;
@@ -306,6 +352,7 @@ int dt_model_regression(const dt_model *m, const double *x, double *out)
 
 int dt_model_class(const dt_model *m, const double *x, double *probs, double *entropy)
 {
+    if (m->lost) return ST_ESTATE;
     if (m->cfg.kind != DT_CLASS) return ST_ESTATE;
     dt_class_summaries((dt_model *)m, x, probs, entropy);
     return ST_OK;
@@ -318,6 +365,7 @@ int dt_model_trees(const dt_model *m, int32_t *out)
     int32_t i, a, n_leaves, count;
     int32_t *lv = mm->stack + mm->cap_nodes;
     const dt_particle *t;
+    if (m->lost) return ST_ESTATE;
     for (i = 0; i < m->n_particles; i++) {
         t = &m->parts[i];
         out[3 * i] = dt_height(mm, t);
@@ -334,6 +382,7 @@ int dt_model_trees(const dt_model *m, int32_t *out)
 int dt_model_particle_size(const dt_model *m, int32_t i, int32_t *n_nodes, int32_t *n_points)
 {
     const dt_particle *t;
+    if (m->lost) return ST_ESTATE;
     if (i < 0 || i >= m->n_particles) return ST_ERANGE;
     t = &m->parts[i];
     *n_nodes = t->n_nodes - t->n_free;
@@ -348,6 +397,7 @@ int dt_model_export_particle(const dt_model *m, int32_t i, int32_t *ints, double
     const dt_particle *t;
     int32_t *stack = mm->stack, sp = 0, k, a = 0, np = 0, cnt;
     int sw = m->cfg.sw, s;
+    if (m->lost) return ST_ESTATE;
     if (i < 0 || i >= m->n_particles) return ST_ERANGE;
     t = &m->parts[i];
     stack[sp++] = t->root;
@@ -401,7 +451,7 @@ int dt_model_import(dt_model *m, const double *X, const double *y, int64_t n, do
         sp = 0;
         if (reserve_sets_extra(m, sizes[i]) != ST_OK) return ST_ENOMEM;
         for (a = 0; a < sizes[i]; a++) {
-            k = dt_node_alloc(t);
+            k = dt_node_alloc(m, t);
             t->nodes[k].depth = ints[3 * (node_off + a)];
             t->nodes[k].var = ints[3 * (node_off + a) + 1];
             t->nodes[k].value = dbls[(node_off + a) * (sw + 1)];

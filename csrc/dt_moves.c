@@ -9,6 +9,7 @@
  * sbuf[2] = merged leaf. Node capacity for the two children is reserved by the caller.
  * Random draws (spec §0 item 6 (b)): below(d) and uniform() for the candidate (when
  * feasible), then one uniform() for the move when grow or prune is finite.
+ * Every write to a node or set that existed before the row is logged first (dt_txn.c).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -111,6 +112,7 @@ void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
 
     if (leaf < 0) leaf = dt_find_leaf(t, x);
     dt_leaf_append(m, t, leaf, index); /* may copy a shared point set: stats pointer after */
+    if (m->broken) return;             /* allocation failure: the row is rolled back */
     st = dt_leaf_stats(m, t, leaf);
     /* the leaf's points are needed by the implicit linear leaf and by a grow candidate */
     if ((c->kind == DT_LINEAR && c->delta == 1) ||
@@ -207,7 +209,7 @@ void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
     move = dt_choose_move(l_stay, l_prune, l_grow, &m->rng);
     if (move == DT_GROW && have_children) {
         for (a = 0; a < 2; a++) {
-            kids[a] = dt_node_alloc(t);
+            kids[a] = dt_node_alloc(m, t);
             t->nodes[kids[a]].depth = t->nodes[leaf].depth + 1;
             t->nodes[kids[a]].parent = leaf;
             t->nodes[kids[a]].set = dt_set_new(m, m->ibuf2 + (a == 0 ? 0 : m->cap),
@@ -215,6 +217,7 @@ void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
             memcpy(dt_leaf_stats(m, t, kids[a]), m->sbuf + a * sw, sizeof(double) * (size_t)sw);
         }
         dt_set_release(m, t->nodes[leaf].set);
+        dt_log_node(m, &t->nodes[leaf]);
         t->nodes[leaf].var = j;
         t->nodes[leaf].value = xi;
         t->nodes[leaf].left = kids[0];
@@ -235,9 +238,10 @@ void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
                     stack[sp++] = t->nodes[k].right;
                     stack[sp++] = t->nodes[k].left;
                 }
-                dt_node_release(t, k);
+                dt_node_release(m, t, k);
             }
         }
+        dt_log_node(m, &t->nodes[parent]);
         t->nodes[parent].var = -1;
         t->nodes[parent].left = -1;
         t->nodes[parent].right = -1;

@@ -5,9 +5,10 @@
  * lpred_t = log(sum w) - log N, residual resampling when the weights differ, then
  * dt_propagate on every particle in index order. Resampling moves particles by struct
  * copy: the first copy of a surviving particle keeps its buffers; each further copy is
- * a memcpy of the node arena and live leaf statistics into the buffers of a particle
- * that died, sharing the leaves' point sets copy-on-write (so the cost is proportional
- * to the number of duplicates and their tree sizes, not to N or the data size).
+ * a memcpy of the node arena into a spare arena, sharing the leaves' point sets
+ * copy-on-write (so the cost is proportional to the number of duplicates and their tree
+ * sizes, not to N or the data size). The dead particle's arena joins the spare pool when
+ * the row's transaction commits (dt_txn.c), so a rollback finds it intact.
  * Random draws (spec §0 item 6 (a)): one uniform() per residual draw, only if resampling.
  */
 #include <math.h>
@@ -103,6 +104,16 @@ double dt_resample(dt_model *m, const double *x, double y)
     for (j = 0; j < n; j++) counts[m->chosen[j]]++;
     for (i = 0; i < n; i++)
         if (counts[i] == 0) dead[n_dead++] = i;
+    /* undo-log room for the sets the dead particles release, and one spare arena per
+     * copy: a dead particle's arena is kept intact until the row commits (dt_txn.c) */
+    {
+        int64_t room = 0;
+        for (j = 0; j < n_dead; j++) room += dt_log_bound(m, &m->parts[dead[j]], 0);
+        if (dt_log_room(m, room) != ST_OK || dt_spare_reserve(m, n_dead) != ST_OK) {
+            m->broken = 1;
+            return lpred;
+        }
+    }
     for (i = 0; i < n; i++) counts[i] = 0; /* now: first copy placed? */
     n_dead = 0;
     for (j = 0; j < n; j++) {
@@ -113,6 +124,7 @@ double dt_resample(dt_model *m, const double *x, double y)
         } else {
             m->tmp[j] = m->parts[dead[n_dead++]];
             dt_particle_release_sets(m, &m->tmp[j]);
+            m->tmp[j].nodes = dt_spare_take(m, m->tmp[j].nodes);
             dt_copy_particle(m, &m->tmp[j], &m->parts[i]);
         }
     }
@@ -128,8 +140,13 @@ double dt_pl_step(dt_model *m, int32_t index)
 {
     int32_t i;
     double lpred = dt_resample(m, m->X + (int64_t)index * m->d, m->y[index]);
-    for (i = 0; i < m->n_particles; i++)
+    for (i = 0; i < m->n_particles && !m->broken; i++) {
+        if (dt_log_room(m, dt_log_bound(m, &m->parts[i], 0)) != ST_OK) {
+            m->broken = 1;
+            break;
+        }
         dt_propagate(m, &m->parts[i], index, m->leafc_ok ? m->leafc[i] : -1);
+    }
     return lpred;
 }
 

@@ -59,6 +59,8 @@ void dt_retire_from_set(dt_model *m, int32_t set, int32_t index, double lam)
             break;
         }
     if (pos < 0) return; /* not reached: the leaf of x_r holds r */
+    dt_log_set(m, set);    /* size, mark and statistics change below */
+    dt_log_points(m, set); /* and the list closes up */
     for (a = pos; a + 1 < ps->n; a++) ps->pts[a] = ps->pts[a + 1];
     ps->n--;
     ps->alc_ok = 0;
@@ -90,6 +92,10 @@ void dt_retire_point(dt_model *m, int32_t index, double lam)
     m->stamp = m->stamp == 2147483647 ? 1 : m->stamp + 1;
     for (i = 0; i < m->n_particles; i++) {
         t = &m->parts[i];
+        if (dt_log_room(m, dt_log_bound(m, t, 1)) != ST_OK) {
+            m->broken = 1;
+            return;
+        }
         leaf = dt_find_leaf(t, x);
         set = t->nodes[leaf].set;
         if (m->sets[set].mark != m->stamp) {
@@ -140,15 +146,24 @@ int32_t dt_choose_retiree(dt_model *m)
 /* retire store position index (ReferenceEngine._engine_retire for one position) */
 int dt_retire_one(dt_model *m, int32_t index, double lam)
 {
-    if (dt_model_reserve_retire(m) != ST_OK) return ST_ENOMEM;
+    if (dt_model_reserve_retire(m) != ST_OK ||
+        dt_log_room(m, 8 * ((int64_t)m->d + 1) + 64) != ST_OK) {
+        m->broken = 1;
+        return ST_ENOMEM;
+    }
     dt_retire_point(m, index, lam);
     if (m->broken) return ST_ENOMEM;
+    dt_log_store(m, index);
     if (index + 1 < m->n) {
         memmove(m->X + (int64_t)index * m->d, m->X + (int64_t)(index + 1) * m->d,
                 sizeof(double) * (size_t)((m->n - index - 1) * m->d));
         memmove(m->y + index, m->y + index + 1, sizeof(double) * (size_t)(m->n - index - 1));
     }
     m->n--;
+    if (dt_log_renumber(m, index) != ST_OK) {
+        m->broken = 1;
+        return ST_ENOMEM;
+    }
     dt_renumber(m, index);
     return ST_OK;
 }
@@ -158,6 +173,7 @@ int dt_model_set_retirement(dt_model *m, int32_t active_size, int rule, double l
 {
     int32_t j;
     double *r;
+    if (m->lost) return ST_ESTATE;
     if (active_size < 0 || rule < DT_RETIRE_RANDOM || rule > DT_RETIRE_ENTROPY ||
         !(lam > 0.0 && lam <= 1.0))
         return ST_EINVAL;
@@ -178,20 +194,27 @@ int dt_model_set_retirement(dt_model *m, int32_t active_size, int rule, double l
 int dt_model_retire(dt_model *m, const int32_t *positions, int32_t n, double lam)
 {
     int32_t a;
-    if (m->broken) return ST_ESTATE;
+    if (m->lost) return ST_ESTATE;
     if (!(lam > 0.0 && lam <= 1.0)) return ST_EINVAL;
     if ((int64_t)n >= m->n) return ST_EINVAL;
     for (a = 0; a < n; a++)
         if (positions[a] < 0 || (int64_t)positions[a] >= m->n - a) return ST_ERANGE;
     if (m->cfg.kind == DT_LINEAR && m->cfg.delta == 1) return ST_EINVAL;
-    for (a = 0; a < n; a++)
-        if (dt_retire_one(m, positions[a], lam) != ST_OK) return ST_ENOMEM;
+    /* one transaction (dt_txn.c): all positions are retired, or none */
+    dt_txn_begin(m);
+    for (a = 0; a < n && !m->broken; a++) dt_retire_one(m, positions[a], lam);
+    if (m->broken) {
+        if (!m->lost) dt_txn_rollback(m);
+        return ST_ENOMEM;
+    }
+    dt_txn_commit(m);
     return ST_OK;
 }
 
 /* per particle: total retired mass sum of nu over the leaves (leaves in preorder) */
 int dt_model_retired(const dt_model *m, double *out)
 {
+    if (m->lost) return ST_ESTATE;
     dt_model *mm = (dt_model *)m;
     int32_t i, a, n_leaves;
     int32_t *lv = mm->stack + mm->cap_nodes;

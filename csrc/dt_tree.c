@@ -92,12 +92,13 @@ int dt_particle_reserve_nodes(dt_particle *t, int32_t cap_nodes)
     return ST_OK;
 }
 
-/* a fresh leaf slot (capacity is reserved by the caller) */
-int32_t dt_node_alloc(dt_particle *t)
+/* a fresh leaf slot (capacity is reserved by the caller; a reused slot is logged) */
+int32_t dt_node_alloc(dt_model *m, dt_particle *t)
 {
     int32_t k;
     if (t->free_head >= 0) {
         k = t->free_head;
+        dt_log_node(m, &t->nodes[k]);
         t->free_head = t->nodes[k].left;
         t->n_free--;
     } else {
@@ -115,8 +116,9 @@ int32_t dt_node_alloc(dt_particle *t)
     return k;
 }
 
-void dt_node_release(dt_particle *t, int32_t k)
+void dt_node_release(dt_model *m, dt_particle *t, int32_t k)
 {
+    dt_log_node(m, &t->nodes[k]);
     t->nodes[k].left = t->free_head;
     t->nodes[k].var = -1;
     t->nodes[k].depth = -1; /* marks a free slot */
@@ -194,7 +196,9 @@ int32_t dt_gather_points(const dt_model *m, const dt_particle *t, int32_t leaf, 
     return ps->n;
 }
 
-/* ensure a set's capacity; on allocation failure the model is marked broken */
+/* ensure a set's capacity (contents kept); on allocation failure the model is marked
+ * broken: inside a transaction the caller stops and rolls back (dt_txn.c), outside one
+ * (restoring a pickle) the model is lost */
 static int set_reserve(dt_model *m, int32_t id, int32_t need)
 {
     dt_pointset *ps = &m->sets[id];
@@ -205,6 +209,7 @@ static int set_reserve(dt_model *m, int32_t id, int32_t need)
     np = alloc_realloc(ps->pts, sizeof(int32_t) * (size_t)cap);
     if (!np) {
         m->broken = 1;
+        if (!m->in_txn) m->lost = 1;
         return 0;
     }
     ps->pts = np;
@@ -213,7 +218,7 @@ static int set_reserve(dt_model *m, int32_t id, int32_t need)
 }
 
 /* a new point set holding pts[0..n) with one reference (pool capacity reserved by the
- * caller; buffers of freed sets are reused) */
+ * caller; buffers of freed sets, and of pool slots above n_sets, are reused) */
 int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
 {
     int32_t id;
@@ -222,11 +227,8 @@ int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
         m->free_set = m->sets[id].next_free;
     } else {
         id = m->n_sets++;
-        m->sets[id].pts = NULL;
-        m->sets[id].cap = 0;
-        m->sets[id].alc = NULL;
-        m->sets[id].alc_cap = 0;
     }
+    dt_log_created(m, id);
     m->sets[id].refs = 1;
     m->sets[id].n = 0;
     m->sets[id].next_free = -1;
@@ -240,11 +242,18 @@ int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
     return id;
 }
 
+/* drop one reference; a set left without any joins the free list (at commit inside a
+ * transaction, so that its contents survive until then) */
 void dt_set_release(dt_model *m, int32_t id)
 {
     if (--m->sets[id].refs == 0) {
-        m->sets[id].next_free = m->free_set;
-        m->free_set = id;
+        if (m->in_txn) {
+            m->sets[id].next_free = -1;
+            dt_log_freed(m, id);
+        } else {
+            m->sets[id].next_free = m->free_set;
+            m->free_set = id;
+        }
     }
 }
 
@@ -262,10 +271,12 @@ void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
                    sizeof(int32_t) * (size_t)m->sets[id].n);
         m->sets[fresh].n = m->sets[id].n;
         dt_set_release(m, id);
+        dt_log_node(m, &t->nodes[leaf]);
         t->nodes[leaf].set = fresh;
         id = fresh;
     }
     if (!set_reserve(m, id, m->sets[id].n + 1)) return;
+    dt_log_set(m, id); /* before the size and (by the caller) the statistics change */
     m->sets[id].pts[m->sets[id].n++] = point;
     m->sets[id].alc_ok = 0; /* the caller updates the statistics next */
     m->sets[id].ent_ok = 0;

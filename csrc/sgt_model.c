@@ -387,10 +387,12 @@ int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double tar
 int sgt_model_learn_many(sgt_model *m, const double *X, int64_t n, const double *targets)
 {
     int64_t i;
+    m->done = 0;
     for (i = 0; i < n; i++) {
         int rc = sgt_model_learn(m, X + i * m->q.d, 1, targets[i]);
         if (rc != ST_OK)
             return rc;
+        m->done++;
     }
     return ST_OK;
 }
@@ -400,12 +402,14 @@ int sgt_model_learn_bags(sgt_model *m, const double *X, const int32_t *sizes, in
 {
     int32_t e;
     int64_t b;
+    m->done = 0;
     for (e = 0; e < epochs; e++) {
         int64_t offset = 0;
         for (b = 0; b < n_bags; b++) {
             int rc = sgt_model_learn(m, X + offset * m->q.d, sizes[b], targets[b]);
             if (rc != ST_OK)
                 return rc;
+            m->done++;
             offset += sizes[b];
         }
     }
@@ -417,12 +421,14 @@ int sgt_model_progressive_many(sgt_model *m, const double *X, int64_t n, const d
                                double *out_raws)
 {
     int64_t i;
+    m->done = 0;
     for (i = 0; i < n; i++) {
         int rc = sgt_model_raws(m, X + i * m->q.d, out_raws + i * m->n_trees);
         if (rc == ST_OK)
             rc = sgt_model_learn(m, X + i * m->q.d, 1, targets[i]);
         if (rc != ST_OK)
             return rc;
+        m->done++;
     }
     return ST_OK;
 }

@@ -9,7 +9,9 @@ model. Format history (docs/guarantees.md):
 
 - 1: the first format. Reference models: their attribute dict. Fast models: their
   parameters, facade attributes and the plain-data ``snapshot()`` of the C state, which
-  is written back into a new C handle.
+  is written back into a new C handle. Dynamic trees keep ``lpred_`` there as a plain list;
+  their ``lpred_window`` parameter, added later, lives in the parameters, and a state
+  whose parameters lack it loads as ``None`` (no window).
 """
 
 from __future__ import annotations

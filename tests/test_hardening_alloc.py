@@ -8,8 +8,9 @@ allocation was optional), must not crash, and the model must be unchanged (learn
 predict, copy) and usable afterwards: finishing the stream without failures gives exactly
 the state of a run that never failed.
 
-``partial_fit`` is not atomic under ``MemoryError``: rows learned before the failing row
-stay learned; the test checks that the model stays consistent and usable.
+``partial_fit`` is atomic row by row under ``MemoryError``: rows learned before the
+failing row stay learned and count in ``n_seen_``; the test checks that the model equals
+one that learned only those rows, and stays usable.
 """
 
 from __future__ import annotations
@@ -31,22 +32,10 @@ from fast._ffi import lib  # noqa: E402
 MAX_POINTS = 400  # guard: no path here makes more allocations
 
 
-def _params(dt_atomic_learn: bool = False) -> list[Any]:
-    """One param per model; ``dt_atomic_learn`` marks the dynamic-tree cases xfail for
-    the test that needs an atomic learn_one (see the reason below)."""
-    out = []
-    for spec in SPECS:
-        marks: list[Any] = []
-        if spec.dt:
-            marks = [pytest.mark.dynatree]
-            if dt_atomic_learn:
-                marks.append(pytest.mark.xfail(
-                    reason="dynamic trees: a failed growth of a leaf's point list in the "
-                    "middle of a PL step (after resampling draws) leaves the model broken "
-                    "(ST_ENOMEM, then RuntimeError); learn_one is not atomic yet",
-                    strict=True))
-        out.append(pytest.param(spec, id=spec.id, marks=marks))
-    return out
+def _params() -> list[Any]:
+    """One param per model (dynamic-tree ids start with ``DT-``)."""
+    return [pytest.param(spec, id=spec.id, marks=[pytest.mark.dynatree] if spec.dt else [])
+            for spec in SPECS]
 
 
 @contextmanager
@@ -104,7 +93,7 @@ def test_create_and_first_learn(spec: Spec) -> None:
     assert_snapshot_equal(clean.snapshot(), build().snapshot())
 
 
-@pytest.mark.parametrize("spec", _params(dt_atomic_learn=True))
+@pytest.mark.parametrize("spec", _params())
 def test_learn_one_along_a_stream(spec: Spec) -> None:
     """Every allocation of every learn_one along a stream fails once in turn: each time
     MemoryError and an unchanged model; then the clean call learns the row, and the
@@ -151,7 +140,14 @@ def test_partial_fit_stays_usable(spec: Spec) -> None:
         if not models:   # the constructor failed
             return
         model = models[-1]
-        model.snapshot()
+        # row by row atomic: exactly the rows before the failing one are learned, and
+        # n_seen_ counts them (a twin that learned only those rows is identical)
+        kept = model.n_seen_
+        assert 0 <= kept < 40
+        twin = spec.make(fast)
+        if kept:
+            twin.partial_fit(xs[:kept], ys[:kept])
+            assert_snapshot_equal(twin.snapshot(), model.snapshot())
         for x, y in data[40:]:
             model.learn_one(x, y)
             for call in prediction_calls(spec):

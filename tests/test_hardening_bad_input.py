@@ -201,10 +201,12 @@ BAD_PARAMS: dict[str, list[dict[str, Any]]] = {
         dict(alpha=-0.5), dict(alpha=1.5), dict(alpha=math.nan), dict(beta=-1.0),
         dict(min_leaf=0), dict(nstart=-1), dict(nu0=-1.0), dict(s20=-1.0),
         dict(seed=1.5), dict(leaf="cubic"), dict(intercept="nope"),
+        dict(lpred_window=-1), dict(lpred_window=2.5), dict(lpred_window=True),
     ],
     "DynamicTreeClassifier": [
         dict(n_particles=0), dict(n_particles=True), dict(alpha=-0.1), dict(beta="2"),
         dict(classes=["a"]), dict(classes=["a", "a"]), dict(seed=None),
+        dict(lpred_window=-3), dict(lpred_window="5"),
     ],
     "SGTRegressor": [
         dict(delta=0.0), dict(delta=1.0), dict(delta="x"), dict(grace_period=0),

@@ -95,7 +95,14 @@ class FastEngine(DynamicTreeBase):
         flat = ffi.new("double[]", [v for row in rows for v in row])
         ys = ffi.new("double[]", targets)
         out = ffi.new("double[]", n)
-        check(lib.dt_model_learn(self._h, flat, ys, n, out), "dt_model_learn")
+        before = int(self._h.n_total)
+        try:
+            check(lib.dt_model_learn(self._h, flat, ys, n, out), "dt_model_learn")
+        except MemoryError as exc:
+            # the C loop learned the rows before the failing one (each row is atomic)
+            exc.learned_lpreds = [  # type: ignore[attr-defined]
+                out[i] for i in range(int(self._h.n_total) - before)]
+            raise
         return [out[i] for i in range(n)]
 
     def _engine_lml(self) -> float:
@@ -202,9 +209,10 @@ class FastEngine(DynamicTreeBase):
         state = {k: v for k, v in self.__dict__.items() if k not in ("_h", "_pending_rng")}
         state["_snap"] = self.snapshot()
         state["_rng_state"] = self.rng.state
-        return state
+        return self._pack_lpred(state)
 
     def _set_state(self, state: dict[str, Any]) -> None:
+        state = self._unpack_lpred(state)
         snap = state.pop("_snap")
         rng_state = state.pop("_rng_state")
         self.__dict__.update(state)
@@ -280,6 +288,11 @@ class DynamicTreeRegressor(RegressorMixin, FastEngine):
         Bounding rectangle of ALC retirement (``None``: range of the active inputs).
     approx : bool
         ALC with leaf counts as a proxy for leaf volumes (spec §7.4).
+    lpred_window : int or None
+        How many per-step log predictive densities ``lpred_`` to keep (dynaTree's
+        ``lpred``, spec §5.4): ``None`` keeps every step; an int ``k >= 0`` keeps the last
+        ``k`` (``0``: none), so that with an active pool memory stays flat on unbounded
+        streams [AG13, §3]. ``log_marginal_likelihood_`` sums every step either way.
     """
 
     def __init__(self, *, leaf: str = "constant", intercept: str = "implicit",
@@ -288,14 +301,15 @@ class DynamicTreeRegressor(RegressorMixin, FastEngine):
                  s20: float = 0.0, seed: int = 0, active_size: int | None = None,
                  retirement: str = "random", lam: float = 1.0,
                  rect: Sequence[tuple[float, float]] | None = None,
-                 approx: bool = False) -> None:
+                 approx: bool = False, lpred_window: int | None = None) -> None:
         if leaf not in ("constant", "linear"):
             raise ValueError(f"leaf must be 'constant' or 'linear', got {leaf!r}")
         self._params = DynamicTreeParams(
             leaf=leaf, intercept=intercept, n_particles=n_particles, alpha=alpha, beta=beta,
             min_leaf=min_leaf, nstart=nstart, nu0=nu0, s20=s20, seed=seed,
             active_size=active_size, retirement=retirement, lam=lam,
-            rect=normalise_rect(rect), approx=approx).validate()
+            rect=normalise_rect(rect), approx=approx,
+            lpred_window=lpred_window).validate()
         self._reset()
         self._engine_reset()
 
@@ -307,7 +321,7 @@ class DynamicTreeRegressor(RegressorMixin, FastEngine):
                 "nstart": p.nstart, "nu0": p.nu0, "s20": p.s20, "seed": p.seed,
                 "active_size": p.active_size, "retirement": p.retirement, "lam": p.lam,
                 "rect": None if p.rect is None else [list(r) for r in p.rect],
-                "approx": p.approx}
+                "approx": p.approx, "lpred_window": p.lpred_window}
 
 
 class DynamicTreeClassifier(ClassifierMixin, FastEngine):
@@ -337,16 +351,22 @@ class DynamicTreeClassifier(ClassifierMixin, FastEngine):
         Which point to retire: uniform, the oldest, or the one of smallest entropy.
     lam : float
         Forgetting factor ``0 < lam <= 1`` of the automatic retirements [AG13, §5].
+    lpred_window : int or None
+        How many per-step log predictive densities ``lpred_`` to keep (dynaTree's
+        ``lpred``, spec §5.4): ``None`` keeps every step; an int ``k >= 0`` keeps the last
+        ``k`` (``0``: none), so that with an active pool memory stays flat on unbounded
+        streams [AG13, §3]. ``log_marginal_likelihood_`` sums every step either way.
     """
 
     def __init__(self, *, classes: Sequence[Hashable] | None = None, n_particles: int = 1000,
                  alpha: float = 0.95, beta: float = 2.0, min_leaf: int | None = None,
                  nstart: int | None = None, seed: int = 0, active_size: int | None = None,
-                 retirement: str = "random", lam: float = 1.0) -> None:
+                 retirement: str = "random", lam: float = 1.0,
+                 lpred_window: int | None = None) -> None:
         self._params = DynamicTreeParams(
             leaf="class", n_particles=n_particles, alpha=alpha, beta=beta,
             min_leaf=min_leaf, nstart=nstart, seed=seed, active_size=active_size,
-            retirement=retirement, lam=lam).validate()
+            retirement=retirement, lam=lam, lpred_window=lpred_window).validate()
         self._set_classes(classes)
         self._init_classes = None if classes is None else list(classes)
         self._reset()
@@ -358,4 +378,5 @@ class DynamicTreeClassifier(ClassifierMixin, FastEngine):
         return {"classes": self._init_classes, "n_particles": p.n_particles,
                 "alpha": p.alpha, "beta": p.beta, "min_leaf": p.min_leaf,
                 "nstart": p.nstart, "seed": p.seed, "active_size": p.active_size,
-                "retirement": p.retirement, "lam": p.lam}
+                "retirement": p.retirement, "lam": p.lam,
+                "lpred_window": p.lpred_window}

@@ -163,6 +163,12 @@ class CCore:
                                        _c_doubles(t), epochs), "sgt_model_learn_bags")
 
     @property
+    def done(self) -> int:
+        """Items learned by the last loop in C (after a MemoryError: those before the
+        failing item, each item being atomic)."""
+        return int(self._m.done)
+
+    @property
     def n_nodes(self) -> int:
         """Nodes over all trees."""
         return sum(int(self._m.trees[c].n_nodes) for c in range(self.n_trees))
@@ -267,7 +273,11 @@ class _FastFacade:
         if self._loss_kind() == LOSS_CUSTOM:  # type: ignore[attr-defined]
             super()._fit_rows(arr, targets)  # type: ignore[misc]
             return
-        self._core.learn_many(arr, targets)
+        try:
+            self._core.learn_many(arr, targets)
+        except MemoryError:
+            self.n_seen_ += self._core.done  # the rows before the failing one
+            raise
         self.n_seen_ += arr.shape[0]
 
 
@@ -275,7 +285,11 @@ class SGTRegressor(_FastFacade, _ref.SGTRegressor):
     __doc__ = _ref.SGTRegressor.__doc__
 
     def _progressive_rows(self, arr: np.ndarray, targets: list[float]) -> np.ndarray:
-        raws: np.ndarray = self._core.progressive_many(arr, targets)
+        try:
+            raws: np.ndarray = self._core.progressive_many(arr, targets)
+        except MemoryError:
+            self.n_seen_ += self._core.done
+            raise
         self.n_seen_ += arr.shape[0]
         return raws[:, 0].copy()
 
@@ -369,7 +383,11 @@ class SGTClassifier(_FastClassifier, _ref.SGTClassifier):
     __doc__ = _ref.SGTClassifier.__doc__
 
     def _progressive_rows(self, arr: np.ndarray, targets: list[float]) -> np.ndarray:
-        raws = self._core.progressive_many(arr, targets)
+        try:
+            raws = self._core.progressive_many(arr, targets)
+        except MemoryError:
+            self.n_seen_ += self._core.done
+            raise
         self.n_seen_ += arr.shape[0]
         return self._labels(raws)
 
@@ -393,5 +411,9 @@ class SGTMultiInstanceClassifier(_FastClassifier, _ref.SGTMultiInstanceClassifie
         return [1.0 - p, p]
 
     def _fit_bags(self, arrays: list[np.ndarray], targets: list[float]) -> None:
-        self._core.learn_bags(arrays, targets, self.epochs)
+        try:
+            self._core.learn_bags(arrays, targets, self.epochs)
+        except MemoryError:
+            self.n_seen_ += self._core.done  # the bag steps before the failing one
+            raise
         self.n_seen_ += len(arrays) * self.epochs

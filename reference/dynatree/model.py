@@ -9,8 +9,10 @@ in :class:`DynamicTreeBase` is shared with ``fast.dynatree``, whose engine is C.
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections import deque
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -60,12 +62,56 @@ class DynamicTreeBase(VersionedState):
     _d: int | None
     _keys: list[Hashable] | None
     n_seen_: int
+    _lpred: list[float] | deque[float]
 
     def _reset(self) -> None:
         self._d = None
         self._keys = None
         self.n_seen_ = 0
-        self.lpred_: list[float] = []
+        self._lpred = self._lpred_store([])
+
+    # -- the lpred history (spec §5.4) ----------------------------------------------------
+    def _lpred_store(self, values: Iterable[float]) -> list[float] | deque[float]:
+        """A list (``lpred_window=None``) or a ``deque(maxlen=k)`` holding ``values``."""
+        window = self._params.lpred_window
+        if window is None:
+            return values if isinstance(values, list) else list(values)
+        return deque(values, maxlen=window)
+
+    @property
+    def lpred_(self) -> list[float]:
+        """Per-step log predictive densities ``lpred_t`` (spec §5.4), oldest first.
+
+        ``0.0`` for the first ``nstart`` steps. With ``lpred_window=None`` every step is
+        kept and this is the model's own list (no copy); with ``lpred_window=k`` the last
+        ``k`` values live in a ``deque(maxlen=k)`` (O(1) per learned row, memory bounded)
+        and each read returns a new list of them (an O(k) copy: read it once per loop).
+        """
+        store = self._lpred
+        return store if isinstance(store, list) else list(store)
+
+    def _pack_lpred(self, state: dict[str, Any]) -> dict[str, Any]:
+        """State format 1 stores the kept values as the plain list ``state["lpred_"]``."""
+        store = state.pop("_lpred")
+        state["lpred_"] = store if isinstance(store, list) else list(store)
+        return state
+
+    def _unpack_lpred(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Inverse of :meth:`_pack_lpred`; a format-1 state written before
+        ``lpred_window`` existed (parameters without the field) loads as ``None``."""
+        params = state["_params"]
+        if "lpred_window" not in vars(params):
+            params = dataclasses.replace(params)  # the field takes its default, None
+            state["_params"] = params
+        self._params = params
+        state["_lpred"] = self._lpred_store(state.pop("lpred_", []))
+        return state
+
+    def _get_state(self) -> dict[str, Any]:
+        return self._pack_lpred(dict(self.__dict__))
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(self._unpack_lpred(state))
 
     # -- engine hooks ---------------------------------------------------------------------
     def _engine_init(self, d: int, n_classes: int) -> None:
@@ -148,13 +194,18 @@ class DynamicTreeBase(VersionedState):
             self._d = len(rows[0])
         try:
             lpreds = self._engine_learn(rows, targets)
-        except MemoryError:
-            if first:  # back to the unfitted model (nothing was learned)
+        except MemoryError as exc:
+            # each row is atomic: the rows before the failing one stay learned, and the
+            # engine attaches their lpred values to the exception (fast backend)
+            done: list[float] = getattr(exc, "learned_lpreds", [])
+            if first and not done:  # back to the unfitted model (nothing was learned)
                 self._d = None
                 self._keys = None
                 self._engine_discard()
+            self._lpred.extend(done)
+            self.n_seen_ += len(done)
             raise
-        self.lpred_.extend(lpreds)
+        self._lpred.extend(lpreds)
         self.n_seen_ += len(rows)
 
     def tree_stats(self) -> dict[str, float]:
@@ -633,6 +684,11 @@ class DynamicTreeRegressor(RegressorMixin, ReferenceEngine):
         Bounding rectangle of ALC retirement (``None``: range of the active inputs).
     approx : bool
         ALC with leaf counts as a proxy for leaf volumes (spec §7.4).
+    lpred_window : int or None
+        How many per-step log predictive densities ``lpred_`` to keep (dynaTree's
+        ``lpred``, spec §5.4): ``None`` keeps every step; an int ``k >= 0`` keeps the last
+        ``k`` (``0``: none), so that with an active pool memory stays flat on unbounded
+        streams [AG13, §3]. ``log_marginal_likelihood_`` sums every step either way.
 
     Examples
     --------
@@ -651,14 +707,15 @@ class DynamicTreeRegressor(RegressorMixin, ReferenceEngine):
                  s20: float = 0.0, seed: int = 0, active_size: int | None = None,
                  retirement: str = "random", lam: float = 1.0,
                  rect: Sequence[tuple[float, float]] | None = None,
-                 approx: bool = False) -> None:
+                 approx: bool = False, lpred_window: int | None = None) -> None:
         if leaf not in ("constant", "linear"):
             raise ValueError(f"leaf must be 'constant' or 'linear', got {leaf!r}")
         self._params = DynamicTreeParams(
             leaf=leaf, intercept=intercept, n_particles=n_particles, alpha=alpha, beta=beta,
             min_leaf=min_leaf, nstart=nstart, nu0=nu0, s20=s20, seed=seed,
             active_size=active_size, retirement=retirement, lam=lam,
-            rect=normalise_rect(rect), approx=approx).validate()
+            rect=normalise_rect(rect), approx=approx,
+            lpred_window=lpred_window).validate()
         self._reset()
         self._engine_reset()
 
@@ -670,7 +727,7 @@ class DynamicTreeRegressor(RegressorMixin, ReferenceEngine):
                 "nstart": p.nstart, "nu0": p.nu0, "s20": p.s20, "seed": p.seed,
                 "active_size": p.active_size, "retirement": p.retirement, "lam": p.lam,
                 "rect": None if p.rect is None else [list(r) for r in p.rect],
-                "approx": p.approx}
+                "approx": p.approx, "lpred_window": p.lpred_window}
 
 
 class DynamicTreeClassifier(ClassifierMixin, ReferenceEngine):
@@ -700,6 +757,11 @@ class DynamicTreeClassifier(ClassifierMixin, ReferenceEngine):
         Which point to retire: uniform, the oldest, or the one of smallest entropy.
     lam : float
         Forgetting factor ``0 < lam <= 1`` of the automatic retirements [AG13, §5].
+    lpred_window : int or None
+        How many per-step log predictive densities ``lpred_`` to keep (dynaTree's
+        ``lpred``, spec §5.4): ``None`` keeps every step; an int ``k >= 0`` keeps the last
+        ``k`` (``0``: none), so that with an active pool memory stays flat on unbounded
+        streams [AG13, §3]. ``log_marginal_likelihood_`` sums every step either way.
 
     Examples
     --------
@@ -715,11 +777,12 @@ class DynamicTreeClassifier(ClassifierMixin, ReferenceEngine):
     def __init__(self, *, classes: Sequence[Hashable] | None = None, n_particles: int = 1000,
                  alpha: float = 0.95, beta: float = 2.0, min_leaf: int | None = None,
                  nstart: int | None = None, seed: int = 0, active_size: int | None = None,
-                 retirement: str = "random", lam: float = 1.0) -> None:
+                 retirement: str = "random", lam: float = 1.0,
+                 lpred_window: int | None = None) -> None:
         self._params = DynamicTreeParams(
             leaf="class", n_particles=n_particles, alpha=alpha, beta=beta,
             min_leaf=min_leaf, nstart=nstart, seed=seed, active_size=active_size,
-            retirement=retirement, lam=lam).validate()
+            retirement=retirement, lam=lam, lpred_window=lpred_window).validate()
         self._set_classes(classes)
         self._init_classes = None if classes is None else list(classes)
         self._reset()
@@ -731,4 +794,5 @@ class DynamicTreeClassifier(ClassifierMixin, ReferenceEngine):
         return {"classes": self._init_classes, "n_particles": p.n_particles,
                 "alpha": p.alpha, "beta": p.beta, "min_leaf": p.min_leaf,
                 "nstart": p.nstart, "seed": p.seed, "active_size": p.active_size,
-                "retirement": p.retirement, "lam": p.lam}
+                "retirement": p.retirement, "lam": p.lam,
+                "lpred_window": p.lpred_window}

@@ -64,6 +64,9 @@ class DynamicTreeParams:
         Bounding rectangle of the ALC integral (``None``: range of the active data, §7.3).
     approx : bool
         ALC with the active count as a proxy for the leaf area (§7.4).
+    lpred_window : int or None
+        How many of the latest per-step ``lpred_t`` the facade keeps (§5.4): ``None``
+        keeps every step (dynaTree's ``lpred`` vector), ``k >= 0`` the last ``k``.
     """
 
     leaf: str = "constant"
@@ -81,6 +84,7 @@ class DynamicTreeParams:
     lam: float = 1.0
     rect: tuple[tuple[float, float], ...] | None = None
     approx: bool = False
+    lpred_window: int | None = None
 
     def validate(self) -> DynamicTreeParams:
         """Raise ``ValueError`` naming the first invalid parameter; return ``self``."""
@@ -119,6 +123,13 @@ class DynamicTreeParams:
         if not _is_int(self.seed):
             raise ValueError(f"seed must be an int, got {self.seed!r}")
         self._validate_retirement()
+        if self.lpred_window is not None and (
+            not _is_int(self.lpred_window) or not 0 <= self.lpred_window <= 1_000_000_000
+        ):
+            raise ValueError(
+                f"lpred_window must be None or an int in [0, 1000000000], "
+                f"got {self.lpred_window!r}"
+            )
         return self
 
     def _validate_retirement(self) -> None:

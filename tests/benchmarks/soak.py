@@ -5,7 +5,9 @@ Not a test and not timed: each model learns a drifting stream in chunks through
 after every tenth of the stream, together with the model's own size measure. Memory
 must be flat where the paper bounds it (ABACOC with a budget, dynamic trees with an
 active pool) and grow only with the model where it does not (SGT leaves, ABACOC balls
-without a budget, dynamic trees keeping every point).
+without a budget, dynamic trees keeping every point). The dynamic tree with an active
+pool also passes ``lpred_window=1000``, so its per-step ``lpred_`` history is bounded too
+(the default ``None`` keeps one float per point, about 40 bytes each).
 
 Usage::
 
@@ -70,6 +72,7 @@ def _dt(active: int | None) -> Callable[[], Any]:
         kw: dict[str, Any] = dict(n_particles=20, seed=1)
         if active is not None:
             kw["active_size"] = active
+            kw["lpred_window"] = 1000  # bounded lpred_ history: flat memory (issue 7.5)
         return fast.DynamicTreeRegressor(**kw)
     return make
 
@@ -90,7 +93,7 @@ CONFIGS: dict[str, tuple[str, Callable[[], Any], str, float]] = {
     "ABACOC auto_adj budget=500": ("abacoc", _abacoc(500), "label", 1.0),
     "ABACOC auto_adj no budget": ("abacoc", _abacoc(None), "label", 1.0),
     "SGTRegressor (defaults)": ("sgt", _sgt, "target", 1.0),
-    "DynamicTree active_size=200": ("dt", _dt(200), "target", 1.0),
+    "DynamicTree active_size=200 lpred_window=1000": ("dt", _dt(200), "target", 1.0),
     "DynamicTree no pool (1/20 of n)": ("dt", _dt(None), "target", 0.05),
 }
 

@@ -1,0 +1,336 @@
+/*
+ * dt_txn.c -- the undo log that makes one row of dt_model_learn (and one call of
+ * dt_model_retire) atomic under allocation failure. C-only machinery, like the
+ * copy-on-write point sets: it has no twin in reference/ because the Python backend
+ * cannot fail half-way through a step.
+ *
+ * A transaction saves the scalars (generator, store size, points learned, lml,
+ * retirement stamp, pool high-water mark) and the N particle headers, then every
+ * in-place change of state that existed before it is preceded by a record of the old
+ * bytes:
+ *   NODE     one tree node (before any write to it);
+ *   SET      a point set's size, retirement mark and statistics block (first change in
+ *            the transaction only: later changes need no record);
+ *   PTS      a point set's point list (first in-place reordering or removal only);
+ *   FREED    a point set whose last reference went: it joins the free list at commit,
+ *            not before, so no set of the old state is reused inside the transaction;
+ *   STORE    a row removed from the store (retirement);
+ *   RENUMBER the sets whose point indices were decremented above a retired position.
+ * Resampling copies particles into spare arenas (dt_spare_take), so the arenas of the
+ * particles that die stay intact and join the spare pool only at commit. Point sets
+ * created inside the transaction carry its id in txn_st / txn_pts and are never logged. Rollback replays the records newest first, restores the saved
+ * headers and scalars, recomputes every set's reference count from the restored trees
+ * and rebuilds the free list; it allocates nothing. Set ids may differ afterwards, which
+ * nothing observes (snapshots walk the trees).
+ *
+ * Every operation that can log reserves room first (dt_log_room with a bound from
+ * dt_log_bound), before it changes anything: so an allocation failure happens before a
+ * change or inside set_reserve (which changes nothing), sets m->broken, and the caller
+ * stops and rolls back. Should the log still overflow its bound and fail to grow,
+ * m->lost is set and the model refuses further work (ST_ESTATE): a safety net, not a
+ * path any known input takes.
+ * Record layout: payload (padded to 8 bytes) followed by a trailer, so the log can be
+ * walked backwards from its end.
+ */
+#include <stdint.h>
+#include <string.h>
+#include "core.h"
+
+enum { LOG_NODE = 1, LOG_SET, LOG_PTS, LOG_FREED, LOG_STORE, LOG_RENUMBER };
+
+typedef struct {
+    int32_t type;
+    int32_t id;     /* set id, store position or retired position */
+    int64_t size;   /* payload bytes (multiple of 8) */
+    void *addr;     /* node address (NODE) */
+    int64_t aux;    /* count (NODE: 1, PTS, RENUMBER), store size before removal (STORE) */
+} dt_log_trailer;
+
+#define TRAILER ((int64_t)sizeof(dt_log_trailer))
+#define PAD8(b) (((b) + 7) & ~(int64_t)7)
+
+int dt_log_room(dt_model *m, int64_t bytes)
+{
+    int64_t cap = m->log_cap < 4096 ? 4096 : m->log_cap;
+    unsigned char *nl;
+    if (m->log_len + bytes <= m->log_cap) return ST_OK;
+    while (cap < m->log_len + bytes) cap = 2 * cap;
+    nl = alloc_realloc(m->log, (size_t)cap);
+    if (!nl) return ST_ENOMEM;
+    m->log = nl;
+    m->log_cap = cap;
+    return ST_OK;
+}
+
+/* room for one record; NULL (and the model lost) if the log cannot grow */
+static unsigned char *push(dt_model *m, int type, int32_t id, void *addr, int64_t aux,
+                           int64_t payload)
+{
+    int64_t size = PAD8(payload);
+    unsigned char *p;
+    dt_log_trailer *tr;
+    if (dt_log_room(m, size + TRAILER) != ST_OK) {
+        m->lost = 1;
+        m->broken = 1;
+        return NULL;
+    }
+    p = m->log + m->log_len;
+    tr = (dt_log_trailer *)(p + size);
+    tr->type = type;
+    tr->id = id;
+    tr->size = size;
+    tr->addr = addr;
+    tr->aux = aux;
+    m->log_len += size + TRAILER;
+    return p;
+}
+
+/* bytes that the changes of one particle may log: its nodes (each written, released or
+ * reused once or more), the sets of its leaves, and with_points: point lists and one
+ * node per re-inserted point (retirement, collapse) */
+int64_t dt_log_bound(const dt_model *m, const dt_particle *t, int with_points)
+{
+    int64_t nodes = (int64_t)t->n_nodes + 4, sets = (int64_t)t->n_nodes + 2, b;
+    if (with_points) nodes += m->n;
+    b = nodes * (PAD8((int64_t)sizeof(dt_node)) + 2 * TRAILER);
+    b += sets * (8 + 8 * (int64_t)m->cfg.sw + TRAILER);
+    if (with_points) b += 4 * m->n + sets * (8 + TRAILER);
+    return b;
+}
+
+int dt_txn_begin(dt_model *m)
+{
+    int32_t s;
+    if (m->txn_id >= 2147483600) { /* stamps wrap: forget the old ones */
+        for (s = 0; s < m->cap_sets; s++) {
+            m->sets[s].txn_st = 0;
+            m->sets[s].txn_pts = 0;
+        }
+        m->txn_id = 0;
+    }
+    m->txn_id++;
+    m->in_txn = 1;
+    m->broken = 0;
+    m->log_len = 0;
+    m->txn_rng = m->rng;
+    m->txn_n = m->n;
+    m->txn_n_total = m->n_total;
+    m->txn_lml = m->lml;
+    m->txn_stamp = m->stamp;
+    m->txn_n_sets = m->n_sets;
+    m->txn_n_spare = m->n_spare;
+    m->n_taken = 0;
+    memcpy(m->txn_parts, m->parts, sizeof(dt_particle) * (size_t)m->n_particles);
+    return ST_OK;
+}
+
+void dt_log_node(dt_model *m, dt_node *nd)
+{
+    unsigned char *p;
+    if (!m->in_txn) return;
+    p = push(m, LOG_NODE, 0, nd, 1, (int64_t)sizeof(dt_node));
+    if (p) memcpy(p, nd, sizeof(dt_node));
+}
+
+void dt_log_set(dt_model *m, int32_t id)
+{
+    dt_pointset *ps = &m->sets[id];
+    int sw = m->cfg.sw;
+    unsigned char *p;
+    int32_t head[2];
+    if (!m->in_txn || ps->txn_st == m->txn_id) return;
+    p = push(m, LOG_SET, id, NULL, 0, 8 + 8 * (int64_t)sw);
+    if (!p) return;
+    head[0] = ps->n;
+    head[1] = ps->mark;
+    memcpy(p, head, 8);
+    memcpy(p + 8, m->set_stats + (int64_t)id * sw, sizeof(double) * (size_t)sw);
+    ps->txn_st = m->txn_id;
+}
+
+void dt_log_points(dt_model *m, int32_t id)
+{
+    dt_pointset *ps = &m->sets[id];
+    unsigned char *p;
+    if (!m->in_txn || ps->txn_pts == m->txn_id) return;
+    p = push(m, LOG_PTS, id, NULL, ps->n, 4 * (int64_t)ps->n);
+    if (!p) return;
+    if (ps->n > 0) memcpy(p, ps->pts, sizeof(int32_t) * (size_t)ps->n);
+    ps->txn_pts = m->txn_id;
+}
+
+/* a set created in the open transaction: never logged */
+void dt_log_created(dt_model *m, int32_t id)
+{
+    m->sets[id].txn_st = m->txn_id;
+    m->sets[id].txn_pts = m->txn_id;
+}
+
+void dt_log_freed(dt_model *m, int32_t id)
+{
+    push(m, LOG_FREED, id, NULL, 0, 0);
+}
+
+void dt_log_store(dt_model *m, int32_t index)
+{
+    unsigned char *p;
+    if (!m->in_txn) return;
+    p = push(m, LOG_STORE, index, NULL, m->n, 8 * ((int64_t)m->d + 1));
+    if (!p) return;
+    memcpy(p, m->X + (int64_t)index * m->d, sizeof(double) * (size_t)m->d);
+    memcpy(p + 8 * (size_t)m->d, m->y + index, sizeof(double));
+}
+
+/* log the live sets that dt_renumber(index) is about to decrement; ST_ENOMEM (nothing
+ * changed) if there is no room */
+int dt_log_renumber(dt_model *m, int32_t index)
+{
+    int32_t s, count = 0, *ids;
+    unsigned char *p;
+    if (!m->in_txn) return ST_OK;
+    for (s = 0; s < m->n_sets; s++)
+        if (m->sets[s].refs > 0) count++;
+    if (dt_log_room(m, 4 * (int64_t)count + 8 + TRAILER) != ST_OK) return ST_ENOMEM;
+    p = push(m, LOG_RENUMBER, index, NULL, count, 4 * (int64_t)count);
+    if (!p) return ST_ENOMEM;
+    ids = (int32_t *)p;
+    count = 0;
+    for (s = 0; s < m->n_sets; s++)
+        if (m->sets[s].refs > 0) ids[count++] = s;
+    return ST_OK;
+}
+
+/* at least count arenas in the spare pool (new ones of cap_nodes nodes); a failure
+ * changes nothing that matters (the pool only grows) */
+int dt_spare_reserve(dt_model *m, int32_t count)
+{
+    dt_node *nd;
+    while (m->n_spare < count) {
+        nd = alloc_malloc(sizeof(dt_node) * (size_t)m->cap_nodes);
+        if (!nd) return ST_ENOMEM;
+        m->spare[m->n_spare++] = nd;
+        if (m->in_txn) m->txn_n_spare++; /* grown before any take: kept by a rollback */
+    }
+    return ST_OK;
+}
+
+/* a spare arena for a copy; the dead particle's arena takes its slot, and becomes a
+ * spare at commit (a rollback puts the taken arena back) */
+dt_node *dt_spare_take(dt_model *m, dt_node *dead)
+{
+    int32_t s = --m->n_spare;
+    dt_node *nd = m->spare[s];
+    m->taken[m->n_taken++] = nd;
+    m->spare[s] = dead;
+    return nd;
+}
+
+void dt_txn_commit(dt_model *m)
+{
+    int64_t pos = m->log_len;
+    dt_log_trailer *tr;
+    int32_t id;
+    /* the sets released in the transaction join the free list now */
+    while (pos > 0) {
+        tr = (dt_log_trailer *)(m->log + pos - TRAILER);
+        if (tr->type == LOG_FREED) {
+            id = tr->id;
+            if (m->sets[id].refs == 0) {
+                m->sets[id].next_free = m->free_set;
+                m->free_set = id;
+            }
+        }
+        pos -= TRAILER + tr->size;
+    }
+    m->n_spare += m->n_taken; /* the dead particles' arenas, in the taken slots */
+    m->n_taken = 0;
+    m->log_len = 0;
+    m->in_txn = 0;
+}
+
+static void undo(dt_model *m, const dt_log_trailer *tr, unsigned char *p)
+{
+    dt_pointset *ps;
+    int32_t head[2], a, b, *ids, index = tr->id;
+    int64_t n_before;
+    int sw = m->cfg.sw;
+    switch (tr->type) {
+    case LOG_NODE:
+        memcpy(tr->addr, p, sizeof(dt_node) * (size_t)tr->aux);
+        break;
+    case LOG_SET:
+        ps = &m->sets[tr->id];
+        memcpy(head, p, 8);
+        ps->n = head[0];
+        ps->mark = head[1];
+        memcpy(m->set_stats + (int64_t)tr->id * sw, p + 8, sizeof(double) * (size_t)sw);
+        ps->alc_ok = 0;
+        ps->ent_ok = 0;
+        break;
+    case LOG_PTS:
+        ps = &m->sets[tr->id];
+        if (tr->aux > 0) memcpy(ps->pts, p, sizeof(int32_t) * (size_t)tr->aux);
+        ps->alc_ok = 0;
+        ps->ent_ok = 0;
+        break;
+    case LOG_STORE:
+        n_before = tr->aux; /* rows index+1 .. n_before-1 moved down by one: move back */
+        if (index + 1 < n_before) {
+            memmove(m->X + (int64_t)(index + 1) * m->d, m->X + (int64_t)index * m->d,
+                    sizeof(double) * (size_t)((n_before - index - 1) * m->d));
+            memmove(m->y + index + 1, m->y + index,
+                    sizeof(double) * (size_t)(n_before - index - 1));
+        }
+        memcpy(m->X + (int64_t)index * m->d, p, sizeof(double) * (size_t)m->d);
+        memcpy(m->y + index, p + 8 * (size_t)m->d, sizeof(double));
+        break;
+    case LOG_RENUMBER:
+        ids = (int32_t *)p;
+        for (a = 0; a < (int32_t)tr->aux; a++) {
+            ps = &m->sets[ids[a]];
+            for (b = 0; b < ps->n; b++)
+                if (ps->pts[b] >= index) ps->pts[b]++;
+        }
+        break;
+    default: /* LOG_FREED: nothing to undo, the set's references are recounted */
+        break;
+    }
+}
+
+void dt_txn_rollback(dt_model *m)
+{
+    int64_t pos = m->log_len;
+    dt_log_trailer *tr;
+    int32_t i, k, s;
+    dt_particle *t;
+    while (pos > 0) {
+        tr = (dt_log_trailer *)(m->log + pos - TRAILER);
+        pos -= TRAILER + tr->size;
+        undo(m, tr, m->log + pos);
+    }
+    memcpy(m->parts, m->txn_parts, sizeof(dt_particle) * (size_t)m->n_particles);
+    for (i = 0; i < m->n_taken; i++) m->spare[m->txn_n_spare - 1 - i] = m->taken[i];
+    m->n_spare = m->txn_n_spare;
+    m->n_taken = 0;
+    m->rng = m->txn_rng;
+    m->n = m->txn_n;
+    m->n_total = m->txn_n_total;
+    m->lml = m->txn_lml;
+    m->stamp = m->txn_stamp;
+    m->n_sets = m->txn_n_sets; /* later slots keep their buffers for reuse */
+    for (s = 0; s < m->n_sets; s++) m->sets[s].refs = 0;
+    for (i = 0; i < m->n_particles; i++) {
+        t = &m->parts[i];
+        for (k = 0; k < t->n_nodes; k++)
+            if (t->nodes[k].var < 0 && t->nodes[k].depth >= 0) m->sets[t->nodes[k].set].refs++;
+    }
+    m->free_set = -1;
+    for (s = m->n_sets - 1; s >= 0; s--)
+        if (m->sets[s].refs == 0) {
+            m->sets[s].next_free = m->free_set;
+            m->free_set = s;
+        }
+    m->log_len = 0;
+    m->in_txn = 0;
+    m->broken = 0;
+}
