@@ -14,18 +14,16 @@ the reference backend.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 import pytest
 
 import reference
+from _alloc_hook import fail_at
 from _compare import assert_snapshot_equal
 
 fast = pytest.importorskip("fast")
-from fast._ffi import lib  # noqa: E402
 
 pytestmark = pytest.mark.dynatree
 
@@ -70,18 +68,6 @@ def _stream(name: str, n: int) -> list[tuple[list[float], Any]]:
     return out
 
 
-@contextmanager
-def _fail_at(n: int) -> Iterator[list[bool]]:
-    flag = [False]
-    before = lib.alloc_failures()
-    lib.alloc_fail_after(n)
-    try:
-        yield flag
-    finally:
-        lib.alloc_fail_after(-1)
-        flag[0] = lib.alloc_failures() > before
-
-
 def _sweep_call(model: Any, call: Any) -> int:
     """Fail each allocation of ``call`` in turn; each time the model must be unchanged
     (MemoryError) or the call must have succeeded because the failed allocation was an
@@ -91,7 +77,7 @@ def _sweep_call(model: Any, call: Any) -> int:
     lml = model.log_marginal_likelihood_
     for n in range(10_000):
         raised = False
-        with _fail_at(n) as flag:
+        with fail_at(n) as flag:
             try:
                 call()
             except MemoryError:
@@ -160,7 +146,7 @@ def test_partial_fit_keeps_the_rows_before_the_failure() -> None:
             model = _make(fast, "constant-alc-forget")
             if warm:
                 model.partial_fit(xs[:warm], ys[:warm])
-            with _fail_at(k) as flag:
+            with fail_at(k) as flag:
                 try:
                     model.partial_fit(xs[warm:], ys[warm:])
                 except MemoryError:

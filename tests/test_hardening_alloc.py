@@ -17,17 +17,16 @@ from __future__ import annotations
 
 import copy
 import pickle
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from _hardening_models import SPECS, Spec, prediction_calls, stream
 
+from _alloc_hook import fail_at
 from _compare import assert_snapshot_equal
 
 fast = pytest.importorskip("fast")
-from fast._ffi import lib  # noqa: E402
 
 MAX_POINTS = 400  # guard: no path here makes more allocations
 
@@ -38,19 +37,6 @@ def _params() -> list[Any]:
             for spec in SPECS]
 
 
-@contextmanager
-def _fail_at(n: int) -> Iterator[list[bool]]:
-    """Arm the hook for the duration of the block; yields [injected?]."""
-    flag = [False]
-    before = lib.alloc_failures()
-    lib.alloc_fail_after(n)
-    try:
-        yield flag
-    finally:
-        lib.alloc_fail_after(-1)
-        flag[0] = lib.alloc_failures() > before
-
-
 def _sweep(call: Callable[[], Any], after_failure: Callable[[BaseException | None], None]
            ) -> int:
     """Move the failure point over every allocation of ``call``; returns how many
@@ -58,7 +44,7 @@ def _sweep(call: Callable[[], Any], after_failure: Callable[[BaseException | Non
     injected = 0
     for n in range(MAX_POINTS):
         error: BaseException | None = None
-        with _fail_at(n) as flag:
+        with fail_at(n) as flag:
             try:
                 call()
             except MemoryError as exc:
