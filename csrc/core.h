@@ -322,7 +322,7 @@ int dt_model_retired(const dt_model *m, double *out);
 /* undo log: one learned row or one manual retirement is atomic (csrc/dt_txn.c, C-only) */
 int dt_log_room(dt_model *m, int64_t bytes);
 int64_t dt_log_bound(const dt_model *m, const dt_particle *t, int with_points);
-int dt_txn_begin(dt_model *m);
+void dt_txn_begin(dt_model *m);
 void dt_txn_commit(dt_model *m);
 void dt_txn_rollback(dt_model *m);
 void dt_log_node(dt_model *m, dt_node *nd);

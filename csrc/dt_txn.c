@@ -98,7 +98,7 @@ int64_t dt_log_bound(const dt_model *m, const dt_particle *t, int with_points)
     return b;
 }
 
-int dt_txn_begin(dt_model *m)
+void dt_txn_begin(dt_model *m)
 {
     int32_t s;
     if (m->txn_id >= 2147483600) { /* stamps wrap: forget the old ones */
@@ -121,7 +121,6 @@ int dt_txn_begin(dt_model *m)
     m->txn_n_spare = m->n_spare;
     m->n_taken = 0;
     memcpy(m->txn_parts, m->parts, sizeof(dt_particle) * (size_t)m->n_particles);
-    return ST_OK;
 }
 
 void dt_log_node(dt_model *m, dt_node *nd)

@@ -94,9 +94,16 @@ def test_unbounded_history_is_the_model_list(backend: ModuleType) -> None:
 
 
 def test_backends_agree(both: tuple[ModuleType, ModuleType]) -> None:
+    """Lockstep: same lpred_, predictions and snapshot() after every learned row."""
     data = _data("constant-active", 50)
     models = [_make(pkg, "constant-active", lpred_window=9) for pkg in both]
-    for m in models:
+    for step, (x, y) in enumerate(data):
+        for m in models:
+            m.learn_one(x, y)
+        assert models[0].lpred_ == models[1].lpred_, step
+        assert models[0].predict_one(x) == models[1].predict_one(x), step
+        assert_snapshot_equal(models[0].snapshot(), models[1].snapshot(), step=step)
+    for m in models:  # and a batch
         _learn(m, data)
     assert models[0].lpred_ == models[1].lpred_
     assert_snapshot_equal(models[0].snapshot(), models[1].snapshot())
