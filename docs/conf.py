@@ -13,8 +13,10 @@ What happens at configuration time, before Sphinx reads any source:
    packages themselves: every name in ``reference.__all__`` and ``fast.__all__``, and
    every evaluation-kit module that imports. New models therefore appear without
    editing the docs.
-3. ``DRIFTWOOD_DATA`` defaults to ``../shared/data`` next to the repository, and the
-   repository root is put on ``PYTHONPATH``, so notebook kernels inherit both.
+3. The repository root is put on ``PYTHONPATH``, so notebook kernels import the source
+   tree. Real data sets come from the package (the small ones ship with it), from
+   ``$DRIFTWOOD_DATA`` when set, or from the user cache (``driftwood data fetch NAME``);
+   the tutorials that need a set which is not shipped say so.
 
 The build is offline: MathJax is served from ``_static/mathjax`` (sphinx-mathjax-offline)
 and there is no intersphinx.
@@ -31,7 +33,6 @@ ROOT = DOCS.parent
 
 # -- environment inherited by the notebook kernels ----------------------------------------
 
-os.environ.setdefault("DRIFTWOOD_DATA", str((ROOT.parent / "shared" / "data").resolve()))
 _pythonpath = os.environ.get("PYTHONPATH", "")
 if str(ROOT) not in _pythonpath.split(os.pathsep):
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), _pythonpath) if p)

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from reference import baselines, datasets
+from reference import baselines, datasets, registry
 from reference.prequential import ProgressBar, prequential
 
 __all__ = ["MODELS", "STREAMS", "ModelSpec", "StreamSpec", "first_difference", "main"]
@@ -352,7 +352,34 @@ def _cmd_list(args: argparse.Namespace) -> int:
     print("streams:")
     for name, stream in STREAMS.items():
         print(f"  {name:<13} {stream.task:<15} {stream.description}")
-    print("  csv:<name>    real data set from $DRIFTWOOD_DATA or --data-dir")
+    print("  csv:<name>    real data set (`driftwood data list`), or a file in --data-dir")
+    return 0
+
+
+def _cmd_data(args: argparse.Namespace) -> int:
+    """``driftwood data list | fetch NAME [--from PATH] [--url URL] | path NAME``."""
+    if args.action == "list":
+        print(f"{'name':<16} {'task':<10} {'rows':>7} {'feat':>4}  {'status':<8} licence")
+        for name, data in registry.REGISTRY.items():
+            print(
+                f"{name:<16} {data.task:<10} {data.n_rows:>7} {data.n_features:>4}  "
+                f"{registry.status(name):<8} {data.licence}"
+            )
+        print(f"cache: {registry.cache_dir()}")
+        return 0
+    if not args.name:
+        raise UsageError(f"`driftwood data {args.action}` needs a data-set name")
+    if args.name not in registry.REGISTRY:
+        raise UsageError(f"unknown data set {args.name!r}; see `driftwood data list`")
+    if args.action == "path":
+        print(registry.locate(args.name, args.data_dir))
+        return 0
+    try:
+        path = registry.fetch(args.name, args.source, url=args.url, progress=args.progress)
+    except ValueError as err:
+        print(f"driftwood: error: {err}", file=sys.stderr)
+        return 1
+    print(path)
     return 0
 
 
@@ -684,6 +711,20 @@ def build_parser() -> argparse.ArgumentParser:
     compare.set_defaults(handler=_cmd_compare)
     listing = sub.add_parser("list", help="models per backend and built-in streams")
     listing.set_defaults(handler=_cmd_list)
+    data = sub.add_parser("data", help="real data sets: list, fetch into the cache, locate")
+    data.add_argument("action", choices=["list", "fetch", "path"])
+    data.add_argument("name", nargs="?", default=None, help="registered data-set name")
+    data.add_argument(
+        "--from", dest="source", default=None, metavar="PATH",
+        help="fetch: install this local copy (checked against the registry's SHA-256)",
+    )
+    data.add_argument("--url", default=None, help="fetch: download from this mirror instead")
+    data.add_argument("--data-dir", default=None, help="path: directory searched first")
+    data.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=None,
+        help="fetch: progress bar on stderr (default: when stderr is a terminal)",
+    )
+    data.set_defaults(handler=_cmd_data)
     return parser
 
 
@@ -703,7 +744,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = build_parser()
     arguments = list(sys.argv[1:] if argv is None else argv)
-    if not arguments or arguments[0] not in ("run", "compare", "list", "-h", "--help"):
+    if not arguments or arguments[0] not in ("run", "compare", "list", "data", "-h", "--help"):
         arguments = ["run", *arguments]
     args = parser.parse_args(arguments)
     try:

@@ -30,9 +30,10 @@ Public functions (signatures):
   ``a_t`` above, for row index ``t``.
 - ``shuffled(X, y, seed)``: a Fisher-Yates permutation of the rows drawn with
   ``Rng.below``.
-- ``load_csv(name, data_dir=None, task="auto") -> (X, y)``: a file of
-  ``../shared/data`` (or ``$DRIFTWOOD_DATA``, or ``data_dir``).
-- ``data_dir(data_dir=None) -> pathlib.Path``: the directory :func:`load_csv` reads.
+- ``load_csv(name, data_dir=None, task="auto") -> (X, y)``: a real data set of the
+  registry (:mod:`reference.registry`: shipped with the package, in ``$DRIFTWOOD_DATA``
+  or in the user cache), or any CSV file of the same format in ``data_dir``.
+- ``data_dir(data_dir=None) -> pathlib.Path``: the directory searched first.
 
 Time index: row ``t`` of a stream (0-based, ``X[t]``) is generated with the concept of
 time ``t``; e.g. ``drifting_friedman`` row ``t`` uses ``a_t``.
@@ -58,6 +59,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from reference import registry
 from reference.rng import Rng
 
 __all__ = [
@@ -793,10 +795,11 @@ def shuffled(
 
 
 def data_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
-    """The directory of the real data sets.
+    """The directory searched first for data files.
 
-    The argument if given; else ``$DRIFTWOOD_DATA`` if set; else ``../shared/data``
-    beside the repository (the parent of the ``reference`` package directory).
+    The argument if given; else ``$DRIFTWOOD_DATA`` if set; else the user cache of fetched
+    sets (:func:`reference.registry.cache_dir`). Registered sets that ship with the package
+    are found even when they are not in this directory.
 
     Examples
     --------
@@ -808,22 +811,23 @@ def data_dir(data_dir: str | os.PathLike[str] | None = None) -> Path:
     env = os.environ.get(DATA_ENV)
     if env:
         return Path(env)
-    repo = Path(__file__).resolve().parent.parent
-    return repo.parent / "shared" / "data"
+    return registry.cache_dir()
 
 
 def load_csv(
     name: str, data_dir: str | os.PathLike[str] | None = None, task: str = "auto"
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.generic]]:
-    """Load one of the real data sets: a header row, numeric columns, last column ``y``.
+    """Load a real data set: a header row, numeric columns, last column ``y``.
 
     Parameters
     ----------
     name : str
-        File name, with or without ``.csv`` (e.g. ``"elec2_dynatree"``).
+        A registered set (``driftwood data list``; e.g. ``"elec2_dynatree"``) or a file
+        name in ``data_dir``, with or without ``.csv``.
     data_dir : str or path, optional
-        Directory holding the file. Default: ``$DRIFTWOOD_DATA`` if set, else
-        ``../shared/data`` next to the repository (see :func:`data_dir`).
+        Directory searched first. Default: ``$DRIFTWOOD_DATA`` if set. A registered set is
+        then looked up inside the package (the small sets ship with it) and in the user
+        cache (where ``driftwood data fetch`` puts the larger ones).
     task : {"auto", "regression", "classification"}, default "auto"
         ``"auto"`` returns ``y`` as int64 when every target is integral, float64 otherwise;
         ``"regression"`` always float64; ``"classification"`` int64 (error if a target is
@@ -836,14 +840,20 @@ def load_csv(
 
     Raises
     ------
+    reference.registry.DataSetNotAvailable
+        (a ``FileNotFoundError``) if a registered set is not available locally; the
+        message names the set, its URL and the command that fetches it.
     FileNotFoundError
-        If the file is missing; the message names the file, the directory tried and the
-        environment variable ``DRIFTWOOD_DATA``.
+        If an unregistered file is missing; the message names the file, the directory
+        tried and the environment variable ``DRIFTWOOD_DATA``.
     ValueError
         If a value is not numeric, or ``task`` is unknown.
 
     Examples
     --------
+    >>> X, y = load_csv("mcycle")           # ships with the package: no setting, no network
+    >>> X.shape, y.dtype.name
+    ((133, 1), 'float64')
     >>> try:
     ...     load_csv("no_such_file", data_dir="/nonexistent")
     ... except FileNotFoundError as err:
@@ -853,16 +863,20 @@ def load_csv(
     if task not in ("auto", "regression", "classification"):
         raise ValueError(f"task must be 'auto', 'regression' or 'classification', got {task!r}")
     filename = name if name.endswith(".csv") else name + ".csv"
-    directory = _resolve_dir(data_dir)
-    path = directory / filename
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"data file {filename!r} not found in {str(directory)!r}; put the file there, "
-            f"pass data_dir=..., or set the environment variable {DATA_ENV} to the "
-            f"directory that holds it"
-        )
+    if filename[:-4] in registry.REGISTRY:
+        path = registry.locate(filename, data_dir)
+    else:
+        directory = _resolve_dir(data_dir)
+        path = directory / filename
+        if not path.is_file():
+            raise FileNotFoundError(
+                f"data file {filename!r} not found in {str(directory)!r}; put the file there, "
+                f"pass data_dir=..., or set the environment variable {DATA_ENV} to the "
+                f"directory that holds it (registered sets: `driftwood data list`)"
+            )
     try:
-        table = np.loadtxt(path, delimiter=",", skiprows=1, dtype=np.float64, ndmin=2)
+        with registry.open_text(path) as handle:
+            table = np.loadtxt(handle, delimiter=",", skiprows=1, dtype=np.float64, ndmin=2)
     except ValueError as err:
         raise ValueError(f"{path}: non-numeric value ({err})") from err
     if table.shape[1] < 2:

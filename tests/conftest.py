@@ -66,6 +66,31 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip_slow)
 
 
+# CI exports REQUIRE_DATA=1 (with DRIFTWOOD_DATA pointing at its copies of the data sets):
+# a test that needs a real data set which is not available then fails instead of skipping.
+REQUIRE_DATA = _flag("REQUIRE_DATA")
+
+
+def require_dataset(name: str, task: str = "auto") -> tuple[object, object]:
+    """``load_csv(name)``, or skip naming the set (fail under REQUIRE_DATA=1) if absent.
+
+    The small sets ship with the package and always load; the larger ones must have been
+    fetched (``driftwood data fetch NAME``) or be in ``$DRIFTWOOD_DATA``.
+    """
+    from reference.datasets import load_csv
+    from reference.registry import DataSetNotAvailable
+
+    try:
+        return load_csv(name, task=task)
+    except DataSetNotAvailable:
+        if REQUIRE_DATA:
+            raise
+        pytest.skip(
+            f"data set {name!r} is not available locally: `driftwood data fetch {name}` "
+            "(set REQUIRE_DATA=1 to make this a failure)"
+        )
+
+
 def require_fast() -> ModuleType:
     """The ``fast`` package, or skip (fail under REQUIRE_FAST=1) if it is not built."""
     if FAST is None:

@@ -304,10 +304,12 @@ def test_missing_file_names_file_directory_and_variable(
     assert "DRIFTWOOD_DATA" in message
 
 
-def test_default_directory_is_shared_data_beside_the_repo(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_default_directory_is_the_user_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    import platformdirs
+
     monkeypatch.delenv("DRIFTWOOD_DATA", raising=False)
-    repo = Path(datasets.__file__).resolve().parent.parent
-    assert datasets.data_dir() == repo.parent / "shared" / "data"
+    expected = Path(platformdirs.user_cache_dir("driftwood")) / "data"
+    assert datasets.data_dir() == expected
 
 
 def test_bad_files(tmp_path: Path) -> None:
@@ -321,11 +323,9 @@ def test_bad_files(tmp_path: Path) -> None:
         load_csv("real", data_dir=tmp_path, task="nonsense")
 
 
-def test_real_data_set_if_present() -> None:
-    try:
-        X, y = load_csv("elec2_dynatree")
-    except FileNotFoundError:
-        pytest.skip("shared data directory not available")
+def test_shipped_data_sets_load_without_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("DRIFTWOOD_DATA", raising=False)
+    X, y = load_csv("elec2_dynatree")
     assert X.shape == (27552, 4)
     assert y.dtype == np.int64 and set(np.unique(y).tolist()) == {0, 1}
     Xm, ym = load_csv("mcycle")
