@@ -1,9 +1,9 @@
 /*
  * ab_search.c -- nearest-ball search for ABACOC: the distance rho, the exhaustive scan
- * and the loose kd-tree of spec abacoc.md section 13. Mirrors reference/abacoc/search.py.
+ * and the loose kd-tree of [ABACOC-SPEC §13]. Mirrors reference/abacoc/search.py.
  *
  * Both structures return the same slot: the smallest computed distance sum ("raw"),
- * ties to the smallest ball id (rule T1). The kd-tree is exact in floating point:
+ * ties to the smallest ball id (tie rule T1 [ABACOC-SPEC T1]). The kd-tree is exact in floating point:
  * subtraction rounds monotonically, so a box gap term never exceeds the term of any
  * centre inside the box, sums of non-negative terms are monotone, and a node is pruned
  * only when its lower bound is strictly greater than the best sum so far.
@@ -75,7 +75,7 @@ double ab_rho(double raw, int32_t metric, double p)
     return ab_pow_or_inf(raw, 1.0 / p);
 }
 
-/* Rule T1: smaller sum wins, then the smaller ball id (best_id < 0: nothing yet). */
+/* Tie rule T1 [ABACOC-SPEC T1]: smaller sum wins, then the smaller ball id (best_id < 0: nothing yet). */
 static int better(double raw, int64_t id, double best_raw, int64_t best_id)
 {
     if (best_id < 0) return 1;

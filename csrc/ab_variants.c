@@ -2,11 +2,11 @@
  * ab_variants.c -- the ABACOC variants: template [DOC15, Alg. 1], BASE and BASE-ADJ
  * (Alg. 2-3), AUTO and AUTO-ADJ (Alg. 4) and the FIX budget rule (Sec. VII, Eq. 1).
  * Mirrors reference/abacoc/variants.py function by function, same branches and draws.
- *   BASE:  inside the nearest ball (delta <= eps, rule T3) absorb the point (BASE-ADJ also
+ *   BASE:  inside the nearest ball (delta <= eps, tie rule T3 [ABACOC-SPEC T3]) absorb the point (BASE-ADJ also
  *          moves the centre when maj(s) = y); outside add a ball after the dimension
  *          check |S|+1 > C 2^d_i eps^-d_i, which starts a new phase with S empty and
  *          d_{i+1} = log((|S|+1)/C)/log(2/eps). Then t_i += 1, eps = t_i^(-1/(2+d_i)).
- *   AUTO:  two-label start-up (I1-I3, rule T6); inside: a mistake of maj(s) shrinks the
+ *   AUTO:  two-label start-up (I1-I3, tie rule T6 [ABACOC-SPEC T6]); inside: a mistake of maj(s) shrinks the [ABACOC-SPEC §6]
  *          radius, a correct prediction moves the centre (AUTO-ADJ); outside: a new
  *          ball of radius delta, replacing a drawn victim when the budget is full.
  * Random draws: one rng_uniform per randomized-BASE prediction; one rng_below(W) per
@@ -47,7 +47,7 @@ static void append_ball(ab_model *m, const double *x, int64_t k, double radius)
 
 void ab_base_add_ball(ab_model *m, const double *x, int64_t k)
 {
-    /* [DOC15, Alg. 2 lines 15-18] dimension check A1-A3, then insert A4 */
+    /* [DOC15, Alg. 2 lines 15-18] dimension check D1-D3, then insert D4 ([ABACOC-SPEC §4]) */
     double size = (double)(m->n_balls + 1);
     double capacity = m->C * ab_pow_or_inf(2.0, m->phase_dim);
     capacity = capacity * ab_pow_or_inf(m->radius, -m->phase_dim);
@@ -83,7 +83,7 @@ void ab_base_learn(ab_model *m, const double *x, int64_t k, const ab_found *foun
     } else {
         ab_base_add_ball(m, x, k);
     }
-    /* [DOC15, Alg. 2 UpdateRadius] E1-E2 */
+    /* [DOC15, Alg. 2 UpdateRadius] E1-E2 [ABACOC-SPEC §4] */
     m->phase_steps += 1;
     m->radius = ab_pow_or_inf((double)m->phase_steps, -1.0 / (2.0 + m->phase_dim));
 }
@@ -92,7 +92,7 @@ void ab_base_learn(ab_model *m, const double *x, int64_t k, const ab_found *foun
 
 int64_t ab_fix_victim(ab_model *m)
 {
-    /* [DOC15, Eq. 1] P(v = i) = (m_i + 1)/(sum_j m_j + |S|), exact integer walk (T5).
+    /* [DOC15, Eq. 1] P(v = i) = (m_i + 1)/(sum_j m_j + |S|), exact integer walk (tie rule T5, [ABACOC-SPEC T5]).
      * Random draws: one rng_below(W). */
     int64_t slot, running = 0;
     uint64_t weight_total = 0, r;
@@ -107,7 +107,7 @@ int64_t ab_fix_victim(ab_model *m)
 
 void ab_auto_add_ball(ab_model *m, const double *x, int64_t k, double delta)
 {
-    /* [DOC15, Alg. 4 line 29] R = eps = delta; F1-F2 when the budget is full */
+    /* [DOC15, Alg. 4 line 29] R = eps = delta; F1-F2 when the budget is full [ABACOC-SPEC §7] */
     int64_t victim;
     if (m->budget > 0 && m->n_balls == m->budget) {
         victim = ab_fix_victim(m);
@@ -122,7 +122,7 @@ void ab_auto_add_ball(ab_model *m, const double *x, int64_t k, double delta)
 
 static void auto_initialise(ab_model *m, const double *x, int64_t k)
 {
-    /* [DOC15, Alg. 4 InitProcedure] I1-I3, rule T6 */
+    /* [DOC15, Alg. 4 InitProcedure] I1-I3, tie rule T6 [ABACOC-SPEC T6] [ABACOC-SPEC §6] */
     double r;
     if (m->n_balls == 0) {
         append_ball(m, x, k, 0.0);
@@ -180,7 +180,7 @@ static double randomized_p(ab_model *m, const double *x, const ab_found *found)
 
 int64_t ab_predict_index(ab_model *m, const double *x, const ab_found *found)
 {
-    /* Random draws: one rng_uniform for randomized BASE (P4, rule T4), none otherwise. */
+    /* Random draws: one rng_uniform for randomized BASE (P4, tie rule T4 [ABACOC-SPEC T4]), none otherwise. [ABACOC-SPEC §4] */
     double probability, delta;
     int64_t slot;
     if (m->randomized) {

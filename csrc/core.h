@@ -134,7 +134,7 @@ typedef struct {
                         * stats, invalidated with alc_ok whenever the stats change */
     double *alc;       /* C-only ALC cache: leaf rectangle (lo[mc], hi[mc]), then one value
                         * per point; invalidated whenever the set's points or stats change,
-                        * and keyed by the rectangle [AG13, §4.4; spec §7.6 REC] */
+                        * and keyed by the rectangle [AG13, §4.4; [DT-SPEC §7.6] REC] */
 } dt_pointset;
 
 typedef struct {
@@ -189,7 +189,7 @@ typedef struct {
     int32_t rule;         /* DT_RETIRE_* rule of automatic retirement */
     double lam;           /* forgetting factor of automatic retirements [AG13, §5] */
     int32_t stamp;        /* retirement stamp (see dt_pointset.mark) */
-    int32_t approx;       /* ALC: counts as a proxy for areas (spec §7.4) */
+    int32_t approx;       /* ALC: counts as a proxy for areas ([DT-SPEC §7.4]) */
     double *scores;       /* cap doubles: discarding statistic of every active point */
     double *rect;         /* 2 d doubles: user ALC rectangle (low, high per column), or NULL */
     double *abuf;         /* ALC scratch: 14 (d + 2) doubles */

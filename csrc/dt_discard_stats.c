@@ -1,5 +1,5 @@
 /*
- * dt_discard_stats.c -- active-discarding statistics [AG13, §4]; spec §7; mirrors
+ * dt_discard_stats.c -- active-discarding statistics [AG13, §4]; [DT-SPEC §7]; mirrors
  * reference/dynatree/discard_stats.py. Each leaf's value is computed once per call and
  * added to the running sums of its points (particles in index order, leaves in preorder).
  */
@@ -73,7 +73,7 @@ int dt_model_entropy_active_uncached(dt_model *m, double *out)
     return ST_OK;
 }
 
-/* ---- ALC (spec §7.1-7.4), mirrors the second half of discard_stats.py ---- */
+/* ---- ALC ([DT-SPEC §7.1]-[DT-SPEC §7.4]), mirrors the second half of discard_stats.py ---- */
 
 #define DT_EPS 2.220446049250313e-16
 

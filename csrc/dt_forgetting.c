@@ -1,6 +1,6 @@
 /*
  * dt_forgetting.c -- the power-prior discount of retired information and the collapse of
- * improper leaves [AG13, §5]; spec §3.5, §6.3; mirrors reference/dynatree/forgetting.py.
+ * improper leaves [AG13, §5]; [DT-SPEC §3.5], [DT-SPEC §6.3]; mirrors reference/dynatree/forgetting.py.
  *
  * absorb_retired: nu <- lam nu + 1 and every retired statistic <- lam * old + retiree.
  * collapse: a leaf with n + nu < minp gives its active points (arrival order, each put at
@@ -58,7 +58,7 @@ void dt_insert_sorted(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
     ps->pts[pos] = point;
 }
 
-/* mirrors collapse (spec §6.3 [REC]) */
+/* mirrors collapse ([DT-SPEC §6.3] [REC]) */
 void dt_collapse(dt_model *m, dt_particle *t, int32_t leaf)
 {
     dt_node *nd = t->nodes;

@@ -3,7 +3,7 @@
  * reference/dynatree/leaf_models.py function by function, operation by operation.
  *
  * A leaf's sufficient statistics are one flat block of doubles (layout in core.h, offsets
- * in dt_leaf_config). Equations (spec dynamic_trees.md):
+ * in dt_leaf_config). Equations ([DT-SPEC §3]):
  *   §3.0 regression core  Q, Q_p, df, mu0          dt_regression_summary
  *   §3.1/3.2 evidence     ell_eta with log(2/pi)   dt_regression_log_evidence
  *   §3.2 derived linear   Cholesky, G^-1, beta, bb dt_calculate_linear
@@ -84,7 +84,7 @@ static void linear_fallback(double *st, const dt_leaf_config *c)
     st[DT_OFF_LOGDET] = 0.0;
 }
 
-/* [spec §3.2 steps 1-4] mirrors calculate_linear; work >= 2 p^2 doubles */
+/* [DT-SPEC §3.2] steps 1-4 mirrors calculate_linear; work >= 2 p^2 doubles */
 void dt_calculate_linear(double *st, const dt_leaf_config *c, double *work)
 {
     int p = c->p, i, j, k, ok = 0;
@@ -169,7 +169,7 @@ static void add_outer(double *G, double *b, const double *z, double y, int p)
     }
 }
 
-/* [spec §3.2 item 1] mirrors linear_implicit_from_points; work >= 2 p^2 + p doubles */
+/* [DT-SPEC §3.2] item 1 mirrors linear_implicit_from_points; work >= 2 p^2 + p doubles */
 void dt_linear_implicit_from_points(double *st, const dt_leaf_config *c, const int32_t *points,
                                     int32_t n, const double *X, const double *y, int32_t d,
                                     double *work)
@@ -205,7 +205,7 @@ void dt_linear_implicit_from_points(double *st, const dt_leaf_config *c, const i
     dt_calculate_linear(st, c, work);
 }
 
-/* [spec §4.1 step 1] mirrors add_point; points = the leaf's points incl. index */
+/* [DT-SPEC §4.1] step 1 mirrors add_point; points = the leaf's points incl. index */
 void dt_add_point(double *st, const dt_leaf_config *c, const int32_t *points, int32_t n_points,
                   int32_t index, const double *X, const double *y, int32_t d, double *work)
 {
@@ -250,7 +250,7 @@ static void receive_retired_share(double *st, const dt_leaf_config *c, const dou
     }
 }
 
-/* [spec §4.5, §6.4] mirrors stats_from_points; parent may be NULL */
+/* [DT-SPEC §4.5], [DT-SPEC §6.4] mirrors stats_from_points; parent may be NULL */
 void dt_stats_from_points(double *st, const dt_leaf_config *c, const int32_t *points,
                           int32_t n, const double *X, const double *y, int32_t d,
                           const double *parent, double *work)
@@ -311,7 +311,7 @@ void dt_stats_finish(double *st, const dt_leaf_config *c, const double *parent, 
     dt_refresh(st, c);
 }
 
-/* [spec §3.0] mirrors regression_summary */
+/* [DT-SPEC §3.0] mirrors regression_summary */
 void dt_regression_summary(const double *st, const dt_leaf_config *c, double *mu0, double *q,
                            double *qp, double *df, double *dm)
 {
@@ -334,7 +334,7 @@ void dt_regression_summary(const double *st, const dt_leaf_config *c, double *mu
     *mu0 = nu == 0.0 ? ybar : (st[DT_OFF_SYG] + st[DT_OFF_SY]) / (nu + n);
 }
 
-/* [spec §3.1, §3.2] mirrors regression_log_evidence */
+/* [DT-SPEC §3.1], [DT-SPEC §3.2] mirrors regression_log_evidence */
 double dt_regression_log_evidence(const double *st, const dt_leaf_config *c)
 {
     double mu0, q, qp, df, dm, n = st[DT_OFF_N], ell, prior_df;
@@ -353,7 +353,7 @@ double dt_regression_log_evidence(const double *st, const dt_leaf_config *c)
     return ell;
 }
 
-/* [spec §3.3] mirrors class_log_evidence */
+/* [DT-SPEC §3.3] mirrors class_log_evidence */
 double dt_class_log_evidence(const double *st, const dt_leaf_config *c)
 {
     double inv_c = 1.0 / (double)c->n_classes, a;
@@ -379,7 +379,7 @@ void dt_refresh(double *st, const dt_leaf_config *c)
         st[DT_OFF_ELL] = dt_regression_log_evidence(st, c);
 }
 
-/* [spec §3.1-3.2] mirrors regression_predictive; returns 1 if proper; work >= 2p doubles */
+/* [DT-SPEC §3.1]-[DT-SPEC §3.2] mirrors regression_predictive; returns 1 if proper; work >= 2p doubles */
 int dt_regression_predictive(const double *st, const dt_leaf_config *c, const double *x,
                              double *loc, double *scale, double *df, double *work)
 {
@@ -411,7 +411,7 @@ int dt_regression_predictive(const double *st, const dt_leaf_config *c, const do
     return 1;
 }
 
-/* [spec §3.3] mirrors class_probability */
+/* [DT-SPEC §3.3] mirrors class_probability */
 double dt_class_probability(const double *st, const dt_leaf_config *c, int k)
 {
     double inv_c = 1.0 / (double)c->n_classes;
@@ -419,7 +419,7 @@ double dt_class_probability(const double *st, const dt_leaf_config *c, int k)
            (st[DT_OFF_N] + st[DT_OFF_NU] + 1.0);
 }
 
-/* [spec §4.1 step 5, §6.4] mirrors merge_stats: additive over leaves in preorder; the
+/* [DT-SPEC §4.1] step 5, §6.4 mirrors merge_stats: additive over leaves in preorder; the
  * implicit linear leaf is recomputed from the union of points (arrival order) */
 void dt_merge_stats(double *st, const dt_leaf_config *c, const double *blocks,
                     const int32_t *leaves, int32_t n_leaves, const int32_t *points, int32_t n_points, const double *X,

@@ -275,7 +275,7 @@ static double learn_row(dt_model *m, const double *x, double yr)
     double lp = 0.0;
     dt_particle *t;
     if (m->active_size > 0 && m->n >= m->active_size) {
-        /* retire one point before the PL step (spec §0 item 5) */
+        /* retire one point before the PL step ([DT-SPEC §0] item 5) */
         if (dt_retire_one(m, dt_choose_retiree(m), m->lam) != ST_OK) return 0.0;
     }
     index = (int32_t)m->n;

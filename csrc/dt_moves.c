@@ -7,7 +7,7 @@
  * whole subtree under Pi merged into one leaf (prune), and samples the move with
  * log-sum-exp weights. Scratch stats blocks: sbuf[0], sbuf[1] = grow children,
  * sbuf[2] = merged leaf. Node capacity for the two children is reserved by the caller.
- * Random draws (spec §0 item 6 (b)): below(d) and uniform() for the candidate (when
+ * Random draws ([DT-SPEC §0] item 6 (b)): below(d) and uniform() for the candidate (when
  * feasible), then one uniform() for the move when grow or prune is finite.
  * Every write to a node or set that existed before the row is logged first (dt_txn.c).
  */
@@ -16,7 +16,7 @@
 #include <string.h>
 #include "core.h"
 
-/* [spec §4.2] mirrors grow_candidate; points = the leaf's points (arrival order) */
+/* [DT-SPEC §4.2] mirrors grow_candidate; points = the leaf's points (arrival order) */
 int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t *var,
                       double *value)
 {
@@ -55,7 +55,7 @@ int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t *va
     return 1;
 }
 
-/* [spec §0 item 6, §4.4 REC] mirrors choose_move */
+/* [DT-SPEC §0] item 6, §4.4 REC mirrors choose_move */
 int dt_choose_move(double l_stay, double l_prune, double l_grow, rng_state *r)
 {
     double l_max = -INFINITY, w_stay, w_prune, w_grow, z, u;
@@ -97,7 +97,7 @@ static int32_t union_points(dt_model *m, const dt_particle *t, const int32_t *lv
     return count;
 }
 
-/* [spec §4.1] mirrors propagate; leaf = the leaf of x (from the weights) or -1 */
+/* [DT-SPEC §4.1] mirrors propagate; leaf = the leaf of x (from the weights) or -1 */
 void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
 {
     const dt_leaf_config *c = &m->cfg;

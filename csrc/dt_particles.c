@@ -1,7 +1,7 @@
 /*
  * dt_particles.c -- particle learning [AG13, §2.3]; mirrors reference/dynatree/particles.py.
  *
- * One PL step (spec §5): weights w_i = p(y_t | x_t, T_i) from each particle's leaf,
+ * One PL step ([DT-SPEC §5]): weights w_i = p(y_t | x_t, T_i) from each particle's leaf,
  * lpred_t = log(sum w) - log N, residual resampling when the weights differ, then
  * dt_propagate on every particle in index order. Resampling moves particles by struct
  * copy: the first copy of a surviving particle keeps its buffers; each further copy is
@@ -9,7 +9,7 @@
  * copy-on-write (so the cost is proportional to the number of duplicates and their tree
  * sizes, not to N or the data size). The dead particle's arena joins the spare pool when
  * the row's transaction commits (dt_txn.c), so a rollback finds it intact.
- * Random draws (spec §0 item 6 (a)): one uniform() per residual draw, only if resampling.
+ * Random draws ([DT-SPEC §0] item 6 (a)): one uniform() per residual draw, only if resampling.
  */
 #include <math.h>
 #include <string.h>
@@ -35,7 +35,7 @@ int dt_particle_weight(dt_model *m, const dt_particle *t, const double *x, doubl
     return 1;
 }
 
-/* [spec §5.2 item 4] mirrors residual_resample; returns the number of indices (n) */
+/* [DT-SPEC §5.2] item 4 mirrors residual_resample; returns the number of indices (n) */
 int32_t dt_residual_resample(const double *weights, int32_t n, rng_state *r, int32_t *out,
                              double *expected, double *cumulative, int32_t *counts)
 {
@@ -70,7 +70,7 @@ int32_t dt_residual_resample(const double *weights, int32_t n, rng_state *r, int
     return count;
 }
 
-/* [spec §5.2] mirrors resample; returns lpred */
+/* [DT-SPEC §5.2] mirrors resample; returns lpred */
 double dt_resample(dt_model *m, const double *x, double y)
 {
     int32_t n = m->n_particles, i, j, n_dead = 0;
@@ -135,7 +135,7 @@ double dt_resample(dt_model *m, const double *x, double y)
     return lpred;
 }
 
-/* [spec §5] mirrors pl_step */
+/* [DT-SPEC §5] mirrors pl_step */
 double dt_pl_step(dt_model *m, int32_t index)
 {
     int32_t i;
@@ -150,7 +150,7 @@ double dt_pl_step(dt_model *m, int32_t index)
     return lpred;
 }
 
-/* [spec §8.1] mirrors regression_summaries; out = (mean, var, q05, q95, df) */
+/* [DT-SPEC §8.1] mirrors regression_summaries; out = (mean, var, q05, q95, df) */
 void dt_regression_summaries(dt_model *m, const double *x, double *out)
 {
     double n = (double)m->n_particles, s_mu = 0.0, s_mu2 = 0.0, s_var = 0.0, s_q1 = 0.0;
@@ -189,7 +189,7 @@ void dt_regression_summaries(dt_model *m, const double *x, double *out)
     out[4] = s_df / n;
 }
 
-/* [spec §8.2] mirrors class_summaries */
+/* [DT-SPEC §8.2] mirrors class_summaries */
 void dt_class_summaries(dt_model *m, const double *x, double *probs, double *entropy)
 {
     double n = (double)m->n_particles, ent = 0.0, h, pk;

@@ -1,5 +1,5 @@
 /*
- * dt_retirement.c -- data retirement into conjugate leaf priors [AG13, §3]; spec §6;
+ * dt_retirement.c -- data retirement into conjugate leaf priors [AG13, §3]; [DT-SPEC §6];
  * mirrors reference/dynatree/retirement.py.
  *
  * The store holds only the active pool, in arrival order. Retiring position r: in every

@@ -142,7 +142,7 @@ void dt_copy_particle(dt_model *m, dt_particle *dst, const dt_particle *src)
     dst->n_free = src->n_free;
 }
 
-/* [spec §4.1 step 2] mirrors subtree_log_score; grown = -1 for none */
+/* [DT-SPEC §4.1] step 2 mirrors subtree_log_score; grown = -1 for none */
 double dt_subtree_log_score(dt_model *m, const dt_particle *t, int32_t top, int32_t grown,
                             double ell_left, double ell_right)
 {

@@ -3,7 +3,7 @@
  *
  * Invariant: the state is never all zero (splitmix64 outputs four words that are
  * never simultaneously zero, and the Python setter refuses (0,0,0,0)).
- * Derived draws (determinism.md section 1):
+ * Derived draws ([DET-SPEC §1]):
  *   rng_uniform  = (next >> 11) * 2^-53, one output;
  *   rng_below(n) = bitmask rejection, one output per try, at least one.
  */

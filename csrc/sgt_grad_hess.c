@@ -4,8 +4,8 @@
  * Mirrors reference/sgt/grad_hess.py function by function (same operations, same
  * order). A cell holds n, Σg, Σh and the centred sums M_g, M_h, C. Invariants:
  * n >= 0; means are Σ/n (0 for an empty cell); M_g, M_h >= 0 up to rounding.
- *   add:    Welford co-moment update (spec §4.2)
- *   merge:  Chan/Bennett merge (spec §4.3); an empty side copies the other side
+ *   add:    Welford co-moment update ([SGT-SPEC §4.2])
+ *   merge:  Chan/Bennett merge ([SGT-SPEC §4.3]); an empty side copies the other side
  *   delta:  Δ = -ḡ / (h̄ + λ + ε)                            [GPF19, Eq. 13]
  *   moments: m = Δḡ + h̄Δ²/2, s² = max(0, Δ²s_g² + Δ⁴s_h²/4 + Δ³c_gh)  [GPF19, Eq. 18]
  */

@@ -3,7 +3,7 @@
  *
  * Mirrors reference/sgt/core.py (class SGTCore). During the warm-up, items (one row,
  * or the rows of a bag) widen the ranges and are buffered; when `warmup` rows have
- * been seen the ranges freeze and the buffer is replayed in arrival order (spec §5.6)
+ * been seen the ranges freeze and the buffer is replayed in arrival order ([SGT-SPEC §5.6])
  * unless warmup_trains == 0. After that each item is routed, its gradients computed
  * from the raw scores as they stand (SE, BCE, softmax committee, bag), and each tree
  * learns its (g, h); bins are computed once per row for all trees. Custom losses

@@ -2,7 +2,7 @@
  * sgt_quantizer.c -- equal-width binning with warm-up range estimation [GPF19, §3.2].
  *
  * Mirrors reference/sgt/quantizer.py. bin = floor(B (x - min) / (max - min)) clipped
- * to [0, B-1]; a degenerate range gives bin 0 (spec §5.6). Ranges start at the first
+ * to [0, B-1]; a degenerate range gives bin 0 ([SGT-SPEC §5.6]). Ranges start at the first
  * observed value of each feature and freeze after the warm-up. The cell layout of a
  * leaf is: cell 0 = leaf total, then B cells per numeric feature or K per nominal
  * feature, features in index order.

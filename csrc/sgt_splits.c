@@ -6,10 +6,10 @@
  * merge of bins 0..k in ascending order, right = suffix merge of bins k+1..B-1 in
  * descending order, no subtraction) and one multiway split per nominal feature not
  * used on the path. Pooled moments: m = Σ n_j m_j / n,
- * s² = [Σ (n_j-1) s_j² + Σ n_j (m_j - m)²] / (n-1) over non-empty children (spec §7.3);
- * penalty γ|Q|/n (spec §7.4); smallest penalised mean wins, first on ties (strict <).
+ * s² = [Σ (n_j-1) s_j² + Σ n_j (m_j - m)²] / (n-1) over non-empty children ([SGT-SPEC §7.3]);
+ * penalty γ|Q|/n ([SGT-SPEC §7.4]); smallest penalised mean wins, first on ties (strict <).
  * The best candidate is applied iff m~ < 0 and p < δ, p = I_{ν/(ν+F)}(ν/2, 1/2),
- * F = n m~² / s², ν = n - 1 (two-sided t-test, spec §8); optionally the one-sided
+ * F = n m~² / s², ν = n - 1 (two-sided t-test, [SGT-SPEC §8]); optionally the one-sided
  * p = P(T <= t) = p_two / 2 for m~ < 0.
  */
 #include <float.h>

@@ -6,8 +6,8 @@
  * iff feature == -1; exactly the leaves own cells (n_cells) and a used-mask (d bytes);
  * children of node i are first_child .. first_child + n_children - 1 with depth + 1.
  * learn: add (g, h) to the leaf total and one cell per feature, attempt a split when
- * the leaf count is a multiple of the grace period (spec §2, §10). apply: null update
- * v += Δ_0 and reset of all cells, or split into children with v + Δ_j (spec §9).
+ * the leaf count is a multiple of the grace period ([SGT-SPEC §2], [SGT-SPEC §10]). apply: null update
+ * v += Δ_0 and reset of all cells, or split into children with v + Δ_j ([SGT-SPEC §9]).
  * Allocation happens before any change, so ST_ENOMEM leaves the tree intact; callers
  * that learn a row first call sgt_tree_reserve, so the split itself (which follows the
  * statistics update) takes pre-allocated buffers and cannot fail.

@@ -4,7 +4,7 @@ The cdef is *derived* from ``csrc/core.h``: every line starting with ``#`` is dr
 and the rest is handed to ``ffibuilder.cdef`` (numpy's cffi example does the same), so
 the binding and the header cannot drift. Every ``csrc/*.c`` file is compiled, with
 ``-ffp-contract=off`` so GCC never fuses ``a*b + c`` into an FMA (which would break
-bit-parity with the Python reference, ``determinism.md`` §2).
+bit-parity with the Python reference, [DET-SPEC §2]).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ __all__ = ["Rng"]
 
 
 class Rng:
-    """The xoshiro256** generator seeded by splitmix64 (determinism.md §1).
+    """The xoshiro256** generator seeded by splitmix64 ([DET-SPEC §1]).
 
     Bit-identical to ``reference.rng.Rng``.
 

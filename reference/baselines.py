@@ -2,7 +2,7 @@
 
 ``RunningMean`` predicts the mean of the targets seen so far (regression);
 ``MajorityClass`` predicts the most frequent label so far (classification). They have the
-models' API (``api.md``): ``learn_one``, ``partial_fit``, ``predict_one``, ``predict``,
+models' API ([DET-SPEC §4]): ``learn_one``, ``partial_fit``, ``predict_one``, ``predict``,
 ``predict_proba_one``/``predict_proba`` (classifier), ``snapshot``, ``get_params``,
 ``clone``, and the attributes ``n_features_in_``, ``n_seen_``, ``classes_``. They have no
 C twin: they are evaluation tools, shared by both backends.

@@ -1,7 +1,7 @@
 """Evaluation metrics: batch functions on arrays and running (streaming) versions.
 
 Metrics are evaluation code, not model math, so numpy is used freely here
-(``determinism.md`` §2 restricts numpy only inside models).
+([DET-SPEC §2] restricts numpy only inside models).
 
 Public functions (signatures):
 

@@ -1,7 +1,7 @@
 """The project's one random generator: xoshiro256** seeded by splitmix64.
 
 Every stochastic routine in both backends draws from an :class:`Rng` passed to it
-explicitly; nothing else produces randomness (``determinism.md`` §1). The C twin is
+explicitly; nothing else produces randomness ([DET-SPEC §1]). The C twin is
 ``csrc/rng.c`` (``rng_seed``, ``rng_next_u64``, ``rng_uniform``, ``rng_below``).
 
 Notation
@@ -59,7 +59,7 @@ def seed_state(seed: int) -> tuple[int, int, int, int]:
 
 
 class Rng:
-    """The xoshiro256** generator seeded by splitmix64 (determinism.md §1).
+    """The xoshiro256** generator seeded by splitmix64 ([DET-SPEC §1]).
 
     Bit-identical to its C twin ``fast.rng.Rng``.
 

@@ -1,6 +1,6 @@
 """Input rows: the quick path shared by the model facades of both backends.
 
-Every model validates a row the same way in both backends (``api.md``, "Errors"). The
+Every model validates a row the same way in both backends ([DET-SPEC §4], "Errors"). The
 general path goes through ``numpy.asarray``; for the common case of a short list of
 plain floats that costs more than the C model itself, so :func:`plain_floats` recognises
 that case with a Python loop and returns exactly what the numpy path would have produced.

@@ -2,7 +2,7 @@
 
 ``assert_snapshot_equal`` recurses through plain data (numpy's ``assert_state_equal``
 idea) and reports the *first* differing path, with float differences in ulps. The
-default tolerance is exact equality (``determinism.md`` §3): a mismatch is fixed by
+default tolerance is exact equality ([DET-SPEC §3]): a mismatch is fixed by
 making the operations agree, never by adding tolerance.
 """
 

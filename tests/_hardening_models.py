@@ -1,4 +1,4 @@
-"""The model registry of the hardening suites (issue 7).
+"""The model registry of the hardening suites (bad input, allocation failure, fuzzing).
 
 One entry per public model of ``reference.__all__`` (plus the option variants that change
 memory or state handling: ABACOC with a budget and the BASE variant, SGT with a custom
@@ -87,7 +87,7 @@ def _both_accept(cls: str, name: str) -> bool:
                for pkg in (reference, fast))
 
 
-# the active pool of issue 6 (data-point retirement), once both backends have it
+# the active pool (data-point retirement), once both backends have it
 if _both_accept("DynamicTreeRegressor", "active_size"):
     SPECS.append(Spec("DynamicTreeRegressor-active", "DynamicTreeRegressor", "reg",
                       dict(n_particles=10, seed=3, active_size=12), dt=True))

@@ -1,4 +1,5 @@
-"""ABACOC behaviour on both backends: golden numbers, rules T1-T6, invariants (spec §17)."""
+"""ABACOC behaviour on both backends: golden numbers, tie rules T1-T6 ([ABACOC-SPEC T1] to
+[ABACOC-SPEC T6]), invariants ([ABACOC-SPEC §17])."""
 
 from __future__ import annotations
 
@@ -17,7 +18,8 @@ from reference.abacoc.params import METRIC_EUCLIDEAN, METRIC_MANHATTAN, METRIC_M
 from reference.abacoc.search import LooseKDTree, scan_nearest
 from reference.rng import Rng
 
-# -- golden numbers (spec §17): bananas.csv in file order, rate 1 ----------------------------
+# -- golden numbers ([ABACOC-SPEC §17]): bananas.csv in file order, rate 1
+# ----------------------------
 
 
 @pytest.mark.parametrize(("variant", "accuracy", "n_balls"),
@@ -135,7 +137,7 @@ def test_auto_nearly_invariant_to_rotation_and_shift(backend: Any) -> None:
     assert np.mean(pa == pb) > 0.99
 
 
-# -- tie rules T1-T6 ------------------------------------------------------------------------
+# -- tie rules T1-T6 ([ABACOC-SPEC T1] to [ABACOC-SPEC T6]) ------------------------------
 
 
 @pytest.mark.parametrize("search", ["scan", "kdtree"])
@@ -159,11 +161,11 @@ def test_t2_t3_majority_ties_and_closed_balls(backend: Any) -> None:
     model = backend.ABACOCClassifier(variant="auto")
     model.learn_one([0.0, 0.0], "a")
     model.learn_one([1.0, 0.0], "b")          # both radii 1
-    model.learn_one([-1.0, 0.0], "b")         # distance exactly 1 = eps: inside (T3)
+    model.learn_one([-1.0, 0.0], "b")         # distance 1 = eps: inside ([ABACOC-SPEC T3])
     assert model.n_balls_ == 2
     ball = model.snapshot()["balls"][0]
     assert ball["counts"] == [1, 1] and ball["m"] == 1   # maj was 'a': a mistake
-    assert model.predict_one([-0.2, 0.0]) == "a"          # 1:1 tie -> first label (T2)
+    assert model.predict_one([-0.2, 0.0]) == "a"          # 1:1 tie: first label ([ABACOC-SPEC T2])
     assert model.predict_proba_one([-0.2, 0.0]) == {"a": 0.5, "b": 0.5}
 
 
@@ -217,13 +219,13 @@ def test_t6_auto_initialisation(backend: Any) -> None:
     model = backend.ABACOCClassifier(variant="auto_adj")
     assert model.predict_one([0.0, 0.0]) is None and model.predict_proba_one([0.0, 0.0]) == {}
     model.learn_one([1.0, 1.0], "x")
-    model.learn_one([5.0, 5.0], "x")            # same label: dropped (I2)
-    model.learn_one([1.0, 1.0], "y")            # distance 0: dropped (T6)
+    model.learn_one([5.0, 5.0], "x")            # same label: dropped (I2, [ABACOC-SPEC §6])
+    model.learn_one([1.0, 1.0], "y")            # distance 0: dropped ([ABACOC-SPEC T6])
     snap = model.snapshot()
     assert snap["init_done"] == 0 and len(snap["balls"]) == 1
     assert snap["balls"][0]["counts"] == [1, 0] and model.classes_ == ["x", "y"]
     assert model.predict_one([9.0, 9.0]) == "x"
-    model.learn_one([4.0, 5.0], "y")            # I3: two balls, R = eps = 5
+    model.learn_one([4.0, 5.0], "y")            # I3 [ABACOC-SPEC §6]: two balls, R = eps = 5
     balls = model.snapshot()["balls"]
     assert [b["R"] for b in balls] == [5.0, 5.0] == [b["eps"] for b in balls]
     assert model.predict_one([3.9, 5.0]) == "y"

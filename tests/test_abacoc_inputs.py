@@ -1,4 +1,4 @@
-"""ABACOC bad inputs: same exception class in both backends, model unchanged (api.md)."""
+"""ABACOC bad inputs: same exception class in both backends, model unchanged ([DET-SPEC §4])."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """API parity: ``reference`` and ``fast`` expose the same names, signatures and docs.
 
-Users swap backends by changing one import (``api.md``), so this is a test, not a
+Users swap backends by changing one import ([DET-SPEC §4]), so this is a test, not a
 convention: same ``__all__``, same constructor and method signatures with the same
 defaults, the same public attributes, docstrings present with the same subject line,
 and every ``fast`` class really is the C-backed one (CPython's ``TestModules``).

@@ -1,4 +1,4 @@
-"""Bad input (api.md "Errors"): same exception class in both backends, model unchanged."""
+"""Bad input ([DET-SPEC §4], "Errors"): same exception class in both backends, model unchanged."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def test_classifier_labels(backend: ModuleType) -> None:
     assert_snapshot_equal(before, m.snapshot())
     fresh = backend.DynamicTreeClassifier(n_particles=4)
     with pytest.raises(ValueError):
-        fresh.learn_one([0.1], "a")  # classes unknown (spec §0 item 4)
+        fresh.learn_one([0.1], "a")  # classes unknown ([DT-SPEC §0] item 4)
     with pytest.raises(ValueError):
         fresh.partial_fit([[0.1], [0.2]], ["a", "a"])  # one class only
     assert fresh.n_seen_ == 0 and fresh.classes_ == []

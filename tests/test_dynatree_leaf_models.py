@@ -34,7 +34,7 @@ def leaf(cfg: lm.LeafConfig, X: list[list[float]], y: list[float]) -> lm.LeafSta
 
 
 def test_constant_leaf_by_hand() -> None:
-    """y = (1, 2, 4): n = 3, ybar = 7/3, Q = 14/3, df = 2 (spec §3.1, computed by hand)."""
+    """y = (1, 2, 4): n = 3, ybar = 7/3, Q = 14/3, df = 2 ([DT-SPEC §3.1], computed by hand)."""
     X = [[0.0], [0.0], [0.0]]
     st = leaf(CONST, X, [1.0, 2.0, 4.0])
     mu0, q, qp, df, dm = lm.regression_summary(st, CONST)
@@ -51,7 +51,7 @@ def test_constant_leaf_by_hand() -> None:
 
 
 def test_tree_prior_by_hand() -> None:
-    """A root split with two leaves: log 0.95 + 2 log(1 - 0.95/4) (spec §2)."""
+    """A root split with two leaves: log 0.95 + 2 log(1 - 0.95/4) ([DT-SPEC §2])."""
     score = log_split_prob(0, 0.95, 2.0) + 2.0 * log_leaf_prob(1, 0.95, 2.0)
     assert score == pytest.approx(math.log(0.95) + 2.0 * math.log(1.0 - 0.2375), rel=1e-15)
     assert log_leaf_prob(0, 0.95, 2.0) == pytest.approx(math.log(0.05), rel=1e-14)
@@ -70,7 +70,7 @@ def test_degenerate_leaves_have_no_evidence() -> None:
 def test_constant_predictive_is_ratio_of_evidences(seed: int) -> None:
     """exp(ell(y_1..n+1) - ell(y_1..n)) = pi * p(y_n+1 | y_1..n) (Appendix A item 3).
 
-    The factor pi per observation is dynaTree's log(2/pi) constant (spec §3.1).
+    The factor pi per observation is dynaTree's log(2/pi) constant ([DT-SPEC §3.1]).
     """
     r = Rng(seed)
     y = [r.uniform() * 3.0 for _ in range(12)]
@@ -188,7 +188,7 @@ def test_choose_move_draws_and_normalisation() -> None:
 
 
 def test_student_t_density_used_by_weights() -> None:
-    """The weight is t_df((y - loc)/scale)/scale (spec §5.2)."""
+    """The weight is t_df((y - loc)/scale)/scale ([DT-SPEC §5.2])."""
     st = leaf(CONST, [[0.0]] * 4, [1.0, 2.0, 4.0, 3.0])
     loc, scale, df, _ = lm.regression_predictive(st, CONST, [0.0])
     dens, _ = lm.regression_density(st, CONST, [0.0], 0.5)

@@ -1,4 +1,4 @@
-"""Lockstep: reference and fast dynamic trees agree exactly, step by step (determinism.md).
+"""Lockstep: reference and fast dynamic trees agree exactly, step by step ([DET-SPEC §3]).
 
 At every step both backends predict (compared exactly), learn, and every few steps their
 snapshots (trees in preorder, leaf statistics, store, generator state) are compared.

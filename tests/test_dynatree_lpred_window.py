@@ -1,6 +1,6 @@
-"""Bounded ``lpred_`` history (issue 7.5): ``lpred_window`` of the dynamic-tree models.
+"""Bounded ``lpred_`` history: ``lpred_window`` of the dynamic-tree models.
 
-``lpred_window=None`` keeps every step's ``lpred_t`` (dynaTree's ``lpred``, spec §5.4);
+``lpred_window=None`` keeps every step's ``lpred_t`` (dynaTree's ``lpred``, [DT-SPEC §5.4]);
 ``lpred_window=k`` keeps the last ``k``. The window changes nothing else: a windowed model
 and its unbounded twin on the same stream have equal snapshots and
 ``log_marginal_likelihood_``, and the kept values are the twin's tail. Also: validation

@@ -1,4 +1,4 @@
-"""ALC and entropy discarding statistics (spec §7, Appendix A item 5).
+"""ALC and entropy discarding statistics ([DT-SPEC §7], [DT-SPEC §A] item 5).
 
 * the closed-form rectangle integral equals a Monte-Carlo integral on random leaves;
 * the ALC integrand equals the direct difference of predictive variances;
@@ -90,7 +90,7 @@ def test_closed_form_equals_monte_carlo(model: str, seed: int) -> None:
 
 @pytest.mark.parametrize("model", ["augmented", "none", "constant"])
 def test_integrand_is_the_direct_variance_reduction(model: str) -> None:
-    """Delta sigma^2_x(z) = V(z) - V_x(z) with Q/(df-2) held fixed (spec §7.1)."""
+    """Delta sigma^2_x(z) = V(z) - V_x(z) with Q/(df-2) held fixed ([DT-SPEC §7.1])."""
     cfg = CFGS[model]
     leaf, _ = _random_leaf(cfg, 5)
     st = leaf.stats

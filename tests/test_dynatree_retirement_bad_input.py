@@ -1,4 +1,4 @@
-"""Bad arguments of retirement (issue 6): same exception and message in both backends,
+"""Bad arguments of retirement: same exception and message in both backends,
 raised before any state change (snapshot unchanged)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Lockstep with retirement: reference and fast agree exactly (determinism.md, issue 6).
+"""Lockstep with retirement: reference and fast agree exactly ([DET-SPEC §3]).
 
 Every automatic retirement rule x leaf model x lam in {1, 0.9}, several seeds; manual
 ``retire`` calls between learning steps; pickling of a model with an active pool.

@@ -1,4 +1,4 @@
-"""Issue 7.2a: every C allocation can fail; the fast models turn it into MemoryError.
+"""Allocation failure: every C allocation can fail; the fast models turn it into MemoryError.
 
 ``alloc_fail_after(n)`` (csrc/alloc.c) makes the n-th next allocation of the C library
 return NULL once. For each model path (create, learn_one along a stream, partial_fit,

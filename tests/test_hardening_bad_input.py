@@ -1,4 +1,4 @@
-"""Issue 7.1: one bad-input matrix over models x cases, both backends side by side.
+"""Bad input: one bad-input matrix over models x cases, both backends side by side.
 
 Every case is run on a trained reference model and on the identically trained fast model.
 It must raise in both, with the same exception class and the same message (the

@@ -1,4 +1,4 @@
-"""Issue 7.2b: the plain C driver (tests/c/driver.c) over every model's C paths.
+"""The plain C driver (tests/c/driver.c) over every model's C paths.
 
 The default run compiles the driver against csrc/ and runs it (its own checks plus the
 allocation-failure sweeps); the slow run (``--runslow``) runs tests/c/run_valgrind.sh,

@@ -1,4 +1,4 @@
-"""Issue 7.4: property-based fuzzing of the public API, both backends side by side.
+"""Property-based fuzzing of the public API, both backends side by side.
 
 Hypothesis draws a model configuration's call sequence -- learn_one, partial_fit,
 predict_one, predict, predict_proba(_one), snapshot, pickle and deepcopy round trips --

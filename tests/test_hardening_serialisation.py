@@ -1,4 +1,4 @@
-"""Issue 7.3: pickle / deepcopy / clone round trips and the versioned state format.
+"""Serialisation: pickle / deepcopy / clone round trips and the versioned state format.
 
 For every model configuration and both backends: the restored model has the same
 ``snapshot()`` (generator state included) and then continues bit-identically with the

@@ -59,7 +59,7 @@ def test_step_function_is_learned(backend: ModuleType) -> None:
 
 
 def test_constant_target_updates_value_by_newton_step(backend: ModuleType) -> None:
-    """s² = 0 with m < 0 applies the null candidate (spec §8): v = 5 / (1 + λ)."""
+    """s² = 0 with m < 0 applies the null candidate ([SGT-SPEC §8]): v = 5 / (1 + λ)."""
     model = backend.SGTRegressor(grace_period=20, feature_ranges=UNIT, lam=0.1)
     for i in range(19):
         model.learn_one([i / 19, 0.5], 5.0)

@@ -160,7 +160,7 @@ def test_t_test_losses_and_bins(lib: Any, seed: int) -> None:
 @pytest.mark.parametrize("seed", SEEDS)
 def test_prefix_and_suffix_merges_equal_direct_computation(seed: int) -> None:
     """Merging bins 0..k (ascending) and k+1..B-1 (descending) equals Welford on the
-    concatenated pairs, up to rounding (spec §4.3: no subtraction)."""
+    concatenated pairs, up to rounding ([SGT-SPEC §4.3]: no subtraction)."""
     rng = np.random.default_rng(300 + seed)
     bins = int(rng.integers(2, 20))
     groups = [random_pairs(rng, int(rng.integers(0, 8))) for _ in range(bins)]

@@ -56,7 +56,7 @@ def test_pooled_scalar_variance() -> None:
     """(m, s², n) = (2, 1, 5) pooled with (3, 4, 3) -> m = 2.375, s² = 1.982142857.
 
     Built as two children whose loss-change moments are those numbers: with Δ fixed
-    by the child, the pooled formula of spec §7.3 must give the §15 values (the Java
+    by the child, the pooled formula of [SGT-SPEC §7.3] must give the §15 values (the Java
     bug J1 gives 5.714285714).
     """
     m1, v1, n1, m2, v2, n2 = 2.0, 1.0, 5, 3.0, 4.0, 3

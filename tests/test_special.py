@@ -145,7 +145,7 @@ def test_student_t_ppf_inverts_cdf_and_edges() -> None:
      (200, 7.0, 3.834070e-11), (1000, 5.5, 4.824195e-8)],
 )
 def test_sgt_spec_p_value_vectors(n: int, t: float, p: float) -> None:
-    """sgt.md §15: two-sided p = I_{ν/(ν+t²)}(ν/2, 1/2), ν = n - 1."""
+    """[SGT-SPEC §15]: two-sided p = I_{ν/(ν+t²)}(ν/2, 1/2), ν = n - 1."""
     nu = n - 1.0
     assert S.betainc(nu / 2, 0.5, nu / (nu + t * t)) == pytest.approx(p, rel=5e-7)
 

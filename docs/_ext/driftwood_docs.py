@@ -193,7 +193,10 @@ def generate_api_pages(out: Path) -> None:
             "reference",
             "The readable pure-Python backend: the specification. Every model follows its "
             "paper equation by equation; :doc:`fast` runs the same algorithms in C with "
-            "bit-identical results.",
+            "bit-identical results. Where a paper is silent or ambiguous, the choice is fixed "
+            "in the specification: :doc:`/spec/dynamic_trees`, :doc:`/spec/sgt`, "
+            ":doc:`/spec/abacoc` and :doc:`/spec/determinism` (cited in docstrings with tags "
+            "such as ``[DT-SPEC §5.2]``).",
         ),
     )
     write_if_changed(
@@ -201,7 +204,8 @@ def generate_api_pages(out: Path) -> None:
         package_page(
             "fast",
             "The C backend (cffi): the same public names, signatures and results as "
-            ":doc:`reference`. Swap backends by changing one import.",
+            ":doc:`reference`. Swap backends by changing one import. Both follow the "
+            ":doc:`/spec/index`.",
         ),
     )
     write_if_changed(
@@ -238,7 +242,7 @@ def _numpydoc_sections() -> set[str]:
 def render_custom_sections(
     app: Any, what: str, name: str, obj: Any, options: Any, lines: list[str]
 ) -> None:
-    """Keep the project's own docstring sections, such as ``Notation`` (``style.md`` 2.7).
+    """Keep the project's own docstring sections, such as ``Notation`` (see writing_docs.md).
 
     numpydoc silently drops sections it does not know. Before it runs, each such section
     is moved to the end of the extended summary and rendered as a rubric over a literal

@@ -287,10 +287,10 @@ class DynamicTreeRegressor(RegressorMixin, FastEngine):
     rect : sequence of (low, high) pairs or None
         Bounding rectangle of ALC retirement (``None``: range of the active inputs).
     approx : bool
-        ALC with leaf counts as a proxy for leaf volumes (spec §7.4).
+        ALC with leaf counts as a proxy for leaf volumes ([DT-SPEC §7.4]).
     lpred_window : int or None
         How many per-step log predictive densities ``lpred_`` to keep (dynaTree's
-        ``lpred``, spec §5.4): ``None`` keeps every step; an int ``k >= 0`` keeps the last
+        ``lpred``, [DT-SPEC §5.4]): ``None`` keeps every step; an int ``k >= 0`` keeps the last
         ``k`` (``0``: none), so that with an active pool memory stays flat on unbounded
         streams [AG13, §3]. ``log_marginal_likelihood_`` sums every step either way.
     """
@@ -353,7 +353,7 @@ class DynamicTreeClassifier(ClassifierMixin, FastEngine):
         Forgetting factor ``0 < lam <= 1`` of the automatic retirements [AG13, §5].
     lpred_window : int or None
         How many per-step log predictive densities ``lpred_`` to keep (dynaTree's
-        ``lpred``, spec §5.4): ``None`` keeps every step; an int ``k >= 0`` keeps the last
+        ``lpred``, [DT-SPEC §5.4]): ``None`` keeps every step; an int ``k >= 0`` keeps the last
         ``k`` (``0``: none), so that with an active pool memory stays flat on unbounded
         streams [AG13, §3]. ``log_marginal_likelihood_`` sums every step either way.
     """

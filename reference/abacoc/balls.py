@@ -33,12 +33,12 @@ __all__ = [
 
 
 class Ball:
-    """One ball of the cover: the record of [DOC15] section 2 (spec abacoc.md §2).
+    """One ball of the cover: the record of [DOC15] section 2 ([ABACOC-SPEC §2]).
 
     Parameters
     ----------
     ball_id : int
-        Creation index, never reused (tie rule T1).
+        Creation index, never reused (tie rule T1 [ABACOC-SPEC T1]).
     center : list of float
         The founding point; copied.
     label : int
@@ -68,7 +68,7 @@ def add_count(ball: Ball, k: int) -> None:
 
 
 def count_of(ball: Ball, k: int) -> int:
-    """``n(k)``; a class the ball has never seen counts 0 (spec §10)."""
+    """``n(k)``; a class the ball has never seen counts 0 ([ABACOC-SPEC §10])."""
     if k < len(ball.counts):
         return ball.counts[k]
     return 0
@@ -86,7 +86,7 @@ def majority(ball: Ball) -> int:
     """The majority label ``maj(s)`` of the ball [DOC15, Alg. 3-4 prediction].
 
     Deviation: ties (not covered by the paper) go to the smallest class index, i.e. the
-    label registered first (rule T2).
+    label registered first (tie rule T2 [ABACOC-SPEC T2]).
     """
     best = 0
     best_count = -1
@@ -114,7 +114,7 @@ def shrink_radius(ball: Ball, d: float) -> None:
     """Charge a mistake: ``m <- m + 1; eps <- R * m**(-1/(2+d))`` [DOC15, Alg. 4 UpdateRadius].
 
     Deviation: with ``m = 0`` the law is undefined; the radius stays ``R`` until the first
-    mistake (ambiguity A12), so the first mistake does not shrink the ball.
+    mistake (ambiguity A12 [ABACOC-SPEC A12]), so the first mistake does not shrink the ball.
     """
     ball.m += 1
     exponent = -1.0 / (2.0 + d)
@@ -126,7 +126,8 @@ def randomized_probability(n1: int, n: int) -> float:
 
     [DOC15, Alg. 2 lines 5-8] (Feder-Merhav-Gutman rule): Laplace estimate
     ``q = (n1 + 1)/(n + 2)`` (P1), band half-width ``gamma = 1/(2 sqrt(n + 2))`` (P2),
-    ``p = clip(1/2 + (q - 1/2)/(2 gamma), 0, 1)`` (P3). ``n = n1 = 0`` gives 1/2.
+    [ABACOC-SPEC §4]
+    ``p = clip(1/2 + (q - 1/2)/(2 gamma), 0, 1)`` (P3). ``n = n1 = 0`` gives 1/2. [ABACOC-SPEC §4]
     """
     q = float(n1 + 1) / float(n + 2)
     gamma = 1.0 / (2.0 * math.sqrt(float(n + 2)))

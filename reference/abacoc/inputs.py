@@ -2,7 +2,7 @@
 
 Both backends subclass :class:`BallCoverFacade`; it validates every input *before* a
 backend hook runs, maps user labels to class indices (registered on the fly in order of
-first appearance, spec abacoc.md §10) and implements the public methods on top of five
+first appearance, [ABACOC-SPEC §10]) and implements the public methods on top of five
 hooks that each backend writes once: ``_learn_rows``, ``_predict_rows``, ``_proba_rows``,
 ``_set_dim`` and ``snapshot``. So a rejected call leaves both backends unchanged, with the
 same exception class.
@@ -117,7 +117,7 @@ class BallCoverFacade(VersionedState):
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
         return f"{type(self).__name__}({args})"
 
-    # -- label registry (spec §10) -------------------------------------------------------
+    # -- label registry ([ABACOC-SPEC §10]) -------------------------------------------------------
     def _check_labels(self, labels: list[Any]) -> None:
         try:
             distinct = dict.fromkeys(labels)   # raises TypeError for an unhashable label
@@ -151,7 +151,7 @@ class BallCoverFacade(VersionedState):
 
     # -- public API ------------------------------------------------------------------------
     def learn_one(self, x: Any, y: Hashable) -> Any:
-        """Learn one labelled example (spec abacoc.md §3 learn_one); returns ``self``.
+        """Learn one labelled example ([ABACOC-SPEC §3] learn_one); returns ``self``.
 
         A new label is registered with the next class index. Bad input raises before any
         state changes.

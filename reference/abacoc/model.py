@@ -214,7 +214,7 @@ class ABACOCClassifier(BallCoverFacade):
         return _balls_table(self.snapshot())
 
     def snapshot(self) -> dict[str, Any]:
-        """Full model state as plain data, in slot order (spec abacoc.md §2)."""
+        """Full model state as plain data, in slot order ([ABACOC-SPEC §2])."""
         state = self._state
         n_classes = state.n_classes
         balls = []

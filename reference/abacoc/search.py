@@ -2,8 +2,9 @@
 
 ABACOC classifies by nearest neighbour over the ball *centres* [DOC15, Sec. III]. Both
 search structures here return exactly the same ball, bit for bit: the one minimising the
-computed distance sum, ties going to the smallest ball id (rule T1, spec abacoc.md §11).
-The kd-tree (spec §13) is *loose*: boxes only ever grow between rebuilds, so moves,
+computed distance sum, ties going to the smallest ball id (tie rule T1 [ABACOC-SPEC T1],
+[ABACOC-SPEC §11]).
+The kd-tree ([ABACOC-SPEC §13]) is *loose*: boxes only ever grow between rebuilds, so moves,
 inserts and deletes are cheap, and the search stays exact in floating point because
 
 * rounding of a subtraction is monotone, so for a centre inside a box the computed gap
@@ -43,7 +44,7 @@ __all__ = [
 ]
 
 REBUILD_MIN_OPS = 256
-"""The tree is rebuilt when its operation count exceeds ``max(256, 2 |S|)`` (spec §13)."""
+"""The tree is rebuilt when its operation count exceeds ``max(256, 2 |S|)`` ([ABACOC-SPEC §13])."""
 
 MINKOWSKI_PRUNE_SLACK = 1.0 - 1e-12
 """General Minkowski terms use ``pow``, whose rounding is not guaranteed monotone; the
@@ -53,7 +54,7 @@ INF = math.inf
 
 
 def pow_or_inf(base: float, exponent: float) -> float:
-    """``math.pow`` that returns inf on overflow, like C's ``pow`` (determinism.md §2)."""
+    """``math.pow`` that returns inf on overflow, like C's ``pow`` ([DET-SPEC §2])."""
     try:
         return math.pow(base, exponent)
     except OverflowError:
@@ -70,7 +71,8 @@ def distance_term(diff: float, metric: int, p: float) -> float:
 
 
 def raw_distance(x: Sequence[float], center: Sequence[float], metric: int, p: float) -> float:
-    """The distance sum between ``x`` and a centre, accumulated left to right (spec §11)."""
+    """The distance sum between ``x`` and a centre, accumulated left to right
+    ([ABACOC-SPEC §11])."""
     total = 0.0
     for j in range(len(center)):
         total += distance_term(x[j] - center[j], metric, p)
@@ -87,7 +89,8 @@ def rho(raw: float, metric: int, p: float) -> float:
 
 
 def _better(raw: float, ball_id: int, best_raw: float, best_id: int) -> bool:
-    """Rule T1: smaller distance sum wins, then the smaller ball id (``best_id = -1``: none)."""
+    """Tie rule T1 [ABACOC-SPEC T1]: smaller distance sum wins, then the smaller ball id (``best_id
+    = -1``: none)."""
     if best_id < 0:
         return True
     return raw < best_raw or (raw == best_raw and ball_id < best_id)
@@ -98,7 +101,8 @@ def scan_nearest(
 ) -> tuple[int, float]:
     """Exhaustive nearest centre: ``(slot, raw)``, ``(-1, inf)`` for no ball.
 
-    Walks the slots in order; the result does not depend on the order (rule T1).
+    Walks the slots in order; the result does not depend on the order (tie rule T1
+    [ABACOC-SPEC T1]).
     """
     best_slot = -1
     best_raw = INF
@@ -114,7 +118,7 @@ def scan_nearest(
 
 
 class LooseKDTree:
-    """Bucketed kd-tree over ball slots with conservative (loose) boxes (spec §13).
+    """Bucketed kd-tree over ball slots with conservative (loose) boxes ([ABACOC-SPEC §13]).
 
     Nodes live in parallel lists (an arena) addressed by index, -1 meaning none. A leaf
     holds up to ``leaf_size`` slots; every ball knows its leaf and its position in the
@@ -297,7 +301,8 @@ class LooseKDTree:
         return total
 
     def nearest(self, balls: Sequence[Ball], x: Sequence[float]) -> tuple[int, float]:
-        """Exact nearest centre ``(slot, raw)`` under rule T1, by depth-first search.
+        """Exact nearest centre ``(slot, raw)`` under tie rule T1 [ABACOC-SPEC T1], by depth-first
+        search.
 
         The nearer child (by the split plane) is visited first; a node is pruned iff its
         lower bound is strictly greater than the best distance sum so far.
@@ -350,7 +355,8 @@ class BallIndex:
         return self.search == "kdtree" or (self.search == "auto" and n_balls >= self.threshold)
 
     def nearest(self, balls: Sequence[Ball], x: Sequence[float]) -> tuple[int, float]:
-        """``(slot, raw)`` of the nearest centre (rule T1); ``(-1, inf)`` if there is none."""
+        """``(slot, raw)`` of the nearest centre (tie rule T1 [ABACOC-SPEC T1]); ``(-1, inf)`` if
+        there is none."""
         if self.tree is not None:
             return self.tree.nearest(balls, x)
         return scan_nearest(balls, x, self.metric, self.p)

@@ -1,7 +1,7 @@
 """The ABACOC variants: the template of [DOC15, Alg. 1] with BASE, BASE-ADJ (Alg. 2-3),
 AUTO, AUTO-ADJ (Alg. 4) and the FIX budget rule (Sec. VII, Eq. 1).
 
-:class:`CoverState` is the model-level state of spec abacoc.md §2 (balls in slot order,
+:class:`CoverState` is the model-level state of [ABACOC-SPEC §2] (balls in slot order,
 the creation counter, the BASE phase state, the AUTO initialisation state and the RNG).
 The functions below are the variants' prediction and training steps; they see class
 *indices* only (the facade in ``model.py`` maps user labels). C twin: ``csrc/ab_variants.c``.
@@ -57,7 +57,7 @@ Found = tuple[int, float]
 
 
 class CoverState:
-    """Model-level state of an ABACOC cover (spec abacoc.md §2).
+    """Model-level state of an ABACOC cover ([ABACOC-SPEC §2]).
 
     Parameters
     ----------
@@ -72,7 +72,8 @@ class CoverState:
         self.n_seen = 0
         self.balls: list[Ball] = []
         self.next_id = 0
-        # BASE family phase state [DOC15, Alg. 2]: i = 1, t_i = 0, d_1 = 1, eps = 1 (A6).
+        # BASE family phase state [DOC15, Alg. 2]: i = 1, t_i = 0, d_1 = 1, eps = 1 (ambiguity A6,
+        # [ABACOC-SPEC A6]).
         self.phase = 1
         self.phase_steps = 0
         self.phase_dim = 1.0
@@ -100,7 +101,8 @@ class CoverState:
 def nearest_ball(state: CoverState, x: list[float]) -> tuple[int, float]:
     """Slot of the ball whose centre is nearest to ``x`` and ``delta = rho(x, c_s)``.
 
-    Rule T1: smallest computed distance, then smallest ball id; ``(-1, inf)`` if S is empty.
+    Tie rule T1 [ABACOC-SPEC T1]: smallest computed distance, then smallest ball id; ``(-1, inf)``
+    if S is empty.
     """
     slot, raw = state.index.nearest(state.balls, x)
     return slot, rho(raw, state.params.metric_code, float(state.params.p))
@@ -119,11 +121,12 @@ def _append_ball(state: CoverState, ball: Ball) -> None:
 
 # -- BASE and BASE-ADJ [DOC15, Alg. 2-3] ------------------------------------------------
 def base_add_ball(state: CoverState, x: list[float], k: int) -> None:
-    """AddBall with the dimension check of [DOC15, Alg. 2 lines 15-18] (A1-A4).
+    """AddBall with the dimension check of [DOC15, Alg. 2 lines 15-18]
+    (steps D1-D4 of [ABACOC-SPEC §4]).
 
     If ``|S| + 1 > C 2^{d_i} eps^{-d_i}``, the estimate becomes
     ``d_{i+1} = log((|S| + 1)/C) / log(2/eps)`` and phase ``i + 1`` starts with S empty
-    (every ball discarded, ambiguity A24); then the new ball is inserted.
+    (every ball discarded, ambiguity A24 [ABACOC-SPEC A24]); then the new ball is inserted.
     """
     size = float(len(state.balls) + 1)
     capacity = state.params.C * pow_or_inf(2.0, state.phase_dim)
@@ -140,10 +143,13 @@ def base_add_ball(state: CoverState, x: list[float], k: int) -> None:
 def base_learn(state: CoverState, x: list[float], k: int, found: Found | None = None) -> None:
     """One training step of BASE / BASE-ADJ [DOC15, Alg. 1-3].
 
-    Inside the nearest ball (``delta <= eps``, rule T3) the ball absorbs the point; for
+    Inside the nearest ball (``delta <= eps``, tie rule T3 [ABACOC-SPEC T3]) the ball absorbs the
+    point; for
     BASE-ADJ a correct majority prediction also moves the centre (U1, with the counter
-    ``u``, ambiguity A10). Outside, a ball is added. Then UpdateRadius:
-    ``t_i <- t_i + 1; eps <- t_i^{-1/(2 + d_i)}`` (E1-E2, ambiguity A5). ``found`` is
+    [ABACOC-SPEC §5]
+    ``u``, ambiguity A10 [ABACOC-SPEC A10]). Outside, a ball is added. Then UpdateRadius:
+    ``t_i <- t_i + 1; eps <- t_i^{-1/(2 + d_i)}`` (E1-E2, ambiguity A5 [ABACOC-SPEC A5]). ``found``
+    is [ABACOC-SPEC §4]
     the nearest-ball search for ``x`` if the caller already ran it on this state.
     """
     slot, delta = nearest_ball(state, x) if found is None else found
@@ -161,7 +167,7 @@ def base_learn(state: CoverState, x: list[float], k: int, found: Found | None = 
 
 # -- AUTO, AUTO-ADJ and FIX [DOC15, Alg. 4, Eq. 1] -------------------------------------
 def fix_victim(state: CoverState) -> int:
-    """Slot of the ball deleted by the budget rule [DOC15, Eq. 1] (rule T5).
+    """Slot of the ball deleted by the budget rule [DOC15, Eq. 1] (tie rule T5 [ABACOC-SPEC T5]).
 
     ``P(v = i) = (m_i + 1)/(sum_j m_j + |S|)``, sampled exactly in integers:
     ``r = below(W)`` with ``W = sum_i (m_i + 1)``, then the first slot whose running sum
@@ -185,7 +191,8 @@ def auto_add_ball(state: CoverState, x: list[float], k: int, delta: float) -> No
     """AddBall of the AUTO family: radius ``R = eps = delta`` [DOC15, Alg. 4 line 29].
 
     With a budget B and ``|S| = B``, a victim drawn by :func:`fix_victim` is removed first
-    and the new ball takes its slot (F1-F2, ambiguity A19); ``R`` still comes from the
+    and the new ball takes its slot (F1-F2, ambiguity A19 [ABACOC-SPEC A19]); ``R`` still comes
+    from the [ABACOC-SPEC §7]
     nearest ball before the deletion.
 
     Random draws: one ``below(W)`` iff the budget is full.
@@ -201,10 +208,12 @@ def auto_add_ball(state: CoverState, x: list[float], k: int, delta: float) -> No
 
 
 def _auto_initialise(state: CoverState, x: list[float], k: int) -> None:
-    """InitProcedure of [DOC15, Alg. 4]: wait for a second label (I1-I3, rule T6).
+    """InitProcedure of [DOC15, Alg. 4]: wait for a second label (I1-I3, tie rule T6
+    [ABACOC-SPEC T6]). [ABACOC-SPEC §6]
 
     The first point founds ball 1 (no radius yet). A later point with the first label,
-    or at distance 0 from ball 1, is dropped (A13, A14). A point with a new label founds
+    or at distance 0 from ball 1, is dropped (ambiguities A13 and A14, [ABACOC-SPEC A13]
+    [ABACOC-SPEC A14]). A point with a new label founds
     ball 2, and both balls get ``R = eps = rho(c_1, x)``.
     """
     if not state.balls:
@@ -227,10 +236,14 @@ def _auto_initialise(state: CoverState, x: list[float], k: int) -> None:
 def auto_learn(state: CoverState, x: list[float], k: int, found: Found | None = None) -> None:
     """One training step of AUTO / AUTO-ADJ(-FIX) [DOC15, Alg. 1 and 4].
 
-    Inside the nearest ball (``delta <= eps_s``, T3): a mistake of its majority
-    ``y_hat = maj(s)`` (computed before the counts change, A11) shrinks its radius
+    Inside the nearest ball (``delta <= eps_s``, tie rule T3, [ABACOC-SPEC T3]): a mistake of its
+    majority
+    ``y_hat = maj(s)`` (computed before the counts change, ambiguity A11 [ABACOC-SPEC A11]) shrinks
+    its radius
     (U1); a correct prediction moves the centre for AUTO-ADJ (U2); the count of ``y``
-    grows (U3). Outside: a new ball of radius ``delta`` (no mistake charged, A18).
+    [ABACOC-SPEC §6]
+    grows (U3). Outside: a new ball of radius ``delta`` (no mistake charged, ambiguity A18
+    [ABACOC-SPEC A18]). [ABACOC-SPEC §6]
 
     Random draws: one ``below(W)`` iff a ball is added with the budget full.
     """
@@ -254,7 +267,7 @@ def learn(state: CoverState, x: list[float], k: int, found: Found | None = None)
     """One call of learn_one on class index ``k`` (already registered by the facade).
 
     Runs the variant's step, then lets the search structure switch or rebuild. ``found``
-    may carry the nearest-ball search of ``x`` made on this very state (spec §3: the
+    may carry the nearest-ball search of ``x`` made on this very state ([ABACOC-SPEC §3]: the
     cached values equal a fresh search, since nothing changed in between).
     """
     if k >= state.n_classes:
@@ -269,10 +282,12 @@ def learn(state: CoverState, x: list[float], k: int, found: Found | None = None)
 
 # -- prediction [DOC15, Alg. 1 OutputPrediction] ----------------------------------------
 def predict_index(state: CoverState, x: list[float], found: Found | None = None) -> int:
-    """Predicted class index for ``x``, or :data:`ABSTAIN` (spec §3 predict_one).
+    """Predicted class index for ``x``, or :data:`ABSTAIN` ([ABACOC-SPEC §3] predict_one).
 
-    Randomized BASE draws ``U`` and predicts class 1 iff ``U < p`` (P4, rule T4), with
-    ``p`` from the nearest ball (1/2 when S is empty, A25). The AUTO family predicts the
+    Randomized BASE draws ``U`` and predicts class 1 iff ``U < p`` (P4, tie rule T4
+    [ABACOC-SPEC T4]), with [ABACOC-SPEC §4]
+    ``p`` from the nearest ball (1/2 when S is empty, ambiguity A25 [ABACOC-SPEC A25]). The AUTO
+    family predicts the
     first label until its initialisation finishes; every other case is ``maj(s)``.
 
     ``found`` optionally carries the nearest-ball search of ``x`` on this state.

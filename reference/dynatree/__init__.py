@@ -1,4 +1,4 @@
-"""Dynamic trees with particle learning [AG13; TGP11] (``dynamic_trees.md``)."""
+"""Dynamic trees with particle learning [AG13; TGP11] ([DT-SPEC §0])."""
 
 from reference.dynatree.model import DynamicTreeClassifier, DynamicTreeRegressor
 

@@ -1,4 +1,4 @@
-"""Active-discarding statistics: entropy and ALC of the active points [AG13, §4]; spec §7.
+"""Active-discarding statistics: entropy and ALC of the active points [AG13, §4]; [DT-SPEC §7].
 
 ``entropy_active`` gives every active point the particle average of its leaf's predictive
 entropy (§7.5): points deep inside class interiors (low entropy) are the cheapest to
@@ -54,7 +54,7 @@ def entropy_active(roots: Sequence[Node], cfg: LeafConfig, n_active: int) -> lis
 
 
 # ---------------------------------------------------------------------------------------
-# ALC: integrated reduction of predictive variance (spec §7.1-7.4)
+# ALC: integrated reduction of predictive variance ([DT-SPEC §7.1]-[DT-SPEC §7.4])
 # ---------------------------------------------------------------------------------------
 
 EPS = 2.220446049250313e-16

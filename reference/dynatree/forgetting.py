@@ -1,4 +1,5 @@
-"""Forgetting: the power-prior discount of retired information [AG13, §5]; spec §3.5, §6.3.
+"""Forgetting: the power-prior discount of retired information [AG13, §5]; [DT-SPEC §3.5],
+[DT-SPEC §6.3].
 
 Retired data enter a leaf's conjugate prior as discounted sufficient statistics: with a
 forgetting factor ``0 < lam <= 1`` every retirement first multiplies the retired
@@ -52,7 +53,7 @@ def absorb_retired(st: LeafStats, cfg: LeafConfig, x: Sequence[float], y: float,
 
 
 def insert_sorted(points: list[int], index: int) -> None:
-    """Insert ``index`` into the arrival-ordered list ``points`` (spec §0 item 7)."""
+    """Insert ``index`` into the arrival-ordered list ``points`` ([DT-SPEC §0] item 7)."""
     pos = len(points)
     while pos > 0 and points[pos - 1] > index:
         pos -= 1
@@ -61,7 +62,7 @@ def insert_sorted(points: list[int], index: int) -> None:
 
 def collapse(root: Node, leaf: Node, X: Sequence[Sequence[float]], y: Sequence[float],
              cfg: LeafConfig) -> Node:
-    """Merge an improper leaf (``n + nu < minp``) into its sibling (spec §6.3 [REC]).
+    """Merge an improper leaf (``n + nu < minp``) into its sibling ([DT-SPEC §6.3] [REC]).
 
     The leaf's active points are re-inserted, in arrival order, into the sibling subtree
     (descending by its split rules, each at its arrival-order position in the target leaf,

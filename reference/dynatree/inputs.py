@@ -1,4 +1,4 @@
-"""Input validation shared by both backends' dynamic-tree facades (api.md "Errors").
+"""Input validation shared by both backends' dynamic-tree facades ([DET-SPEC §4], "Errors").
 
 Every check runs before any state change, so a rejected call leaves the model unchanged,
 and both backends raise the same exception class (``ValueError``) for bad data.

@@ -7,7 +7,9 @@ Three leaf models share one statistics record, :class:`LeafStats`:
   (ones column) or no intercept, statistics ``(G, b, S_yy)`` (§3.2);
 * class (multinomial): Dirichlet(1/C, ..., 1/C) prior, statistics = class counts (§3.3).
 
-Section numbers ``§`` refer to ``dynamic_trees.md``. The retired-information fields
+Tags such as ``[DT-SPEC §3.1]`` cite the dynamic-tree specification
+(``docs/spec/dynamic_trees.md``); a bare ``§3.3`` is a section of that page. The
+retired-information fields
 (``nu``, ``syg``, ``syyg``, ``Gg``, ``bg``, ``gcounts``) are part of every formula but stay 0
 until data retirement (a later issue) is implemented. C twin: ``csrc/dt_leaf_models.c``.
 
@@ -72,7 +74,7 @@ class LeafConfig:
 
 
 class LeafStats:
-    """Sufficient statistics of one leaf (``dynamic_trees.md`` §1.2).
+    """Sufficient statistics of one leaf ([DT-SPEC §1.2]).
 
     ``log_evidence`` caches ``ell_eta`` of the current statistics; every function that
     changes the statistics refreshes it with :func:`refresh`.

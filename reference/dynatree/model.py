@@ -70,7 +70,7 @@ class DynamicTreeBase(VersionedState):
         self.n_seen_ = 0
         self._lpred = self._lpred_store([])
 
-    # -- the lpred history (spec §5.4) ----------------------------------------------------
+    # -- the lpred history ([DT-SPEC §5.4]) ----------------------------------------------------
     def _lpred_store(self, values: Iterable[float]) -> list[float] | deque[float]:
         """A list (``lpred_window=None``) or a ``deque(maxlen=k)`` holding ``values``."""
         window = self._params.lpred_window
@@ -80,7 +80,7 @@ class DynamicTreeBase(VersionedState):
 
     @property
     def lpred_(self) -> list[float]:
-        """Per-step log predictive densities ``lpred_t`` (spec §5.4), oldest first.
+        """Per-step log predictive densities ``lpred_t`` ([DT-SPEC §5.4]), oldest first.
 
         ``0.0`` for the first ``nstart`` steps. With ``lpred_window=None`` every step is
         kept and this is the model's own list (no copy); with ``lpred_window=k`` the last
@@ -167,7 +167,7 @@ class DynamicTreeBase(VersionedState):
 
     @property
     def log_marginal_likelihood_(self) -> float:
-        """Running sum of ``lpred_t = log(avg_i p(y_t | x_t, T_i))`` (spec §5.4)."""
+        """Running sum of ``lpred_t = log(avg_i p(y_t | x_t, T_i))`` ([DT-SPEC §5.4])."""
         return self._engine_lml() if self._d is not None else 0.0
 
     def get_params(self) -> dict[str, Any]:
@@ -210,7 +210,7 @@ class DynamicTreeBase(VersionedState):
 
     def tree_stats(self) -> dict[str, float]:
         """Particle averages of tree height (a lone root is 1), leaves, mean leaf size,
-        retired mass ``sum nu`` and retired mass per leaf (spec §6)."""
+        retired mass ``sum nu`` and retired mass per leaf ([DT-SPEC §6])."""
         trees = self._engine_trees() if self._d is not None else []
         if not trees:
             return {"mean_height": 0.0, "mean_leaves": 0.0, "mean_leaf_size": 0.0,
@@ -231,7 +231,7 @@ class DynamicTreeBase(VersionedState):
         return {"mean_height": h / n, "mean_leaves": nl / n, "mean_leaf_size": size / n,
                 "mean_retired": ret / n, "mean_leaf_retired": leaf_ret / n}
 
-    # -- retirement (spec §6) -----------------------------------------------------------
+    # -- retirement ([DT-SPEC §6]) -----------------------------------------------------------
     @property
     def active_X_(self) -> np.ndarray:
         """The active pool's inputs, one row per point, in arrival order."""
@@ -251,7 +251,7 @@ class DynamicTreeBase(VersionedState):
         return self._pool_targets(self._engine_pool()[1])
 
     def retire(self, indices: Any, lam: float = 1.0) -> None:
-        """Retire active points into their leaves' priors (spec §6.1) [AG13, §3].
+        """Retire active points into their leaves' priors ([DT-SPEC §6.1]) [AG13, §3].
 
         Parameters
         ----------
@@ -278,7 +278,7 @@ class DynamicTreeBase(VersionedState):
             raise ValueError("indices must not be empty")
         p = self._params
         if p.leaf == "linear" and p.intercept == "implicit":
-            raise ValueError("retire needs intercept='augmented' or 'none' (spec §6.1)")
+            raise ValueError("retire needs intercept='augmented' or 'none' ([DT-SPEC §6.1])")
         n_active = 0 if self._d is None else len(self._engine_pool()[1])
         for v in out:
             if not 0 <= v < n_active:
@@ -307,7 +307,7 @@ class DynamicTreeBase(VersionedState):
         return list(box)
 
     def alc_active(self) -> np.ndarray:
-        """ALC statistic of every active point (spec §7.4) [AG13, §4.2].
+        """ALC statistic of every active point ([DT-SPEC §7.4]) [AG13, §4.2].
 
         The particle average of the integrated reduction in predictive variance over the
         point's leaf rectangle (closed by ``rect`` or the range of the active inputs),
@@ -319,7 +319,7 @@ class DynamicTreeBase(VersionedState):
         return np.array(self._engine_alc_active(self._box(None, [])), dtype=float)
 
     def alc(self, X: Any, rect: Any = None) -> np.ndarray:
-        """ALC of candidate rows ``X`` (spec §7.1-7.4): particle-averaged integrated
+        """ALC of candidate rows ``X`` ([DT-SPEC §7.1]-[DT-SPEC §7.4]): particle-averaged integrated
         variance reduction over each candidate's leaf rectangle, normalised by the box.
 
         ``rect``: ``(low, high)`` per feature; default the constructor's ``rect`` or the
@@ -334,7 +334,7 @@ class DynamicTreeBase(VersionedState):
         return np.array(self._engine_alc(rows, self._box(rect, rows)), dtype=float)
 
     def entropy_active(self) -> np.ndarray:
-        """Particle-averaged leaf entropy of every active point (spec §7.5) [AG13, §4.3]."""
+        """Particle-averaged leaf entropy of every active point ([DT-SPEC §7.5]) [AG13, §4.3]."""
         self._check_classifier_stat("entropy_active", True)
         if self._d is None:
             return np.zeros(0, dtype=float)
@@ -368,7 +368,7 @@ class RegressorMixin(DynamicTreeBase):
     """Public regression methods on top of the engine hooks."""
 
     def learn_one(self, x: Any, y: Any) -> None:
-        """Learn one row: resample, then propagate every particle (spec §5)."""
+        """Learn one row: resample, then propagate every particle ([DT-SPEC §5])."""
         keys = self._keys if self._d is not None else inputs.first_keys(x)
         row = inputs.row_values(x, keys, self._d)
         target = inputs.target_value(y)
@@ -392,7 +392,7 @@ class RegressorMixin(DynamicTreeBase):
         return self._engine_regression(row)
 
     def predict_one(self, x: Any) -> float:
-        """Predictive mean at ``x``: particle average of leaf means (spec §8.1)."""
+        """Predictive mean at ``x``: particle average of leaf means ([DT-SPEC §8.1])."""
         return self._summary(self._row(x))[0]
 
     def predict(self, X: Any) -> np.ndarray:
@@ -404,7 +404,7 @@ class RegressorMixin(DynamicTreeBase):
         """Predictive ``mean``, ``var``, ``q05``, ``q95`` and ``df`` at the rows of ``X``.
 
         Quantiles are particle averages of per-particle Student-t quantiles, ``var`` the
-        total predictive variance (spec §8.1).
+        total predictive variance ([DT-SPEC §8.1]).
         """
         rows = inputs.batch_rows(X, self._keys, self._d)
         out = [self._summary(r) for r in rows]
@@ -437,7 +437,7 @@ class ClassifierMixin(DynamicTreeBase):
             raise ValueError(f"unknown label {y!r}; classes are {list(index)!r}") from exc
 
     def learn_one(self, x: Any, y: Any) -> None:
-        """Learn one labelled row (the class set must be known, spec §0 item 4)."""
+        """Learn one labelled row (the class set must be known, [DT-SPEC §0] item 4)."""
         if not self.classes_:
             raise ValueError("classes must be given to the constructor or fixed by the "
                              "first partial_fit call before learn_one")
@@ -485,7 +485,7 @@ class ClassifierMixin(DynamicTreeBase):
         return np.array([self.classes_[int(v)] for v in values])
 
     def predict_proba_one(self, x: Any) -> dict[Hashable, float]:
-        """Particle-averaged class probabilities at ``x`` (spec §8.2)."""
+        """Particle-averaged class probabilities at ``x`` ([DT-SPEC §8.2])."""
         probs, _ = self._probs(self._row(x))
         return {c: probs[i] for i, c in enumerate(self.classes_)}
 
@@ -512,7 +512,7 @@ class ClassifierMixin(DynamicTreeBase):
         return np.array([self.predict_one(r) for r in rows])
 
     def predict_entropy(self, X: Any) -> np.ndarray:
-        """Predictive entropy: the average of per-particle entropies (spec §8.2)."""
+        """Predictive entropy: the average of per-particle entropies ([DT-SPEC §8.2])."""
         rows = inputs.batch_rows(X, self._keys, self._d)
         return np.array([self._probs(r)[1] for r in rows], dtype=float)
 
@@ -584,7 +584,7 @@ class ReferenceEngine(DynamicTreeBase):
         self._t = 0
 
     def _auto_retire(self) -> None:
-        """Choose and retire one point before the PL step (spec §0 item 5)."""
+        """Choose and retire one point before the PL step ([DT-SPEC §0] item 5)."""
         p = self._params
         scores: list[float] = []
         if p.retirement == "entropy":
@@ -683,10 +683,10 @@ class DynamicTreeRegressor(RegressorMixin, ReferenceEngine):
     rect : sequence of (low, high) pairs or None
         Bounding rectangle of ALC retirement (``None``: range of the active inputs).
     approx : bool
-        ALC with leaf counts as a proxy for leaf volumes (spec §7.4).
+        ALC with leaf counts as a proxy for leaf volumes ([DT-SPEC §7.4]).
     lpred_window : int or None
         How many per-step log predictive densities ``lpred_`` to keep (dynaTree's
-        ``lpred``, spec §5.4): ``None`` keeps every step; an int ``k >= 0`` keeps the last
+        ``lpred``, [DT-SPEC §5.4]): ``None`` keeps every step; an int ``k >= 0`` keeps the last
         ``k`` (``0``: none), so that with an active pool memory stays flat on unbounded
         streams [AG13, §3]. ``log_marginal_likelihood_`` sums every step either way.
 
@@ -733,7 +733,7 @@ class DynamicTreeRegressor(RegressorMixin, ReferenceEngine):
 class DynamicTreeClassifier(ClassifierMixin, ReferenceEngine):
     """Dynamic tree classification with multinomial leaves and particle learning [AG13].
 
-    Leaves carry a Dirichlet(1/C, ..., 1/C) prior on the class probabilities (spec §3.3).
+    Leaves carry a Dirichlet(1/C, ..., 1/C) prior on the class probabilities ([DT-SPEC §3.3]).
     The class set is given by ``classes`` or fixed by the first ``partial_fit`` call.
 
     Parameters
@@ -759,7 +759,7 @@ class DynamicTreeClassifier(ClassifierMixin, ReferenceEngine):
         Forgetting factor ``0 < lam <= 1`` of the automatic retirements [AG13, §5].
     lpred_window : int or None
         How many per-step log predictive densities ``lpred_`` to keep (dynaTree's
-        ``lpred``, spec §5.4): ``None`` keeps every step; an int ``k >= 0`` keeps the last
+        ``lpred``, [DT-SPEC §5.4]): ``None`` keeps every step; an int ``k >= 0`` keeps the last
         ``k`` (``0``: none), so that with an active pool memory stays flat on unbounded
         streams [AG13, §3]. ``log_marginal_likelihood_`` sums every step either way.
 

@@ -1,4 +1,4 @@
-"""The dynamic-tree transition: stay, grow and prune moves [AG13, Eq. 2, §2.2]; spec §4.
+"""The dynamic-tree transition: stay, grow and prune moves [AG13, Eq. 2, §2.2]; [DT-SPEC §4].
 
 One call of :func:`propagate` moves one particle with the new point ``(x_t, y_t)``:
 insert the point into its leaf ``eta``, score the three candidate configurations of the
@@ -37,7 +37,7 @@ NEG_INF = -math.inf
 
 def grow_candidate(leaf: Node, X: Sequence[Sequence[float]], n_features: int, minp: int,
                    alpha: float, rng: Rng) -> tuple[int, float] | None:
-    """One ``luvar`` grow proposal ``(j, xi)`` for ``leaf``, or None (spec §4.2).
+    """One ``luvar`` grow proposal ``(j, xi)`` for ``leaf``, or None ([DT-SPEC §4.2]).
 
     ``j`` is uniform over the ``d`` input columns; ``xi`` is uniform on the LU interval
     ``[v_(minp), v_(n-minp+1)]`` of the leaf's active values in column ``j``.
@@ -60,7 +60,7 @@ def grow_candidate(leaf: Node, X: Sequence[Sequence[float]], n_features: int, mi
 
 
 def choose_move(l_stay: float, l_prune: float, l_grow: float, rng: Rng) -> int:
-    """Sample stay / prune / grow from their log scores (spec §0 item 6, §4.4 [REC]).
+    """Sample stay / prune / grow from their log scores ([DT-SPEC §0] item 6, §4.4 [REC]).
 
     ``w_k = exp(L_k - L_max)`` for finite ``L_k`` (``L_max`` the largest finite score),
     0 otherwise; ``Z = (w_stay + w_prune) + w_grow``; stay if ``u < w_stay/Z``, prune if
@@ -89,7 +89,7 @@ def choose_move(l_stay: float, l_prune: float, l_grow: float, rng: Rng) -> int:
 
 def propagate(root: Node, index: int, X: Sequence[Sequence[float]], y: Sequence[float],
               cfg: LeafConfig, minp: int, alpha: float, beta: float, rng: Rng) -> Node:
-    """Move one particle with point ``index`` (spec §4.1); return the (possibly new) root.
+    """Move one particle with point ``index`` ([DT-SPEC §4.1]); return the (possibly new) root.
 
     Random draws: those of :func:`grow_candidate`, then those of :func:`choose_move`.
     """

@@ -1,6 +1,6 @@
 """Hyper-parameters of the dynamic-tree models, validated once for both backends.
 
-The defaults follow dynaTree 1.2-17 (``dynamic_trees.md`` §10.1): ``alpha = 0.95``,
+The defaults follow dynaTree 1.2-17 ([DT-SPEC §10.1]): ``alpha = 0.95``,
 ``beta = 2``, ``nu0 = s20 = 0`` (the improper prior ``pi(sigma^2) ~ 1/sigma^2``), ``minp``
 = 4 (constant leaf), ``2 d + 4`` (linear leaf, ``d`` original input columns) or 1
 (multinomial leaf), ``nstart = minp``.
@@ -39,7 +39,7 @@ class DynamicTreeParams:
     leaf : {"constant", "linear", "class"}
         Leaf model [AG13, Eq. 1]: constant mean, linear regression or multinomial.
     intercept : {"implicit", "augmented", "none"}
-        Intercept treatment of the linear leaf (``dynamic_trees.md`` §3.2).
+        Intercept treatment of the linear leaf ([DT-SPEC §3.2]).
     n_particles : int
         Number of particles ``N`` (>= 1).
     alpha, beta : float
@@ -56,7 +56,7 @@ class DynamicTreeParams:
     active_size : int or None
         ``w``, size of the active pool; ``None`` keeps every point active (no retirement).
     retirement : {"random", "historical", "alc", "entropy"}
-        Rule choosing the retiree when the pool is full (``dynamic_trees.md`` §0 item 5):
+        Rule choosing the retiree when the pool is full ([DT-SPEC §0] item 5):
         ALC for regression, entropy for classification [AG13, §4].
     lam : float
         Forgetting factor ``0 < lam <= 1`` of the power prior [AG13, §5].
@@ -151,7 +151,7 @@ class DynamicTreeParams:
         if self.active_size is not None and self.leaf == "linear" \
                 and self.intercept == "implicit":
             raise ValueError("active_size needs intercept='augmented' or 'none' "
-                             "(retirement of an implicit-intercept linear leaf, spec §6.1)")
+                             "(retirement of an implicit-intercept linear leaf, [DT-SPEC §6.1])")
         if not isinstance(self.approx, bool):
             raise ValueError(f"approx must be a bool, got {self.approx!r}")
         if self.rect is not None:

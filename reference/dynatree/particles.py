@@ -1,7 +1,7 @@
 """Particle learning: resample, propagate, evidence and predictive averages [AG13, §2.3].
 
 The cloud is a list of ``N`` equally weighted particles (trees). One PL step with a new
-point (spec §5): weights ``w_i = p(y_t | x_t, T_i)`` (leaf predictive, natural scale),
+point ([DT-SPEC §5]): weights ``w_i = p(y_t | x_t, T_i)`` (leaf predictive, natural scale),
 ``lpred_t = log(sum_i w_i / N)``, residual resampling if the weights are not all equal,
 then :func:`~reference.dynatree.moves.propagate` on every particle in index order.
 C twin: ``csrc/dt_particles.c``.
@@ -35,7 +35,7 @@ def particle_weight(root: Node, x: Sequence[float], y: float,
 
 
 def residual_resample(weights: Sequence[float], rng: Rng) -> list[int]:
-    """Residual resampling of ``N`` indices from normalised ``weights`` (spec §5.2 item 4).
+    """Residual resampling of ``N`` indices from normalised ``weights`` ([DT-SPEC §5.2] item 4).
 
     ``E_i = N w_i``, ``k_i = floor(E_i)`` deterministic copies (index order), then
     ``R = N - sum k_i`` draws from ``r_i = (E_i - k_i)/R`` by inverse CDF (the first ``j``
@@ -75,7 +75,7 @@ def residual_resample(weights: Sequence[float], rng: Rng) -> list[int]:
 
 def resample(roots: list[Node], x: Sequence[float], y: float, cfg: LeafConfig,
              rng: Rng) -> tuple[list[Node], float]:
-    """Weights, ``lpred`` and residual resampling of the cloud (spec §5.2).
+    """Weights, ``lpred`` and residual resampling of the cloud ([DT-SPEC §5.2]).
 
     ``lpred = log(sum w) - log(N)``; it is 0 when ``N = 1`` or no particle has a proper
     predictive (§0 item 3). Normalised weights are uniform if ``sum w`` is 0 or not finite.
@@ -134,7 +134,7 @@ def resample(roots: list[Node], x: Sequence[float], y: float, cfg: LeafConfig,
 def pl_step(roots: list[Node], index: int, X: Sequence[Sequence[float]],
             y: Sequence[float], cfg: LeafConfig, minp: int, alpha: float, beta: float,
             rng: Rng) -> tuple[list[Node], float]:
-    """One particle-learning step: resample then propagate every particle (spec §5).
+    """One particle-learning step: resample then propagate every particle ([DT-SPEC §5]).
 
     Random draws: resampling draws first (§0 item 6 (a)), then for each particle in index
     order the draws of :func:`~reference.dynatree.moves.propagate` (item 6 (b)).
@@ -147,7 +147,7 @@ def pl_step(roots: list[Node], index: int, X: Sequence[Sequence[float]],
 
 def regression_summaries(roots: Sequence[Node], x: Sequence[float],
                          cfg: LeafConfig) -> tuple[float, float, float, float, float]:
-    """Particle averages ``(mean, var, q05, q95, df)`` of the predictive at ``x`` (spec §8.1).
+    """Particle averages ``(mean, var, q05, q95, df)`` of the predictive at ``x`` ([DT-SPEC §8.1]).
 
     ``mean = avg mu_i``; ``var = avg(sigma_i^2 df_i/(df_i - 2)) + max(0, avg mu_i^2 - mean^2)``;
     quantiles are averages of per-particle Student-t quantiles (``T^-1(0.95) = -T^-1(0.05)``);
@@ -189,7 +189,7 @@ def regression_summaries(roots: Sequence[Node], x: Sequence[float],
 
 def class_summaries(roots: Sequence[Node], x: Sequence[float],
                     cfg: LeafConfig) -> tuple[list[float], float]:
-    """Particle-averaged class probabilities and average per-particle entropy (spec §8.2)."""
+    """Particle-averaged class probabilities and average per-particle entropy ([DT-SPEC §8.2])."""
     n = float(len(roots))
     probs = [0.0] * cfg.n_classes
     entropy = 0.0

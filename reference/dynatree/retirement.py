@@ -1,4 +1,4 @@
-"""Data retirement: active points become conjugate prior information [AG13, §3]; spec §6.
+"""Data retirement: active points become conjugate prior information [AG13, §3]; [DT-SPEC §6].
 
 Retiring an active point removes it from the leaf that holds it (in every particle) and
 folds it into that leaf's informative prior (``forgetting.absorb_retired``, discounted by

@@ -42,12 +42,12 @@ class Node:
 
 
 def log_split_prob(depth: int, alpha: float, beta: float) -> float:
-    """``log p_split(d) = log(alpha) - beta log(1 + d)`` [AG13, §2.1]; spec §2."""
+    """``log p_split(d) = log(alpha) - beta log(1 + d)`` [AG13, §2.1]; [DT-SPEC §2]."""
     return math.log(alpha) - beta * math.log(1.0 + float(depth))
 
 
 def log_leaf_prob(depth: int, alpha: float, beta: float) -> float:
-    """``log(1 - p_split(d))``, the prior term of every leaf, whatever its size (spec §2)."""
+    """``log(1 - p_split(d))``, the prior term of every leaf, whatever its size ([DT-SPEC §2])."""
     return math.log(1.0 - alpha * math.pow(1.0 + float(depth), -beta))
 
 
@@ -79,11 +79,11 @@ def leaves(top: Node) -> list[Node]:
 
 def subtree_log_score(top: Node, alpha: float, beta: float, grown: Node | None = None,
                       child_evidence: tuple[float, float] = (0.0, 0.0)) -> float:
-    """``S = log pi(subtree) + sum of leaf log evidences`` in preorder (spec §4.1 step 2).
+    """``S = log pi(subtree) + sum of leaf log evidences`` in preorder ([DT-SPEC §4.1] step 2).
 
     Each internal node adds ``log p_split(d)``, each leaf ``log(1 - p_split(d)) + ell``.
     If ``grown`` is given, that leaf is scored as if split, with children evidences
-    ``child_evidence`` (the grow candidate of spec §4.1 step 4).
+    ``child_evidence`` (the grow candidate of [DT-SPEC §4.1] step 4).
     """
     score = 0.0
     for node in preorder(top):

@@ -6,7 +6,8 @@ k-1 for the softmax committee). The public classes in :mod:`reference.sgt.model`
 validate inputs, map labels and call this core; the ``fast`` backend swaps it for the
 C core ``csrc/sgt_model.c`` with the same methods. C twin: ``csrc/sgt_model.c``.
 
-Learning one item (spec §2, §5.6): during the warm-up the rows only widen the feature
+Learning one item ([SGT-SPEC §2], [SGT-SPEC §5.6]): during the warm-up the rows only widen the
+feature
 ranges and are buffered; when ``warmup`` rows have been seen the ranges freeze and the
 buffer is replayed in arrival order (gradients computed at replay time), unless
 ``warmup_trains`` is False. After that, each item is routed, its gradients computed
@@ -25,13 +26,13 @@ from reference.sgt.tree import Tree
 __all__ = ["SGTCore", "LOSS_SQUARED", "LOSS_LOGISTIC", "LOSS_SOFTMAX", "LOSS_BAG", "LOSS_CUSTOM"]
 
 LOSS_SQUARED = 0
-"""Squared error, target y (spec §3.1)."""
+"""Squared error, target y ([SGT-SPEC §3.1])."""
 LOSS_LOGISTIC = 1
-"""Binary cross-entropy with one sigmoid, target in {0, 1} (spec §3.2)."""
+"""Binary cross-entropy with one sigmoid, target in {0, 1} ([SGT-SPEC §3.2])."""
 LOSS_SOFTMAX = 2
-"""Softmax committee of k-1 trees, target = class index (spec §3.3)."""
+"""Softmax committee of k-1 trees, target = class index ([SGT-SPEC §3.3])."""
 LOSS_BAG = 3
-"""Multi-instance bags, max over the bag with BCE, target in {0, 1} (spec §3.4)."""
+"""Multi-instance bags, max over the bag with BCE, target in {0, 1} ([SGT-SPEC §3.4])."""
 LOSS_CUSTOM = 4
 """A Python loss: gradients supplied by the caller through :meth:`SGTCore.train_gh`."""
 
@@ -91,7 +92,7 @@ class SGTCore:
         return items
 
     def learn(self, rows: list[list[float]], target: float) -> None:
-        """Learn one item with a built-in loss, handling warm-up and replay (spec §5.6)."""
+        """Learn one item with a built-in loss, handling warm-up and replay ([SGT-SPEC §5.6])."""
         if not self.frozen:
             if self.warmup_push(rows, target):
                 for item_rows, item_target in self.take_buffer():

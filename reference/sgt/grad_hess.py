@@ -2,8 +2,8 @@
 
 One :class:`GradHessStats` cell summarises the (g, h) pairs that reached it: the count
 n, the sums Σg and Σh, the centred sums of squares M_g, M_h and the co-moment C
-(spec §4.1). Cells are updated one pair at a time with Welford's method (spec §4.2) and
-combined with the Chan/Bennett merge (spec §4.3). Split evaluation builds prefix and
+([SGT-SPEC §4.1]). Cells are updated one pair at a time with Welford's method ([SGT-SPEC §4.2]) and
+combined with the Chan/Bennett merge ([SGT-SPEC §4.3]). Split evaluation builds prefix and
 suffix merges, never subtracting one cell from another.
 
 This module also holds the two per-child formulas of split scoring: the Newton step
@@ -16,7 +16,7 @@ Notation
 ``sum_g, sum_h``   Σg, Σh; the means are ḡ = Σg/n and h̄ = Σh/n (0 when n = 0).
 ``m_g, m_h``       M_g = Σ(g-ḡ)², M_h = Σ(h-h̄)².
 ``c``              C = Σ(g-ḡ)(h-h̄).
-``lam``            λ, per-instance shrinkage of the Newton step (spec §7.1).
+``lam``            λ, per-instance shrinkage of the Newton step ([SGT-SPEC §7.1]).
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ import sys
 __all__ = ["GradHessStats", "merge", "delta_prediction", "loss_change_moments", "EPSILON"]
 
 EPSILON = sys.float_info.min
-"""Smallest normal double (2.2e-308), added to the Newton denominator (spec §7.1)."""
+"""Smallest normal double (2.2e-308), added to the Newton denominator ([SGT-SPEC §7.1])."""
 
 
 class GradHessStats:
-    """Welford statistics of (gradient, hessian) pairs (spec §4.1-4.2).
+    """Welford statistics of (gradient, hessian) pairs ([SGT-SPEC §4.1]-[SGT-SPEC §4.2]).
 
     Examples
     --------
@@ -52,7 +52,8 @@ class GradHessStats:
         self.c = 0.0
 
     def add(self, g: float, h: float) -> None:
-        """Add one pair by Welford's update in co-moment form (spec §4.2, §14.8).
+        """Add one pair by Welford's update in co-moment form ([SGT-SPEC §4.2], [SGT-SPEC §14] item
+        8).
 
         M_g += (g - ḡ_old)(g - ḡ_new), M_h += (h - h̄_old)(h - h̄_new) and
         C += (g - ḡ_old)(h - h̄_new), the means being Σ/n before and after the update.
@@ -70,23 +71,23 @@ class GradHessStats:
         self.c += (g - mean_g_old) * (h - mean_h_new)
 
     def mean_g(self) -> float:
-        """ḡ = Σg / n, or 0 for an empty cell (spec §4.4)."""
+        """ḡ = Σg / n, or 0 for an empty cell ([SGT-SPEC §4.4])."""
         return self.sum_g / float(self.n) if self.n > 0 else 0.0
 
     def mean_h(self) -> float:
-        """h̄ = Σh / n, or 0 for an empty cell (spec §4.4)."""
+        """h̄ = Σh / n, or 0 for an empty cell ([SGT-SPEC §4.4])."""
         return self.sum_h / float(self.n) if self.n > 0 else 0.0
 
     def var_g(self) -> float:
-        """s_g² = M_g / (n - 1); 0 when n < 2 (Deviation: Java returns +inf, spec §4.4)."""
+        """s_g² = M_g / (n - 1); 0 when n < 2 (Deviation: Java returns +inf, [SGT-SPEC §4.4])."""
         return self.m_g / (float(self.n) - 1.0) if self.n >= 2 else 0.0
 
     def var_h(self) -> float:
-        """s_h² = M_h / (n - 1); 0 when n < 2 (spec §4.4)."""
+        """s_h² = M_h / (n - 1); 0 when n < 2 ([SGT-SPEC §4.4])."""
         return self.m_h / (float(self.n) - 1.0) if self.n >= 2 else 0.0
 
     def cov_gh(self) -> float:
-        """c_gh = C / (n - 1); 0 when n < 2 (spec §4.4)."""
+        """c_gh = C / (n - 1); 0 when n < 2 ([SGT-SPEC §4.4])."""
         return self.c / (float(self.n) - 1.0) if self.n >= 2 else 0.0
 
     def copy(self) -> GradHessStats:
@@ -102,7 +103,7 @@ class GradHessStats:
 
 
 def merge(a: GradHessStats, b: GradHessStats) -> GradHessStats:
-    """Chan/Bennett merge of two cells into a new one (spec §4.3) [GPF19, §3.3].
+    """Chan/Bennett merge of two cells into a new one ([SGT-SPEC §4.3]) [GPF19, §3.3].
 
     With d_g = ḡ_B - ḡ_A, d_h = h̄_B - h̄_A and n = n_A + n_B:
     M_g = M_gA + M_gB + d_g² n_A n_B / n, M_h likewise, C = C_A + C_B + d_g d_h n_A n_B / n.
@@ -126,7 +127,7 @@ def merge(a: GradHessStats, b: GradHessStats) -> GradHessStats:
 
 
 def delta_prediction(stats: GradHessStats, lam: float) -> float:
-    """Newton step of a leaf value, mean form (spec §7.1) [GPF19, Eq. 13].
+    """Newton step of a leaf value, mean form ([SGT-SPEC §7.1]) [GPF19, Eq. 13].
 
     Δ = -ḡ / (h̄ + λ + ε). Deviation: the paper writes -Σg / (Σh + λ); the mean form
     used by every implementation makes λ a per-instance shrinkage.
@@ -138,7 +139,7 @@ def delta_prediction(stats: GradHessStats, lam: float) -> float:
 def loss_change_moments(stats: GradHessStats, delta: float) -> tuple[float, float]:
     """Mean and variance of the per-instance loss change L = gΔ + hΔ²/2 [GPF19, Eq. 18].
 
-    m = Δḡ + h̄Δ²/2 (the λ-term of Eq. 11 is not added, spec §7.2) and
+    m = Δḡ + h̄Δ²/2 (the λ-term of Eq. 11 is not added, [SGT-SPEC §7.2]) and
     s² = max(0, Δ² s_g² + Δ⁴ s_h² / 4 + Δ³ c_gh), treating Δ as a constant.
     """
     # [GPF19, Eq. 7] per-instance second-order loss change

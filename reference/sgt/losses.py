@@ -63,7 +63,7 @@ class SquaredError:
 
 
 class BinaryCrossEntropy:
-    """Logistic loss for y in {0, 1} with one sigmoid σ(f) [GPF19, Eq. 27] (spec §3.2).
+    """Logistic loss for y in {0, 1} with one sigmoid σ(f) [GPF19, Eq. 27] ([SGT-SPEC §3.2]).
 
     Examples
     --------
@@ -156,7 +156,7 @@ def softmax(raws: Sequence[float]) -> list[float]:
 
 
 def softmax_gradients(raws: Sequence[float], label: int) -> tuple[list[float], list[float]]:
-    """Per-tree (g, h) of the committee [GPF19, Eq. 21-22] (spec §3.3).
+    """Per-tree (g, h) of the committee [GPF19, Eq. 21-22] ([SGT-SPEC §3.3]).
 
     Tree c < k-1 gets g_c = p_c - [y = c] and h_c = p_c (1 - p_c), the diagonal of the
     softmax Hessian.
@@ -173,7 +173,7 @@ def softmax_gradients(raws: Sequence[float], label: int) -> tuple[list[float], l
 
 
 def bag_gradients(raws: Sequence[float], label: float) -> tuple[list[float], list[float]]:
-    """Per-instance (g, h) of a multi-instance bag [GPF19, Eq. 26-29] (spec §3.4).
+    """Per-instance (g, h) of a multi-instance bag [GPF19, Eq. 26-29] ([SGT-SPEC §3.4]).
 
     The bag score is the max raw score; its instance (the first one on ties) gets the
     BCE derivatives at that score, every other instance gets (0, 0).

@@ -288,7 +288,7 @@ class SGTRegressor(_SingleTarget):
     -----
     Inputs must be finite: NaN and infinite values raise ``ValueError`` (missing
     values are not supported in this version). The target is not standardised, so λ
-    and γ act on the scale of y (spec §3.1).
+    and γ act on the scale of y ([SGT-SPEC §3.1]).
 
     Examples
     --------

@@ -9,7 +9,7 @@ the same code, before any state changes, in both backends.
 Notation
 --------
 ``delta``         δ, significance level of the t-test [GPF19, §3.3].
-``lam``           λ, L2 penalty on leaf deltas, per instance (spec §7.1) [GPF19, Eq. 5].
+``lam``           λ, L2 penalty on leaf deltas, per instance ([SGT-SPEC §7.1]) [GPF19, Eq. 5].
 ``gamma``         γ, cost per new leaf [GPF19, Eq. 5].
 ``grace_period``  n_min, instances between split attempts [GPF19, §3.3].
 ``bins``          B, equal-width bins per numeric feature [GPF19, §3.2].
@@ -42,7 +42,7 @@ def _is_int(value: object) -> bool:
 
 @dataclass(frozen=True)
 class SGTParams:
-    """Validated hyper-parameters of an SGT model (spec §12 defaults).
+    """Validated hyper-parameters of an SGT model ([SGT-SPEC §12] defaults).
 
     Parameters
     ----------
@@ -72,7 +72,7 @@ class SGTParams:
         (default True); False discards them as the authors' Java code does.
     test : str
         ``"two-sided"`` (default: p-value of the two-sided t-test plus the sign check,
-        as in the authors' code) or ``"one-sided"`` (p = P(T_{n-1} <= t)), spec §8.
+        as in the authors' code) or ``"one-sided"`` (p = P(T_{n-1} <= t)), [SGT-SPEC §8].
     """
 
     delta: float = 1e-7

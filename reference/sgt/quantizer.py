@@ -1,6 +1,6 @@
 """Equal-width binning of numeric features with warm-up range estimation [GPF19, §3.2].
 
-The ranges are global (one per feature) and frozen after the warm-up (spec §5.6). Each
+The ranges are global (one per feature) and frozen after the warm-up ([SGT-SPEC §5.6]). Each
 leaf keeps one statistics cell per (feature, bin) or (feature, category); the
 :class:`Quantizer` also fixes that cell layout: cell 0 is the leaf total, then the
 cells of feature 0, feature 1, ... in order. C twin: ``csrc/sgt_quantizer.c``.
@@ -23,7 +23,7 @@ INT32_MAX = 2**31 - 1
 
 
 def bin_index(x: float, lo: float, hi: float, bins: int) -> int:
-    """Equal-width bin of x: ⌊B (x - min) / (max - min)⌋ clipped to [0, B-1] (spec §5.6).
+    """Equal-width bin of x: ⌊B (x - min) / (max - min)⌋ clipped to [0, B-1] ([SGT-SPEC §5.6]).
 
     A degenerate range (max = min) sends every value to bin 0, and so does a NaN
     position (a range wider than the largest double: inf / inf).

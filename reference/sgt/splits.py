@@ -2,10 +2,10 @@
 
 At a split attempt a leaf scores the null candidate (shift its value), every binary
 split of each numeric feature at a bin boundary and one multiway split per nominal
-feature not yet used on its path (spec §6). Each candidate gets the pooled mean and
-variance of the per-instance loss change over its children (spec §7.3), the mean is
-penalised by γ|Q_u|/n (spec §7.4), and only the best candidate is tested with the
-two-sided one-sample t-test plus a sign check (spec §8). C twin: ``csrc/sgt_splits.c``.
+feature not yet used on its path ([SGT-SPEC §6]). Each candidate gets the pooled mean and
+variance of the per-instance loss change over its children ([SGT-SPEC §7.3]), the mean is
+penalised by γ|Q_u|/n ([SGT-SPEC §7.4]), and only the best candidate is tested with the
+two-sided one-sample t-test plus a sign check ([SGT-SPEC §8]). C twin: ``csrc/sgt_splits.c``.
 
 Notation
 --------
@@ -55,7 +55,7 @@ class Candidate:
 def pool_children(
     children: Sequence[GradHessStats], lam: float
 ) -> tuple[list[float], float, float]:
-    """Deltas and pooled (mean, variance) of the loss change over children (spec §7.3).
+    """Deltas and pooled (mean, variance) of the loss change over children ([SGT-SPEC §7.3]).
 
     m = Σ_j n_j m_j / n and s² = [Σ_j (n_j - 1) s_j² + Σ_j n_j (m_j - m)²] / (n - 1),
     over the children with n_j > 0; s² = 0 when n < 2. An empty child gets
@@ -86,25 +86,27 @@ def pool_children(
 
 
 def null_candidate(total: GradHessStats, lam: float) -> Candidate:
-    """Shift the leaf value by Δ_0 of the leaf total; no γ penalty (spec §6.1, §7.4)."""
+    """Shift the leaf value by Δ_0 of the leaf total; no γ penalty ([SGT-SPEC §6] item 1,
+    [SGT-SPEC §7.4])."""
     delta = delta_prediction(total, lam)
     mean, variance = loss_change_moments(total, delta)
     return Candidate(-1, -1, [delta], mean, variance)
 
 
 def penalty(gamma: float, n_children: int, n_leaf: int) -> float:
-    """γ |Q_u| / n, the per-instance complexity cost of a split (spec §7.4) [GPF19, Eq. 5]."""
+    """γ |Q_u| / n, the per-instance complexity cost of a split ([SGT-SPEC §7.4]) [GPF19, Eq. 5]."""
     return gamma * float(n_children) / float(n_leaf)
 
 
 def numeric_candidate(
     cells: Sequence[GradHessStats], feature: int, lam: float, gamma: float, n_leaf: int
 ) -> Candidate:
-    """Best binary split of one numeric feature over its B bins (spec §6.2, §7.5).
+    """Best binary split of one numeric feature over its B bins ([SGT-SPEC §6] item 2,
+    [SGT-SPEC §7.5]).
 
     Left = bins 0..k, right = bins k+1..B-1, for k = 0..B-2. Left sides are prefix
     merges in ascending bin order, right sides suffix merges in descending order (no
-    subtraction, spec §4.3). Thresholds are compared on the penalised mean, the first
+    subtraction, [SGT-SPEC §4.3]). Thresholds are compared on the penalised mean, the first
     of equal scores wins; a threshold whose bin k is empty repeats threshold k-1 and is
     skipped.
     """
@@ -133,7 +135,7 @@ def numeric_candidate(
 def nominal_candidate(
     cells: Sequence[GradHessStats], feature: int, lam: float, gamma: float, n_leaf: int
 ) -> Candidate:
-    """Multiway split with one child per declared category (spec §6.3)."""
+    """Multiway split with one child per declared category ([SGT-SPEC §6] item 3)."""
     deltas, mean, variance = pool_children(cells, lam)
     return Candidate(feature, -1, deltas, mean + penalty(gamma, len(cells), n_leaf), variance)
 
@@ -147,7 +149,7 @@ def best_candidate(
     lam: float,
     gamma: float,
 ) -> Candidate:
-    """The candidate with the smallest penalised mean (spec §7.5).
+    """The candidate with the smallest penalised mean ([SGT-SPEC §7.5]).
 
     Order: the null candidate, then features in index order; strict ``<`` so the
     first of equal scores wins. ``may_split`` is False at the depth limit (null
@@ -172,10 +174,10 @@ def best_candidate(
 
 
 def t_test_p_value(mean: float, variance: float, n: int) -> float:
-    """Two-sided p-value of the one-sample t-test of mean 0 [GPF19, Eq. 16] (spec §8).
+    """Two-sided p-value of the one-sample t-test of mean 0 [GPF19, Eq. 16] ([SGT-SPEC §8]).
 
     With F = t² = n m² / s² and ν = n - 1: p = P(F_{1,ν} >= F) = I_{ν/(ν+F)}(ν/2, 1/2),
-    the regularised incomplete beta. Degenerate rules (spec §8): n < 2 gives 1; a
+    the regularised incomplete beta. Degenerate rules ([SGT-SPEC §8]): n < 2 gives 1; a
     non-finite mean or variance gives 1; s² = 0 gives 0 when m < 0, else 1.
 
     Examples
@@ -196,7 +198,7 @@ def t_test_p_value(mean: float, variance: float, n: int) -> float:
 
 
 def one_sided_p_value(mean: float, variance: float, n: int) -> float:
-    """One-sided p = P(T_{n-1} <= t) of the same t statistic (spec §8, option).
+    """One-sided p = P(T_{n-1} <= t) of the same t statistic ([SGT-SPEC §8], option).
 
     Half the two-sided p-value when m < 0, one minus that half otherwise.
     """
@@ -205,7 +207,7 @@ def one_sided_p_value(mean: float, variance: float, n: int) -> float:
 
 
 def passes_test(candidate: Candidate, n: int, delta: float, one_sided: bool = False) -> bool:
-    """Apply iff p < δ and the penalised mean is negative (spec §8, two-sided + sign)."""
+    """Apply iff p < δ and the penalised mean is negative ([SGT-SPEC §8], two-sided + sign)."""
     if not candidate.mean < 0.0:
         return False
     if one_sided:

@@ -5,7 +5,8 @@ its children contiguously). A leaf holds its value, its statistics cells (layout
 :class:`~reference.sgt.quantizer.Quantizer`) and the mask of nominal features used on
 its path. :meth:`Tree.learn` adds one (g, h) pair to the leaf that a row reaches
 (routed by its bins/categories) and runs a split attempt every ``grace_period``
-instances (spec §2, §10); :meth:`Tree.apply` performs the winning update (spec §9).
+instances ([SGT-SPEC §2], [SGT-SPEC §10]); :meth:`Tree.apply` performs the winning update
+([SGT-SPEC §9]).
 C twin: ``csrc/sgt_tree.c``.
 """
 
@@ -43,7 +44,7 @@ class Node:
 
 
 class Tree:
-    """A single SGT with initial prediction 0 (spec §10).
+    """A single SGT with initial prediction 0 ([SGT-SPEC §10]).
 
     Parameters
     ----------
@@ -93,7 +94,8 @@ class Tree:
         return self.nodes[self.leaf_of(x)].value
 
     def learn(self, codes: Sequence[int], g: float, h: float) -> None:
-        """Add (g, h) to the row's leaf, its total and one cell per feature (spec §2 step 3-4)."""
+        """Add (g, h) to the row's leaf, its total and one cell per feature ([SGT-SPEC §2] step
+        3-4)."""
         leaf = self.nodes[self.leaf_of_codes(codes)]
         leaf.cells[0].add(g, h)
         offsets = self.quantizer.offsets
@@ -103,7 +105,7 @@ class Tree:
             self.attempt(leaf)
 
     def attempt(self, leaf: Node) -> None:
-        """Score the candidates, test the best and apply it if it passes (spec §8)."""
+        """Score the candidates, test the best and apply it if it passes ([SGT-SPEC §8])."""
         p = self.params
         may_split = p.max_depth is None or leaf.depth < p.max_depth
         best = best_candidate(leaf.cells, self.quantizer.kinds, self.quantizer.offsets,
@@ -112,7 +114,7 @@ class Tree:
             self.apply(leaf, best)
 
     def apply(self, leaf: Node, best: Candidate) -> None:
-        """Null candidate: v += Δ_0 and reset; split: children with v + Δ_j (spec §9)."""
+        """Null candidate: v += Δ_0 and reset; split: children with v + Δ_j ([SGT-SPEC §9])."""
         n_cells = self.quantizer.n_cells
         if best.feature < 0:
             leaf.value = leaf.value + best.deltas[0]

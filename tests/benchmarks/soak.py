@@ -1,4 +1,4 @@
-"""Soak benchmark (issue 7.5): resident memory of the fast models over long streams.
+"""Soak benchmark: resident memory of the fast models over long streams.
 
 Not a test and not timed: each model learns a drifting stream in chunks through
 ``partial_fit`` (the C loop) and the resident set size (``/proc/self/statm``) is read
@@ -72,7 +72,7 @@ def _dt(active: int | None) -> Callable[[], Any]:
         kw: dict[str, Any] = dict(n_particles=20, seed=1)
         if active is not None:
             kw["active_size"] = active
-            kw["lpred_window"] = 1000  # bounded lpred_ history: flat memory (issue 7.5)
+            kw["lpred_window"] = 1000  # bounded lpred_ history: flat memory
         return fast.DynamicTreeRegressor(**kw)
     return make
 
