@@ -5,8 +5,9 @@ Code, docstrings, C comments, tests and tutorials cite the specification with ta
 grammar is on the page docs/spec/index.md). This test walks the tracked text files, resolves
 every tag to its MyST target in the matching page (``(dt-spec-5-2)=`` for ``[DT-SPEC §5.2]``)
 and fails, naming the file and line, on a tag whose section does not exist or that does not
-follow the grammar. It also fails on any reference to ``../shared`` or to the old design
-notes (``shared/spec``, ``spec §``), which users of the repository do not have.
+follow the grammar. It also fails on any reference to the folder of design notes and data
+that sat beside the repository during development (see ``FORBIDDEN``), which users of the
+repository do not have.
 """
 
 from __future__ import annotations
@@ -33,11 +34,14 @@ TARGET = re.compile(r"^§(\d+(?:\.\d+)?|[A-Z])$|^([A-Z]\d{1,2})$")
 OPEN_TAG = re.compile(r"\[(?:DT|SGT|ABACOC|DET)-SPEC(?![^\]\n]*\])")
 """A tag opened but not closed on its line (e.g. broken across two lines)."""
 
-FORBIDDEN = re.compile(r"\.\./shared|shared/spec|spec §")
-"""Paths and citations that only existed beside the repository."""
+_SHARED = "sha" + "red"
+FORBIDDEN = re.compile(rf"\.\./{_SHARED}|{_SHARED}/spec|spec" + " §")
+"""Paths and citations that only existed beside the repository (spelled in pieces so that
+this file does not match itself)."""
 
-SKIPPED = ("tests/data/", ".ci/")
-"""Tracked paths not scanned: generated test vectors; CI scripts may use ../shared (CI data)."""
+SKIPPED = ("tests/data/", ".ci/", "tests/test_citations.py")
+"""Tracked paths not scanned: generated test vectors; CI scripts (which may point at CI's own
+data folder); this file, whose negative tests hold broken tags on purpose."""
 
 
 def spec_targets(spec_dir: Path = SPEC_DIR) -> dict[str, set[str]]:
@@ -143,7 +147,7 @@ def test_checker_reports_a_broken_citation(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "line", ["see ../shared/spec/sgt.md", "(spec §4.2)", "copied from shared/spec/"]
+    "line", [f"see ../{_SHARED}/spec/sgt.md", "(spec" + " §4.2)", f"from {_SHARED}/spec/"]
 )
 def test_checker_reports_references_outside_the_repository(line: str) -> None:
     assert check_text(line, "f.md", {f: set() for f in PAGES}) != []
