@@ -8,6 +8,7 @@ Swap backends by changing one import::
 
 from fast.abacoc import ABACOCClassifier
 from fast.dynatree import DynamicTreeClassifier, DynamicTreeRegressor
+from fast.estimator import to_river
 from fast.rng import Rng
 from fast.sgt import (
     SGT,
@@ -31,5 +32,6 @@ __all__ = [
     "BinaryCrossEntropy",
     "CustomLoss",
     "ABACOCClassifier",
+    "to_river",
 ]
 backend = "fast"

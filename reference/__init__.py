@@ -6,6 +6,7 @@ algorithms in C with the same public API and bit-identical results.
 
 from reference.abacoc import ABACOCClassifier
 from reference.dynatree import DynamicTreeClassifier, DynamicTreeRegressor
+from reference.estimator import to_river
 from reference.rng import Rng
 from reference.sgt import (
     SGT,
@@ -29,5 +30,6 @@ __all__ = [
     "BinaryCrossEntropy",
     "CustomLoss",
     "ABACOCClassifier",
+    "to_river",
 ]
 backend = "reference"

@@ -108,7 +108,7 @@ class ABACOCClassifier(BallCoverFacade):
         self._kbuf = ffi.new("int64_t[1]")
 
     def _new_handle(self) -> Any:
-        p = self.params
+        p = self._params
         handle = lib.ab_model_new(
             _VARIANT_CODES[p.variant], int(p.randomized), p.metric_code, float(p.p),
             float(p.d), float(p.C), int(p.budget or 0), _SEARCH_CODES[p.search],
@@ -282,7 +282,7 @@ class ABACOCClassifier(BallCoverFacade):
                     "m": int(mistakes[s]),
                 })
         return {
-            "variant": self.params.variant,
+            "variant": self._params.variant,
             "n_features": n_features,
             "n_classes": n_classes,
             "n_seen": int(h.n_seen),

@@ -313,7 +313,7 @@ class DynamicTreeRegressor(RegressorMixin, FastEngine):
         self._reset()
         self._engine_reset()
 
-    def get_params(self) -> dict[str, Any]:
+    def _constructor_params(self) -> dict[str, Any]:
         """Constructor arguments as a dict."""
         p = self._params
         return {"leaf": p.leaf, "intercept": p.intercept, "n_particles": p.n_particles,
@@ -372,7 +372,7 @@ class DynamicTreeClassifier(ClassifierMixin, FastEngine):
         self._reset()
         self._engine_reset()
 
-    def get_params(self) -> dict[str, Any]:
+    def _constructor_params(self) -> dict[str, Any]:
         """Constructor arguments as a dict."""
         p = self._params
         return {"classes": self._init_classes, "n_particles": p.n_particles,

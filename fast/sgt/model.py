@@ -353,7 +353,7 @@ class SGT(_FastFacade, _ref.SGT):
     def _transfer(self, raw: float) -> float:
         kind = self._loss_kind()
         if kind == LOSS_CUSTOM:
-            return float(self.loss.transfer(raw))
+            return float(self._loss.transfer(raw))
         return float(lib.sgt_sigmoid(raw)) if kind == LOSS_LOGISTIC else raw
 
 

@@ -10,12 +10,13 @@ same exception class.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
 
 from reference.abacoc.params import ABACOCParams, as_matrix, as_row, labels_of
+from reference.estimator import ClassifierEstimatorMixin
 from reference.state import VersionedState
 
 __all__ = ["BallCoverFacade", "PARAM_NAMES"]
@@ -27,16 +28,16 @@ PARAM_NAMES = (
 """Constructor arguments, in signature order (``get_params`` and ``clone``)."""
 
 
-class BallCoverFacade(VersionedState):
+class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
     """Shared facade logic of the two ``ABACOCClassifier`` backends."""
 
-    params: ABACOCParams
+    _params: ABACOCParams
     classes_: list[Any]
     n_features_in_: int | None
 
     def _init_facade(self, params: ABACOCParams) -> None:
         params.validate()
-        self.params = params
+        self._params = params
         self.classes_ = list(params.labels) if params.randomized else []
         self._class_index: dict[Any, int] = {label: k for k, label in enumerate(self.classes_)}
         self.n_features_in_ = None
@@ -105,17 +106,13 @@ class BallCoverFacade(VersionedState):
         raise NotImplementedError
 
     # -- parameters ---------------------------------------------------------------------
-    def get_params(self) -> dict[str, Any]:
+    def _constructor_params(self) -> dict[str, Any]:
         """Constructor arguments as a dict (``clone`` passes them back)."""
-        return {name: getattr(self.params, name) for name in PARAM_NAMES}
+        return {name: getattr(self._params, name) for name in PARAM_NAMES}
 
     def clone(self) -> Any:
         """A new, untrained model with the same parameters."""
         return type(self)(**self.get_params())
-
-    def __repr__(self) -> str:
-        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
-        return f"{type(self).__name__}({args})"
 
     # -- label registry ([ABACOC-SPEC §10]) -------------------------------------------------------
     def _check_labels(self, labels: list[Any]) -> None:
@@ -123,11 +120,11 @@ class BallCoverFacade(VersionedState):
             distinct = dict.fromkeys(labels)   # raises TypeError for an unhashable label
         except TypeError as exc:
             raise TypeError(f"labels must be hashable: {exc}") from exc
-        if self.params.randomized:
+        if self._params.randomized:
             for label in distinct:
                 if label not in self._class_index:
                     raise ValueError(
-                        f"label {label!r} is not one of labels={self.params.labels!r} "
+                        f"label {label!r} is not one of labels={self._params.labels!r} "
                         "(randomized BASE is binary)"
                     )
 
@@ -161,12 +158,35 @@ class BallCoverFacade(VersionedState):
         self._learn_transaction(row, [y], keys)
         return self
 
-    def partial_fit(self, X: Any, y: Any) -> Any:
-        """Learn the rows of ``X`` in order (the fast backend runs the loop in C)."""
+    def _declare_classes(self, classes: Sequence[Hashable]) -> None:
+        values = list(classes)
+        self._check_labels(values)
+        self._register(values)
+
+    def partial_fit(self, X: Any, y: Any, classes: Sequence[Hashable] | None = None) -> Any:
+        """Learn the rows of ``X`` in order (the fast backend runs the loop in C).
+
+        ``classes`` (the scikit-learn convention) registers those labels first, in the
+        given order; otherwise labels are registered in order of first appearance.
+        """
         arr = as_matrix(X, self.n_features_in_)
         labels = list(labels_of(y, arr.shape[0]))
         self._check_labels(labels)
-        self._learn_transaction(arr, labels, None)
+        if classes is None:
+            self._learn_transaction(arr, labels, None)
+            return self
+        declared = list(classes)
+        self._check_labels(declared)
+        n_classes = len(self.classes_)
+        self._register(declared)
+        try:
+            self._learn_transaction(arr, labels, None)
+        except BaseException:
+            if self.n_seen_ == 0:  # nothing learned: the declared labels go too
+                for label in self.classes_[n_classes:]:
+                    del self._class_index[label]
+                del self.classes_[n_classes:]
+            raise
         return self
 
     def _label_of(self, k: int) -> Any:

@@ -225,7 +225,7 @@ class ABACOCClassifier(BallCoverFacade):
                 "u": ball.u, "R": ball.R, "eps": ball.eps, "m": ball.m,
             })
         return {
-            "variant": self.params.variant,
+            "variant": self._params.variant,
             "n_features": state.n_features,
             "n_classes": n_classes,
             "n_seen": state.n_seen,

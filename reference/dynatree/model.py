@@ -37,6 +37,7 @@ from reference.dynatree.retirement import (
     retire_point,
 )
 from reference.dynatree.tree import Node, height, leaves, tree_snapshot
+from reference.estimator import ClassifierEstimatorMixin, EstimatorMixin
 from reference.rng import Rng
 from reference.state import VersionedState
 
@@ -170,13 +171,12 @@ class DynamicTreeBase(VersionedState):
         """Running sum of ``lpred_t = log(avg_i p(y_t | x_t, T_i))`` ([DT-SPEC §5.4])."""
         return self._engine_lml() if self._d is not None else 0.0
 
-    def get_params(self) -> dict[str, Any]:
-        """Constructor arguments as a dict."""
+    def _constructor_params(self) -> dict[str, Any]:
         raise NotImplementedError
 
     def clone(self) -> Any:
         """A new unfitted model with the same parameters."""
-        return type(self)(**self.get_params())
+        return type(self)(**self._constructor_params())
 
     def _row(self, x: Any) -> list[float]:
         return inputs.row_values(x, self._keys, self._d)
@@ -364,7 +364,7 @@ class DynamicTreeBase(VersionedState):
         raise NotImplementedError
 
 
-class RegressorMixin(DynamicTreeBase):
+class RegressorMixin(EstimatorMixin, DynamicTreeBase):
     """Public regression methods on top of the engine hooks."""
 
     def learn_one(self, x: Any, y: Any) -> None:
@@ -413,7 +413,7 @@ class RegressorMixin(DynamicTreeBase):
                 for k, name in enumerate(names)}
 
 
-class ClassifierMixin(DynamicTreeBase):
+class ClassifierMixin(ClassifierEstimatorMixin, DynamicTreeBase):
     """Public classification methods on top of the engine hooks."""
 
     classes_: list[Hashable]
@@ -446,8 +446,26 @@ class ClassifierMixin(DynamicTreeBase):
         target = self._label(y, self._index)
         self._learn_checked([row], [target], keys, len(self.classes_))
 
-    def partial_fit(self, X: Any, y: Any) -> None:
-        """Learn rows in order; a first call with ``classes=None`` fixes the class set."""
+    def _declare_classes(self, classes: Sequence[Hashable]) -> None:
+        values = list(classes)
+        if not self.classes_:
+            self._set_classes(values)
+        elif any(c not in self._index for c in values):
+            raise ValueError(f"classes {values!r} differ from classes_ {self.classes_!r}")
+
+    def partial_fit(self, X: Any, y: Any, classes: Sequence[Hashable] | None = None) -> None:
+        """Learn rows in order; a first call fixes the class set: ``classes`` if given (the
+        scikit-learn convention), else the labels in order of first appearance."""
+        if classes is not None:
+            saved = (self.classes_, self._index)
+            try:
+                self._declare_classes(classes)
+                self.partial_fit(X, y)
+            except BaseException:
+                if self.n_seen_ == 0:
+                    self.classes_, self._index = saved
+                raise
+            return
         rows = inputs.batch_rows(X, self._keys, self._d)
         if not rows:
             raise ValueError("X must not be empty")
@@ -719,7 +737,7 @@ class DynamicTreeRegressor(RegressorMixin, ReferenceEngine):
         self._reset()
         self._engine_reset()
 
-    def get_params(self) -> dict[str, Any]:
+    def _constructor_params(self) -> dict[str, Any]:
         """Constructor arguments as a dict."""
         p = self._params
         return {"leaf": p.leaf, "intercept": p.intercept, "n_particles": p.n_particles,
@@ -788,7 +806,7 @@ class DynamicTreeClassifier(ClassifierMixin, ReferenceEngine):
         self._reset()
         self._engine_reset()
 
-    def get_params(self) -> dict[str, Any]:
+    def _constructor_params(self) -> dict[str, Any]:
         """Constructor arguments as a dict."""
         p = self._params
         return {"classes": self._init_classes, "n_particles": p.n_particles,

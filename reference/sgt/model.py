@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from reference.estimator import ClassifierEstimatorMixin, EstimatorMixin
 from reference.sgt.core import (
     LOSS_BAG,
     LOSS_CUSTOM,
@@ -88,7 +89,7 @@ def _document(cls: Any) -> Any:
     return cls
 
 
-class _SGTBase(VersionedState):
+class _SGTBase(EstimatorMixin, VersionedState):
     """Shared facade logic; subclasses fix the loss and the target mapping."""
 
     _core_class: Any = SGTCore
@@ -120,7 +121,7 @@ class _SGTBase(VersionedState):
         self.n_seen_ = 0
 
     # -- parameters -------------------------------------------------------------------
-    def get_params(self) -> dict[str, Any]:
+    def _constructor_params(self) -> dict[str, Any]:
         """Constructor arguments as a dict."""
         return {name: getattr(self, name) for name in self._param_names()}
 
@@ -347,30 +348,35 @@ class SGT(_SingleTarget):
                  feature_ranges: Mapping[int, tuple[float, float]] | None = None,
                  nominal: Mapping[int, int] | None = None, max_depth: int | None = None,
                  warmup_trains: bool = True, test: str = "two-sided") -> None:
-        if loss is None:
-            loss = SquaredError()
-        if not (callable(getattr(loss, "gradient_hessian", None))
-                and callable(getattr(loss, "transfer", None))):
+        effective = SquaredError() if loss is None else loss
+        if not (callable(getattr(effective, "gradient_hessian", None))
+                and callable(getattr(effective, "transfer", None))):
             raise ValueError("loss must have gradient_hessian(y, raw) and transfer(raw) methods")
-        self.loss = loss
+        self.loss = loss  # as given (None: squared error), so get_params returns it unchanged
+        self._loss = effective
         super().__init__(delta, grace_period, lam, gamma, bins, warmup, feature_ranges,
                          nominal, max_depth, warmup_trains, test)
 
     def _param_names(self) -> tuple[str, ...]:
         return ("loss",) + _PARAM_NAMES
 
+    def _set_state(self, state: dict[str, Any]) -> None:
+        super()._set_state(state)
+        if "_loss" not in self.__dict__:  # pickled before ``loss`` kept the given value
+            self._loss = self.loss
+
     _builtin_losses: dict[type, int] = {SquaredError: LOSS_SQUARED,
                                         BinaryCrossEntropy: LOSS_LOGISTIC}
 
     def _loss_kind(self) -> int:
         # exact types only: a user subclass that overrides the derivatives is custom
-        return self._builtin_losses.get(type(self.loss), LOSS_CUSTOM)
+        return self._builtin_losses.get(type(self._loss), LOSS_CUSTOM)
 
     def _transfer(self, raw: float) -> float:
-        return float(self.loss.transfer(raw))
+        return float(self._loss.transfer(raw))
 
     def _gradients(self, target: float, raw: float) -> tuple[float, float]:
-        g, h = self.loss.gradient_hessian(target, raw)
+        g, h = self._loss.gradient_hessian(target, raw)
         g, h = float(g), float(h)
         if not (math.isfinite(g) and math.isfinite(h)):
             raise ValueError(f"loss returned non-finite gradient/hessian ({g}, {h})")
@@ -394,7 +400,7 @@ class SGT(_SingleTarget):
         self._core.train_gh(row, [g], [h])
 
 
-class _Classifier(_SGTBase):
+class _Classifier(ClassifierEstimatorMixin, _SGTBase):
     """Label handling shared by the classifiers."""
 
     classes_: list[Hashable] | None
@@ -416,6 +422,19 @@ class _Classifier(_SGTBase):
             raise ValueError(f"classes must hold at least two distinct labels, got {labels!r}")
         self.classes_ = labels
         self._class_index = index
+
+    def _declare_classes(self, classes: Sequence[Hashable]) -> None:
+        values = list(classes)
+        if self.classes_ is None:
+            self._set_classes(values)
+            return
+        for label in values:
+            try:
+                known = label in self._class_index
+            except TypeError:
+                known = False
+            if not known:
+                raise ValueError(f"classes {values!r} differ from classes_ {self.classes_!r}")
 
     def _proba(self, raws: list[float]) -> list[float]:
         raise NotImplementedError
@@ -510,8 +529,19 @@ class SGTClassifier(_Classifier):
         self.n_seen_ += 1
 
     @_atomic_first_call
-    def partial_fit(self, X: Any, y: Any) -> SGTClassifier:
-        """Learn rows in order; the first call fixes ``classes_`` if not given."""
+    def partial_fit(self, X: Any, y: Any,
+                    classes: Sequence[Hashable] | None = None) -> SGTClassifier:
+        """Learn rows in order; the first call fixes ``classes_`` if not given (``classes``
+        here, the scikit-learn convention, or the labels in order of first appearance)."""
+        if classes is not None:
+            saved = (self.classes_, self._class_index)
+            try:
+                self._declare_classes(classes)
+                return self.partial_fit(X, y)
+            except BaseException:
+                if self.n_seen_ == 0:
+                    self.classes_, self._class_index = saved
+                raise
         arr, kinds = self._matrix(X)
         labels = _as_list(y, arr.shape[0])
         if self.classes_ is None:
@@ -632,6 +662,11 @@ class SGTMultiInstanceClassifier(_Classifier):
     def _loss_kind(self) -> int:
         return LOSS_BAG
 
+    _array_input = False  # inputs are bags of rows, not rows
+
+    def _input_tags(self, input_tags: Any) -> Any:
+        return input_tags(two_d_array=False, three_d_array=True)
+
     def _proba(self, raws: list[float]) -> list[float]:
         best = raws[0]
         for r in raws:
@@ -658,8 +693,12 @@ class SGTMultiInstanceClassifier(_Classifier):
         self.n_seen_ += 1
 
     @_atomic_first_call
-    def partial_fit(self, X: Any, y: Any) -> SGTMultiInstanceClassifier:
-        """Learn a sequence of bags ``epochs`` times; everything is validated first."""
+    def partial_fit(self, X: Any, y: Any,
+                    classes: Sequence[Hashable] | None = None) -> SGTMultiInstanceClassifier:
+        """Learn a sequence of bags ``epochs`` times; everything is validated first
+        (``classes``, if given, must be labels of ``classes_ = [0, 1]``)."""
+        if classes is not None:
+            self._declare_classes(classes)
         bags = list(X)
         labels = _as_list(y, len(bags))
         if not bags:

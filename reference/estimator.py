@@ -1,0 +1,356 @@
+"""The scikit-learn estimator protocol, written once for every model of both backends.
+
+Every public model inherits :class:`EstimatorMixin` (through its family's facade), so it
+works with ``sklearn.base.clone``, ``Pipeline``, ``GridSearchCV``, ``cross_val_score`` and
+``is_classifier`` / ``is_regressor`` without scikit-learn being a dependency: the module
+imports nothing from scikit-learn, except inside :meth:`EstimatorMixin.__sklearn_tags__`,
+which only scikit-learn itself calls.
+
+Choices where scikit-learn's conventions meet streaming models:
+
+* ``fit(X, y)`` forgets everything and learns the rows of ``X`` in order, exactly as a new
+  model's ``partial_fit(X, y)`` would (same state, bit for bit). A classifier's ``fit``
+  registers the classes in sorted order (``numpy.unique``), because scikit-learn expects a
+  sorted ``classes_``; ``partial_fit`` and ``learn_one`` keep registering labels in order of
+  first appearance, unless ``classes=`` is given. ``fit`` is atomic: if it raises, the model
+  is the one it was before the call.
+* ``set_params(**params)`` validates the new values exactly as the constructor does (same
+  exception) and then **restarts** the model with them: a streaming model's state was built
+  under its old hyper-parameters and cannot be carried over exactly in either backend.
+* Sample weights: the papers define no weighted update, so ``fit`` and ``partial_fit`` take
+  no ``sample_weight``; ``score`` accepts one, since a weighted metric is well defined.
+* ``n_features_in_`` and ``classes_`` follow each family's streaming conventions (see the
+  models' docstrings); the scikit-learn checks that assume otherwise are listed, with their
+  reasons, in ``tests/test_sklearn_protocol.py`` and in the "scikit-learn and River" tutorial.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Hashable, Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+import numpy.typing as npt
+
+__all__ = ["ClassifierEstimatorMixin", "EstimatorMixin", "check_array_input", "to_river"]
+
+_BATCH_METHODS = (
+    "partial_fit", "predict", "predict_proba", "predict_dist", "predict_entropy",
+    "progressive_predict",
+)
+"""Methods whose first argument ``X`` is a batch of rows: array inputs are checked first."""
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def check_array_input(X: Any, owner: str, n_features: int | None) -> Any:
+    """scikit-learn's conventions for *array* inputs of a batch method, before the model's own
+    validation: sparse matrices, complex numbers, 1-D arrays, zero features and a width other
+    than the fitted one raise the errors (and messages) scikit-learn's tools expect; object
+    arrays are converted to float64 (a non-number raises ``TypeError``) and array-likes such as
+    a pandas data frame become arrays (columns in order). Lists and dicts pass through
+    unchanged to the model's validation. Checks happen before the model is touched,
+    identically in both backends.
+
+    Parameters
+    ----------
+    X : object
+        The batch argument.
+    owner : str
+        Class name used in the messages.
+    n_features : int or None
+        The fitted width, if any.
+
+    Returns
+    -------
+    object
+        ``X``, or its float64 array form.
+    """
+    if hasattr(X, "tocsr") and hasattr(X, "nnz"):
+        raise TypeError(
+            f"sparse input is not supported by {owner}; densify it first (X.toarray())"
+        )
+    if isinstance(X, (list, tuple, dict)):
+        return X
+    if not isinstance(X, np.ndarray):
+        if not hasattr(X, "__array__"):
+            return X
+        X = np.asarray(X)
+    if X.dtype.kind == "c":
+        raise ValueError("Complex data not supported")
+    if X.dtype.kind == "O":
+        X = X.astype(np.float64)  # TypeError for a value that is not a number
+    if X.ndim == 1:
+        raise ValueError(
+            "X must be 2-D, got 1 dimension(s). Reshape your data either using "
+            "X.reshape(-1, 1) if it has a single feature or X.reshape(1, -1) if it is a "
+            "single sample."
+        )
+    if X.ndim == 2 and X.shape[1] == 0:
+        raise ValueError(f"0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
+    if X.ndim == 2 and n_features is not None and X.shape[1] != n_features:
+        raise ValueError(
+            f"X has {X.shape[1]} features, but {owner} is expecting {n_features} features "
+            "as input."
+        )
+    return X
+
+
+def _checking_arrays(method: _Method) -> _Method:
+    @functools.wraps(method)
+    def wrapper(self: Any, X: Any, *args: Any, **kwargs: Any) -> Any:
+        if self._array_input:
+            X = check_array_input(X, type(self).__name__, getattr(self, "n_features_in_", None))
+        return method(self, X, *args, **kwargs)
+
+    wrapper._checks_arrays = True  # type: ignore[attr-defined]
+    return wrapper  # type: ignore[return-value]
+
+
+class EstimatorMixin:
+    """fit / get_params / set_params / score / repr / tags on top of a model's facade.
+
+    A model provides ``_constructor_params()`` (its constructor arguments as a dict),
+    ``partial_fit`` and ``predict``; a classifier also ``_declare_classes``.
+    """
+
+    _estimator_type: str = "regressor"
+    _array_input: bool = True
+    """False for models whose inputs are not rows (multi-instance bags)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in _BATCH_METHODS:
+            method = cls.__dict__.get(name)
+            if method is not None and not getattr(method, "_checks_arrays", False):
+                setattr(cls, name, _checking_arrays(method))
+
+    # -- parameters ------------------------------------------------------------------------
+    def _constructor_params(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Constructor arguments as a dict (``deep`` is accepted for scikit-learn; the models
+        have no nested estimators).
+
+        Parameters
+        ----------
+        deep : bool, default True
+            Ignored: no parameter is itself an estimator.
+
+        Returns
+        -------
+        dict
+            Passing it back to the constructor builds an equivalent unfitted model.
+        """
+        del deep
+        return dict(self._constructor_params())
+
+    def set_params(self, **params: Any) -> Any:
+        """Set constructor arguments; the model restarts with them (it forgets its data).
+
+        The values are validated by the constructor: a bad value raises the constructor's
+        exception and leaves the model unchanged.
+
+        Returns
+        -------
+        self
+        """
+        if not params:
+            return self
+        current = self.get_params()
+        unknown = sorted(set(params) - set(current))
+        if unknown:
+            raise ValueError(
+                f"invalid parameter(s) {unknown} for {type(self).__name__}; "
+                f"valid parameters: {sorted(current)}"
+            )
+        fresh = type(self)(**{**current, **params})
+        self._adopt(fresh)
+        return self
+
+    def _adopt(self, other: Any) -> None:
+        """Become ``other`` (a model of the same class), dropping the old model state.
+
+        Attributes that the model itself does not create (for instance those a framework
+        attaches to an estimator) are kept.
+        """
+        foreign = {k: v for k, v in self.__dict__.items() if k not in other.__dict__}
+        self.__dict__.clear()
+        self.__dict__.update(other.__dict__)
+        self.__dict__.update(foreign)
+
+    def __repr__(self) -> str:
+        try:
+            signature = inspect.signature(type(self).__init__)
+        except (TypeError, ValueError):  # pragma: no cover - classes always have one
+            return f"{type(self).__name__}()"
+        shown = []
+        for name, value in self.get_params().items():
+            parameter = signature.parameters.get(name)
+            default = parameter.default if parameter is not None else inspect.Parameter.empty
+            if default is inspect.Parameter.empty or not _same(value, default):
+                shown.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    # -- fitting -----------------------------------------------------------------------------
+    def fit(self, X: npt.ArrayLike, y: npt.ArrayLike) -> Any:
+        """Forget everything, then learn the rows of ``X`` in order.
+
+        Equivalent to ``partial_fit(X, y)`` on a new model with the same parameters (for a
+        classifier: with ``classes=numpy.unique(y)``). Atomic: if it raises, the model is
+        unchanged.
+
+        Returns
+        -------
+        self
+        """
+        owner = type(self).__name__
+        if y is None:
+            raise ValueError(f"{owner} requires y to be passed, but the target y is None")
+        if not isinstance(y, (list, tuple, np.ndarray)) and hasattr(y, "__array__"):
+            y = np.asarray(y)
+        if isinstance(y, np.ndarray):
+            if y.dtype.kind == "c":
+                raise ValueError("Complex data not supported")
+            if y.ndim == 2 and y.shape[1] == 1:
+                _warn_column_vector(owner)
+                y = y.ravel()
+        fresh = type(self)(**self.get_params())
+        fresh._fit_fresh(X, y)
+        self._adopt(fresh)
+        return self
+
+    def _fit_fresh(self, X: Any, y: Any) -> None:
+        self.partial_fit(X, y)  # type: ignore[attr-defined]
+
+    def __sklearn_is_fitted__(self) -> bool:
+        return int(getattr(self, "n_seen_", 0)) > 0
+
+    # -- scoring -----------------------------------------------------------------------------
+    def score(
+        self, X: npt.ArrayLike, y: npt.ArrayLike, sample_weight: npt.ArrayLike | None = None
+    ) -> float:
+        """R² of the predictions (regressors) or their accuracy (classifiers).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+        y : array-like of shape (n,)
+        sample_weight : array-like of shape (n,), optional
+            Weights of the rows in the metric.
+
+        Returns
+        -------
+        float
+        """
+        predicted = np.asarray(self.predict(X))  # type: ignore[attr-defined]
+        truth = np.asarray(y)
+        weights = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        if self._estimator_type == "classifier":
+            pairs = zip(predicted.tolist(), truth.tolist(), strict=True)
+            hits = np.array([p == t for p, t in pairs], dtype=float)
+            return float(np.average(hits, weights=weights))
+        truth = truth.astype(float)
+        residual = np.average((truth - predicted.astype(float)) ** 2, weights=weights)
+        spread = np.average((truth - np.average(truth, weights=weights)) ** 2, weights=weights)
+        if spread == 0.0:
+            return 1.0 if residual == 0.0 else 0.0
+        return float(1.0 - residual / spread)
+
+    # -- scikit-learn's tags (imported only when scikit-learn asks) ---------------------------
+    def __sklearn_tags__(self) -> Any:
+        from sklearn.utils import ClassifierTags, InputTags, RegressorTags, Tags, TargetTags
+
+        classifier = self._estimator_type == "classifier"
+        return Tags(
+            estimator_type=self._estimator_type,
+            target_tags=TargetTags(required=True),
+            # streaming trees need more rows than scikit-learn's small check sets hold
+            classifier_tags=ClassifierTags(poor_score=True) if classifier else None,
+            regressor_tags=None if classifier else RegressorTags(poor_score=True),
+            input_tags=self._input_tags(InputTags),
+        )
+
+    def _input_tags(self, input_tags: Any) -> Any:
+        return input_tags(dict=True)
+
+
+class ClassifierEstimatorMixin(EstimatorMixin):
+    """The classifier side: sorted classes in ``fit``, ``classes=`` in ``partial_fit``."""
+
+    _estimator_type = "classifier"
+
+    def _fit_fresh(self, X: Any, y: Any) -> None:
+        labels = list(y) if not isinstance(y, np.ndarray) else y.tolist()
+        try:
+            classes = sorted(set(labels))
+        except TypeError:  # labels of mixed types (or unhashable): first appearance order
+            try:
+                classes = list(dict.fromkeys(labels))
+            except TypeError as exc:
+                raise ValueError(f"labels must be hashable: {exc}") from None
+        for label in classes:
+            if isinstance(label, float) and not np.isfinite(label):
+                raise ValueError(f"labels must not be NaN or infinite, got {label!r}")
+        if len(classes) < 2:
+            raise ValueError(
+                f"y has {len(classes)} class(es): {type(self).__name__} needs at least two "
+                "(one class cannot be learned)"
+            )
+        self.partial_fit(X, y, classes=classes)  # type: ignore[attr-defined]
+
+    def _declare_classes(self, classes: Sequence[Hashable]) -> None:
+        raise NotImplementedError
+
+
+def _warn_column_vector(owner: str) -> None:
+    """scikit-learn's DataConversionWarning (a UserWarning) when it is installed."""
+    import warnings
+
+    category: type[Warning] = UserWarning
+    try:
+        from sklearn.exceptions import DataConversionWarning
+
+        category = DataConversionWarning
+    except ImportError:  # pragma: no cover - scikit-learn is optional
+        pass
+    warnings.warn(
+        f"A column-vector y was passed when a 1d array was expected ({owner}.fit); it is "
+        "raveled to shape (n_samples,)", category, stacklevel=3,
+    )
+
+
+def _same(value: Any, default: Any) -> bool:
+    try:
+        return bool(value == default) and type(value) is type(default)
+    except Exception:  # arrays and other objects without a plain truth value
+        return value is default
+
+
+def to_river(model: Any) -> Any:
+    """The model as a River estimator (``river.base.Regressor`` or ``Classifier``).
+
+    Imports River (a separate install) on first use; see :mod:`reference.river_adapter`.
+
+    Parameters
+    ----------
+    model : driftwood model
+        Any regressor or classifier of either backend.
+
+    Returns
+    -------
+    river.base.Regressor or river.base.Classifier
+        An adapter that forwards ``learn_one`` / ``predict_one`` / ``predict_proba_one``.
+
+    Examples
+    --------
+    >>> from reference import SGTRegressor, to_river
+    >>> to_river(SGTRegressor())  # doctest: +SKIP
+    RiverRegressor(SGTRegressor())
+    """
+    from reference.river_adapter import wrap
+
+    return wrap(model)
