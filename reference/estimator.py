@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import threading
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
@@ -43,6 +44,39 @@ _BATCH_METHODS = (
 """Methods whose first argument ``X`` is a batch of rows: array inputs are checked first."""
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
+
+_LOCKED_DUNDERS = ("__getstate__", "__deepcopy__", "__repr__")
+"""Special methods that read a model's state and so take its lock too."""
+
+
+def _serialised(function: _Method) -> _Method:
+    """``function`` run while holding the model's lock (re-entrant: public methods may call
+    each other)."""
+
+    @functools.wraps(function)
+    def locked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        lock = self._lock
+        lock.acquire()
+        try:
+            return function(self, *args, **kwargs)
+        finally:
+            lock.release()
+
+    locked._serialised = True  # type: ignore[attr-defined]
+    return locked  # type: ignore[return-value]
+
+
+def _serialise_class(cls: type) -> None:
+    """Wrap every public method and property of ``cls`` (its own ``__dict__``) in the lock."""
+    for name, value in list(vars(cls).items()):
+        if name.startswith("_") and name not in _LOCKED_DUNDERS:
+            continue
+        if isinstance(value, property) and value.fget is not None:
+            if not getattr(value.fget, "_serialised", False):
+                setattr(cls, name, property(_serialised(value.fget), value.fset, value.fdel,
+                                            value.__doc__))
+        elif inspect.isfunction(value) and not getattr(value, "_serialised", False):
+            setattr(cls, name, _serialised(value))
 
 
 def check_array_input(X: Any, owner: str, n_features: int | None) -> Any:
@@ -110,11 +144,32 @@ def _checking_arrays(method: _Method) -> _Method:
 
 
 class EstimatorMixin:
-    """fit / get_params / set_params / score / repr / tags on top of a model's facade.
+    """fit / get_params / set_params / score / repr / tags on top of a model's facade, and
+    one lock per model.
 
     A model provides ``_constructor_params()`` (its constructor arguments as a dict),
     ``partial_fit`` and ``predict``; a classifier also ``_declare_classes``.
+
+    Threads: every public method and property of every subclass (and pickling, copying and
+    ``repr``) runs while holding the model's own ``threading.RLock``, so calls on one model
+    from several threads are serialised, in both backends alike, and the C code never sees
+    two calls on one model at once. Separate models share no lock: the C backend releases
+    the GIL inside its calls, so separate models run in parallel in threads. The lock lives
+    in a slot, outside the state that is pickled, and every new or unpickled model gets its
+    own.
     """
+
+    __slots__ = ("_lock",)
+    _lock: Any
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+        self = super().__new__(cls)
+        self._lock = threading.RLock()
+        return self
+
+    def __getstate__(self) -> Any:
+        with self._lock:
+            return super().__getstate__()
 
     _estimator_type: str = "regressor"
     _array_input: bool = True
@@ -126,6 +181,7 @@ class EstimatorMixin:
             method = cls.__dict__.get(name)
             if method is not None and not getattr(method, "_checks_arrays", False):
                 setattr(cls, name, _checking_arrays(method))
+        _serialise_class(cls)
 
     # -- parameters ------------------------------------------------------------------------
     def _constructor_params(self) -> dict[str, Any]:

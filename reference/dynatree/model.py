@@ -53,7 +53,7 @@ def leaf_config(params: DynamicTreeParams, d: int, n_classes: int) -> LeafConfig
                       nu0=float(params.nu0), s20=float(params.s20))
 
 
-class DynamicTreeBase(VersionedState):
+class DynamicTreeBase(EstimatorMixin, VersionedState):
     """Input handling, labels and public methods shared by every dynamic-tree model.
 
     Subclasses provide the engine hooks ``_engine_*`` (Python here, C in ``fast``).
@@ -364,7 +364,7 @@ class DynamicTreeBase(VersionedState):
         raise NotImplementedError
 
 
-class RegressorMixin(EstimatorMixin, DynamicTreeBase):
+class RegressorMixin(DynamicTreeBase):
     """Public regression methods on top of the engine hooks."""
 
     def learn_one(self, x: Any, y: Any) -> None:
