@@ -1,7 +1,8 @@
 """Bounded ``lpred_`` history: ``lpred_window`` of the dynamic-tree models.
 
-``lpred_window=None`` keeps every step's ``lpred_t`` (dynaTree's ``lpred``, [DT-SPEC §5.4]);
-``lpred_window=k`` keeps the last ``k``. The window changes nothing else: a windowed model
+``lpred_window=k`` keeps the last ``k`` steps' ``lpred_t`` (default 10,000, so memory stays
+flat on unbounded streams); ``lpred_window=None`` keeps every step (dynaTree's ``lpred``,
+[DT-SPEC §5.4]). The window changes nothing else: a windowed model
 and its unbounded twin on the same stream have equal snapshots and
 ``log_marginal_likelihood_``, and the kept values are the twin's tail. Also: validation
 (same message in both backends), pickling and deepcopy, and the loading of a format-1
@@ -82,8 +83,8 @@ def test_window_keeps_the_tail_and_changes_nothing_else(backend: ModuleType, con
 
 
 def test_unbounded_history_is_the_model_list(backend: ModuleType) -> None:
-    """Default path: ``lpred_`` is the stored list itself (no copy per read)."""
-    m = _make(backend, "constant")
+    """Full history (opt-in): ``lpred_`` is the stored list itself (no copy per read)."""
+    m = _make(backend, "constant", lpred_window=None)
     _learn(m, _data("constant", 20))
     assert m.lpred_ is m.lpred_ and isinstance(m.lpred_, list) and len(m.lpred_) == 20
     w = _make(backend, "constant", lpred_window=5)
@@ -127,7 +128,7 @@ def test_params_and_clone(backend: ModuleType) -> None:
     for config in ("constant", "class"):
         m = _make(backend, config, lpred_window=3)
         assert m.get_params()["lpred_window"] == 3
-        assert _make(backend, config).get_params()["lpred_window"] is None
+        assert _make(backend, config).get_params()["lpred_window"] == 10_000  # bounded default
         _learn(m, _data(config, 12))
         twin = m.clone()
         assert twin.get_params() == m.get_params() and twin.lpred_ == []
@@ -180,7 +181,7 @@ def _old_state(model: Any) -> dict[str, Any]:
 def test_state_written_before_lpred_window_still_loads(backend: ModuleType,
                                                        config: str) -> None:
     data = _data(config, 40)
-    m = _make(backend, config)
+    m = _make(backend, config, lpred_window=None)   # what every model kept before the field
     _learn(m, data[:25])
     blob = pickle.dumps(_old_state(m))
     old = type(m).__new__(type(m))
@@ -196,3 +197,15 @@ def test_state_written_before_lpred_window_still_loads(backend: ModuleType,
     # and it is written back in the current layout
     again = pickle.loads(pickle.dumps(old))
     assert again.lpred_ == m.lpred_ and "lpred_window" in vars(again._params)
+
+
+def test_default_history_is_bounded(backend: ModuleType) -> None:
+    """At default settings ``lpred_`` keeps the last 10,000 steps, so a model with an active
+    pool does not grow with the stream; the marginal likelihood still sums every step."""
+    m = backend.DynamicTreeRegressor(n_particles=2, active_size=50, seed=1)
+    rows = regression_stream(3, 10_050)
+    xs = [x for x, _ in rows]
+    ys = [y for _, y in rows]
+    m.partial_fit(xs, ys)
+    assert len(m.lpred_) == 10_000 and m.n_seen_ == 10_050
+    assert m.log_marginal_likelihood_ != sum(m.lpred_)

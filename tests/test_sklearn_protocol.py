@@ -191,18 +191,25 @@ def test_repr_shows_the_non_default_parameters(backend: ModuleType) -> None:
     assert repr(backend.ABACOCClassifier(variant="base")) == "ABACOCClassifier(variant='base')"
 
 
-def test_grid_search_and_cross_validation_in_a_pipeline(backend: ModuleType) -> None:
-    search = GridSearchCV(
-        make_pipeline(StandardScaler(), backend.SGTRegressor(warmup=50)),
-        {"sgtregressor__lam": [0.05, 0.5]}, cv=3,
-    )
-    search.fit(X_REG, Y_REG)
-    assert search.best_params_["sgtregressor__lam"] in (0.05, 0.5)
-    for model, y in [(backend.ABACOCClassifier(), Y_CLS),
-                     (backend.DynamicTreeClassifier(n_particles=20), Y_CLS),
-                     (backend.DynamicTreeRegressor(n_particles=20), Y_REG)]:
-        scores = cross_val_score(make_pipeline(StandardScaler(), model), X_REG, y, cv=3)
-        assert scores.shape == (3,) and np.isfinite(scores).all()
+GRIDS = {"DynamicTreeRegressor": {"alpha": [0.5, 0.95]}, "SGTRegressor": {"lam": [0.05, 0.5]},
+         "SGT": {"lam": [0.05, 0.5]}, "DynamicTreeClassifier": {"beta": [1.0, 2.0]},
+         "SGTClassifier": {"lam": [0.05, 0.5]}, "ABACOCClassifier": {"d": [2.0, 3.0]}}
+
+
+@pytest.mark.parametrize(("name", "kwargs"), REGRESSORS + CLASSIFIERS)
+def test_grid_search_and_cross_validation_in_a_pipeline(
+    backend: ModuleType, name: str, kwargs: dict[str, Any]
+) -> None:
+    y = Y_CLS if name in dict(CLASSIFIERS) else Y_REG
+    step = name.lower()
+    grid = {f"{step}__{k}": v for k, v in GRIDS[name].items()}
+    search = GridSearchCV(make_pipeline(StandardScaler(), getattr(backend, name)(**kwargs)),
+                          grid, cv=2)
+    search.fit(X_REG, y)
+    assert set(search.best_params_) == set(grid)
+    scores = cross_val_score(make_pipeline(StandardScaler(), getattr(backend, name)(**kwargs)),
+                             X_REG, y, cv=3)
+    assert scores.shape == (3,) and np.isfinite(scores).all()
 
 
 def test_partial_fit_classes_declares_the_class_order(backend: ModuleType) -> None:

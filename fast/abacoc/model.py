@@ -19,6 +19,7 @@ from fast.rng import Rng
 from reference.abacoc.inputs import BallCoverFacade
 from reference.abacoc.model import _balls_table
 from reference.abacoc.params import ABACOCParams
+from reference.interrupt import Interruptible, pieces
 from reference.rng import MASK
 
 __all__ = ["ABACOCClassifier"]
@@ -129,16 +130,22 @@ class ABACOCClassifier(BallCoverFacade):
         while self._h.n_classes < len(self.classes_):
             check(lib.ab_model_add_class(self._h), "ab_model_add_class")
 
+    _piece_rows = 20_000
+    """Rows per call into C in ``partial_fit`` (Ctrl-C is checked between calls)."""
+
     def _learn_rows(self, X: np.ndarray, ks: list[int]) -> None:
         self._sync_classes()
         karr = _i64(ks)
-        check(
-            lib.ab_model_partial_fit(
-                self._h, ffi.from_buffer("double[]", X), ffi.from_buffer("int64_t[]", karr),
-                X.shape[0],
-            ),
-            "ab_model_partial_fit",
-        )
+        with Interruptible() as guard:
+            for start, stop in pieces(X.shape[0], self._piece_rows):
+                check(
+                    lib.ab_model_partial_fit(
+                        self._h, ffi.from_buffer("double[]", X[start:stop]),
+                        ffi.from_buffer("int64_t[]", karr[start:stop]), stop - start,
+                    ),
+                    "ab_model_partial_fit",
+                )
+                guard.check()
 
     def _row_buffer(self, row: list[float]) -> Any:
         buf = self._xbuf

@@ -52,6 +52,10 @@ def _list_to_block(values: Sequence[Any], n: int, ell: float, cfg: LeafConfig) -
 
 
 class FastEngine(DynamicTreeBase):
+    _piece_work = 100_000
+    """Particle-steps per call into C in ``partial_fit`` (about 0.1-0.5 s; Ctrl-C is
+    checked between calls)."""
+
     """The C particle cloud behind the ``fast`` facades."""
 
     _h: Any
@@ -288,11 +292,12 @@ class DynamicTreeRegressor(RegressorMixin, FastEngine):
         Bounding rectangle of ALC retirement (``None``: range of the active inputs).
     approx : bool
         ALC with leaf counts as a proxy for leaf volumes ([DT-SPEC §7.4]).
-    lpred_window : int or None
+    lpred_window : int or None, default 10000
         How many per-step log predictive densities ``lpred_`` to keep (dynaTree's
-        ``lpred``, [DT-SPEC §5.4]): ``None`` keeps every step; an int ``k >= 0`` keeps the last
-        ``k`` (``0``: none), so that with an active pool memory stays flat on unbounded
-        streams [AG13, §3]. ``log_marginal_likelihood_`` sums every step either way.
+        ``lpred``, [DT-SPEC §5.4]): an int ``k >= 0`` keeps the last ``k`` (``0``: none), so
+        that with an active pool memory stays flat on unbounded streams [AG13, §3]; ``None``
+        keeps every step, as dynaTree does (opt-in: it grows with the stream).
+        ``log_marginal_likelihood_`` sums every step either way.
     """
 
     def __init__(self, *, leaf: str = "constant", intercept: str = "implicit",
@@ -301,7 +306,7 @@ class DynamicTreeRegressor(RegressorMixin, FastEngine):
                  s20: float = 0.0, seed: int = 0, active_size: int | None = None,
                  retirement: str = "random", lam: float = 1.0,
                  rect: Sequence[tuple[float, float]] | None = None,
-                 approx: bool = False, lpred_window: int | None = None) -> None:
+                 approx: bool = False, lpred_window: int | None = 10_000) -> None:
         if leaf not in ("constant", "linear"):
             raise ValueError(f"leaf must be 'constant' or 'linear', got {leaf!r}")
         self._params = DynamicTreeParams(
@@ -351,18 +356,19 @@ class DynamicTreeClassifier(ClassifierMixin, FastEngine):
         Which point to retire: uniform, the oldest, or the one of smallest entropy.
     lam : float
         Forgetting factor ``0 < lam <= 1`` of the automatic retirements [AG13, §5].
-    lpred_window : int or None
+    lpred_window : int or None, default 10000
         How many per-step log predictive densities ``lpred_`` to keep (dynaTree's
-        ``lpred``, [DT-SPEC §5.4]): ``None`` keeps every step; an int ``k >= 0`` keeps the last
-        ``k`` (``0``: none), so that with an active pool memory stays flat on unbounded
-        streams [AG13, §3]. ``log_marginal_likelihood_`` sums every step either way.
+        ``lpred``, [DT-SPEC §5.4]): an int ``k >= 0`` keeps the last ``k`` (``0``: none), so
+        that with an active pool memory stays flat on unbounded streams [AG13, §3]; ``None``
+        keeps every step, as dynaTree does (opt-in: it grows with the stream).
+        ``log_marginal_likelihood_`` sums every step either way.
     """
 
     def __init__(self, *, classes: Sequence[Hashable] | None = None, n_particles: int = 1000,
                  alpha: float = 0.95, beta: float = 2.0, min_leaf: int | None = None,
                  nstart: int | None = None, seed: int = 0, active_size: int | None = None,
                  retirement: str = "random", lam: float = 1.0,
-                 lpred_window: int | None = None) -> None:
+                 lpred_window: int | None = 10_000) -> None:
         self._params = DynamicTreeParams(
             leaf="class", n_particles=n_particles, alpha=alpha, beta=beta,
             min_leaf=min_leaf, nstart=nstart, seed=seed, active_size=active_size,

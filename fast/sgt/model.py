@@ -16,6 +16,7 @@ import numpy as np
 import reference.sgt.losses as _losses
 import reference.sgt.model as _ref
 from fast._ffi import check, ffi, lib
+from reference.interrupt import Interruptible, pieces
 from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SQUARED
 from reference.sgt.params import SGTParams, check_matrix
 
@@ -263,6 +264,9 @@ class CCore:
 
 
 class _FastFacade:
+    _piece_rows = 50_000
+    """Rows per call into C in ``partial_fit`` (Ctrl-C is checked between calls)."""
+
     """Overrides of the reference facade that move loops and transfers into C."""
 
     _core_class = CCore
@@ -273,12 +277,15 @@ class _FastFacade:
         if self._loss_kind() == LOSS_CUSTOM:  # type: ignore[attr-defined]
             super()._fit_rows(arr, targets)  # type: ignore[misc]
             return
-        try:
-            self._core.learn_many(arr, targets)
-        except MemoryError:
-            self.n_seen_ += self._core.done  # the rows before the failing one
-            raise
-        self.n_seen_ += arr.shape[0]
+        with Interruptible() as guard:      # Ctrl-C is honoured between pieces
+            for start, stop in pieces(arr.shape[0], self._piece_rows):
+                try:
+                    self._core.learn_many(arr[start:stop], targets[start:stop])
+                except MemoryError:
+                    self.n_seen_ += self._core.done  # the rows before the failing one
+                    raise
+                self.n_seen_ += stop - start
+                guard.check()
 
 
 class SGTRegressor(_FastFacade, _ref.SGTRegressor):

@@ -22,6 +22,7 @@ from reference.abacoc.variants import (
     nearest_ball,
     predict_index,
 )
+from reference.interrupt import Interruptible
 from reference.rng import Rng
 
 __all__ = ["ABACOCClassifier"]
@@ -147,8 +148,10 @@ class ABACOCClassifier(BallCoverFacade):
 
     def _learn_rows(self, X: np.ndarray, ks: list[int]) -> None:
         rows = X.tolist()
-        for i in range(len(rows)):
-            learn(self._state, rows[i], ks[i])
+        with Interruptible() as guard:     # Ctrl-C stops the loop between two rows
+            for i in range(len(rows)):
+                learn(self._state, rows[i], ks[i])
+                guard.check()
 
     def _predict_rows(self, X: np.ndarray) -> list[int]:
         return [predict_index(self._state, row) for row in X.tolist()]

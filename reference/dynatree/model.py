@@ -38,6 +38,7 @@ from reference.dynatree.retirement import (
 )
 from reference.dynatree.tree import Node, height, leaves, tree_snapshot
 from reference.estimator import ClassifierEstimatorMixin, EstimatorMixin
+from reference.interrupt import Interruptible, pieces
 from reference.rng import Rng
 from reference.state import VersionedState
 
@@ -64,6 +65,8 @@ class DynamicTreeBase(EstimatorMixin, VersionedState):
     _keys: list[Hashable] | None
     n_seen_: int
     _lpred: list[float] | deque[float]
+    _piece_work = 2_000
+    """Particle-steps learned between two checks for Ctrl-C (a few rows in Python)."""
 
     def _reset(self) -> None:
         self._d = None
@@ -192,21 +195,27 @@ class DynamicTreeBase(EstimatorMixin, VersionedState):
             self._engine_init(len(rows[0]), n_classes)
             self._keys = keys
             self._d = len(rows[0])
-        try:
-            lpreds = self._engine_learn(rows, targets)
-        except MemoryError as exc:
-            # each row is atomic: the rows before the failing one stay learned, and the
-            # engine attaches their lpred values to the exception (fast backend)
-            done: list[float] = getattr(exc, "learned_lpreds", [])
-            if first and not done:  # back to the unfitted model (nothing was learned)
-                self._d = None
-                self._keys = None
-                self._engine_discard()
-            self._lpred.extend(done)
-            self.n_seen_ += len(done)
-            raise
-        self._lpred.extend(lpreds)
-        self.n_seen_ += len(rows)
+        # Ctrl-C is honoured between pieces of ``_piece_work`` particle-steps
+        # (:mod:`reference.interrupt`); every piece is accounted for before the check
+        size = max(1, self._piece_work // self._params.n_particles)
+        with Interruptible() as guard:
+            for start, stop in pieces(len(rows), size):
+                try:
+                    lpreds = self._engine_learn(rows[start:stop], targets[start:stop])
+                except MemoryError as exc:
+                    # each row is atomic: the rows before the failing one stay learned, and
+                    # the engine attaches their lpred values to the exception (fast backend)
+                    done: list[float] = getattr(exc, "learned_lpreds", [])
+                    if first and start == 0 and not done:  # back to the unfitted model
+                        self._d = None
+                        self._keys = None
+                        self._engine_discard()
+                    self._lpred.extend(done)
+                    self.n_seen_ += len(done)
+                    raise
+                self._lpred.extend(lpreds)
+                self.n_seen_ += stop - start
+                guard.check()
 
     def tree_stats(self) -> dict[str, float]:
         """Particle averages of tree height (a lone root is 1), leaves, mean leaf size,
@@ -702,11 +711,12 @@ class DynamicTreeRegressor(RegressorMixin, ReferenceEngine):
         Bounding rectangle of ALC retirement (``None``: range of the active inputs).
     approx : bool
         ALC with leaf counts as a proxy for leaf volumes ([DT-SPEC §7.4]).
-    lpred_window : int or None
+    lpred_window : int or None, default 10000
         How many per-step log predictive densities ``lpred_`` to keep (dynaTree's
-        ``lpred``, [DT-SPEC §5.4]): ``None`` keeps every step; an int ``k >= 0`` keeps the last
-        ``k`` (``0``: none), so that with an active pool memory stays flat on unbounded
-        streams [AG13, §3]. ``log_marginal_likelihood_`` sums every step either way.
+        ``lpred``, [DT-SPEC §5.4]): an int ``k >= 0`` keeps the last ``k`` (``0``: none), so
+        that with an active pool memory stays flat on unbounded streams [AG13, §3]; ``None``
+        keeps every step, as dynaTree does (opt-in: it grows with the stream).
+        ``log_marginal_likelihood_`` sums every step either way.
 
     Examples
     --------
@@ -725,7 +735,7 @@ class DynamicTreeRegressor(RegressorMixin, ReferenceEngine):
                  s20: float = 0.0, seed: int = 0, active_size: int | None = None,
                  retirement: str = "random", lam: float = 1.0,
                  rect: Sequence[tuple[float, float]] | None = None,
-                 approx: bool = False, lpred_window: int | None = None) -> None:
+                 approx: bool = False, lpred_window: int | None = 10_000) -> None:
         if leaf not in ("constant", "linear"):
             raise ValueError(f"leaf must be 'constant' or 'linear', got {leaf!r}")
         self._params = DynamicTreeParams(
@@ -775,11 +785,12 @@ class DynamicTreeClassifier(ClassifierMixin, ReferenceEngine):
         Which point to retire: uniform, the oldest, or the one of smallest entropy.
     lam : float
         Forgetting factor ``0 < lam <= 1`` of the automatic retirements [AG13, §5].
-    lpred_window : int or None
+    lpred_window : int or None, default 10000
         How many per-step log predictive densities ``lpred_`` to keep (dynaTree's
-        ``lpred``, [DT-SPEC §5.4]): ``None`` keeps every step; an int ``k >= 0`` keeps the last
-        ``k`` (``0``: none), so that with an active pool memory stays flat on unbounded
-        streams [AG13, §3]. ``log_marginal_likelihood_`` sums every step either way.
+        ``lpred``, [DT-SPEC §5.4]): an int ``k >= 0`` keeps the last ``k`` (``0``: none), so
+        that with an active pool memory stays flat on unbounded streams [AG13, §3]; ``None``
+        keeps every step, as dynaTree does (opt-in: it grows with the stream).
+        ``log_marginal_likelihood_`` sums every step either way.
 
     Examples
     --------
@@ -796,7 +807,7 @@ class DynamicTreeClassifier(ClassifierMixin, ReferenceEngine):
                  alpha: float = 0.95, beta: float = 2.0, min_leaf: int | None = None,
                  nstart: int | None = None, seed: int = 0, active_size: int | None = None,
                  retirement: str = "random", lam: float = 1.0,
-                 lpred_window: int | None = None) -> None:
+                 lpred_window: int | None = 10_000) -> None:
         self._params = DynamicTreeParams(
             leaf="class", n_particles=n_particles, alpha=alpha, beta=beta,
             min_leaf=min_leaf, nstart=nstart, seed=seed, active_size=active_size,

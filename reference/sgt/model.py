@@ -26,6 +26,7 @@ from reference.sgt.core import (
 )
 from reference.sgt.losses import BinaryCrossEntropy, SquaredError, sigmoid, softmax
 from reference.sgt.params import SGTParams, check_feature_config, check_matrix, check_row
+from reference.interrupt import Interruptible
 from reference.state import VersionedState
 
 __all__ = ["SGTRegressor", "SGTClassifier", "SGTMultiInstanceClassifier", "SGT"]
@@ -176,10 +177,13 @@ class _SGTBase(EstimatorMixin, VersionedState):
         return row
 
     def _fit_rows(self, arr: np.ndarray, targets: list[float]) -> None:
-        """Learn validated rows in order (the fast backend runs this loop in C)."""
-        for i in range(arr.shape[0]):
-            self._learn_rows([[float(v) for v in arr[i].tolist()]], targets[i])
-            self.n_seen_ += 1
+        """Learn validated rows in order (the fast backend runs this loop in C). Ctrl-C
+        stops the loop between two rows (:mod:`reference.interrupt`)."""
+        with Interruptible() as guard:
+            for i in range(arr.shape[0]):
+                self._learn_rows([[float(v) for v in arr[i].tolist()]], targets[i])
+                self.n_seen_ += 1
+                guard.check()
 
     def _learn_rows(self, rows: list[list[float]], target: float) -> None:
         self._core.learn(rows, target)
