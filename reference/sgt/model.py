@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from reference.estimator import ClassifierEstimatorMixin, EstimatorMixin
+from reference.interrupt import Interruptible
 from reference.sgt.core import (
     LOSS_BAG,
     LOSS_CUSTOM,
@@ -26,7 +27,6 @@ from reference.sgt.core import (
 )
 from reference.sgt.losses import BinaryCrossEntropy, SquaredError, sigmoid, softmax
 from reference.sgt.params import SGTParams, check_feature_config, check_matrix, check_row
-from reference.interrupt import Interruptible
 from reference.state import VersionedState
 
 __all__ = ["SGTRegressor", "SGTClassifier", "SGTMultiInstanceClassifier", "SGT"]
