@@ -1,32 +1,16 @@
-"""The ``fast`` entry point of the River adapter (the adapter itself is backend-agnostic:
-it only forwards calls to the model, see :mod:`reference.river_adapter`)."""
+"""The ``fast`` entry point of the River adapter. The adapter itself is backend-agnostic (it
+only forwards calls to the model, see :mod:`reference.river_adapter`); this module gives
+``fast`` its own function object, as every name of ``fast.__all__`` is."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from reference.estimator import to_river as _to_river
+
 
 def to_river(model: Any) -> Any:
-    """The model as a River estimator (``river.base.Regressor`` or ``Classifier``).
+    return _to_river(model)
 
-    Imports River (a separate install) on first use; see :mod:`reference.river_adapter`.
 
-    Parameters
-    ----------
-    model : driftwood model
-        Any regressor or classifier of either backend.
-
-    Returns
-    -------
-    river.base.Regressor or river.base.Classifier
-        An adapter that forwards ``learn_one`` / ``predict_one`` / ``predict_proba_one``.
-
-    Examples
-    --------
-    >>> from reference import SGTRegressor, to_river
-    >>> to_river(SGTRegressor())  # doctest: +SKIP
-    RiverRegressor(SGTRegressor())
-    """
-    from reference.river_adapter import wrap
-
-    return wrap(model)
+to_river.__doc__ = _to_river.__doc__
