@@ -90,3 +90,39 @@ def test_ctrl_c_stops_partial_fit_between_rows_and_learning_can_resume(
     assert 0 < n_seen < n                             # stopped part-way, at a row boundary
     assert stopped - sent < 3.0                       # promptly (it used to run to the end)
     assert words[-1] == "True"                        # resuming equals the uninterrupted run
+
+
+def test_cutting_long_calls_into_pieces_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pieces that make Ctrl-C possible leave every result bit for bit as one C call."""
+    import numpy as np
+
+    fast = require_fast()
+    import fast.sgt.model as sgt_model
+
+    rng = np.random.default_rng(4)
+    X = rng.uniform(size=(700, 4))
+    y = X[:, 0] * 10 + np.sin(6 * X[:, 1])
+    labels = np.where(y > np.median(y), "a", "b")
+    whole = {
+        "sgt": fast.SGTRegressor(warmup=100, grace_period=50).fit(X, y),
+        "sgtc": fast.SGTClassifier(warmup=100, grace_period=50, classes=["a", "b"]),
+        "ab": fast.ABACOCClassifier().fit(X, labels),
+        "dt": fast.DynamicTreeRegressor(n_particles=30, active_size=100).fit(X, y),
+    }
+    progressive = whole["sgtc"].progressive_predict(X, labels)
+    monkeypatch.setattr(sgt_model, "PIECE_ROWS", 13)
+    monkeypatch.setattr(sgt_model._FastFacade, "_piece_rows", 13)
+    monkeypatch.setattr(fast.ABACOCClassifier, "_piece_rows", 17)
+    monkeypatch.setattr(type(whole["dt"]), "_piece_work", 30 * 11)
+    cut = {
+        "sgt": fast.SGTRegressor(warmup=100, grace_period=50).fit(X, y),
+        "sgtc": fast.SGTClassifier(warmup=100, grace_period=50, classes=["a", "b"]),
+        "ab": fast.ABACOCClassifier().fit(X, labels),
+        "dt": fast.DynamicTreeRegressor(n_particles=30, active_size=100).fit(X, y),
+    }
+    assert (cut["sgtc"].progressive_predict(X, labels) == progressive).all()
+    for key in whole:
+        assert cut[key].snapshot() == whole[key].snapshot(), key
+        assert (cut[key].predict(X) == whole[key].predict(X)).all(), key
+    assert (cut["ab"].predict_proba(X) == whole["ab"].predict_proba(X)).all()
+    assert (cut["dt"].alc(X[:50]) == whole["dt"].alc(X[:50])).all()

@@ -183,13 +183,16 @@ class ABACOCClassifier(BallCoverFacade):
 
     def _predict_rows(self, X: np.ndarray) -> list[int]:
         out = np.empty(X.shape[0], dtype=np.int64)
-        check(
-            lib.ab_model_predict(
-                self._h, ffi.from_buffer("double[]", X), X.shape[0],
-                ffi.from_buffer("int64_t[]", out),
-            ),
-            "ab_model_predict",
-        )
+        with Interruptible() as guard:
+            for start, stop in pieces(X.shape[0], self._piece_rows):
+                check(
+                    lib.ab_model_predict(
+                        self._h, ffi.from_buffer("double[]", X[start:stop]), stop - start,
+                        ffi.from_buffer("int64_t[]", out[start:stop]),
+                    ),
+                    "ab_model_predict",
+                )
+                guard.check()
         return list(out.tolist())
 
     def _proba_rows(self, X: np.ndarray) -> np.ndarray:
@@ -197,13 +200,16 @@ class ABACOCClassifier(BallCoverFacade):
         out = np.zeros((X.shape[0], n_classes))
         if n_classes == 0:
             return out
-        check(
-            lib.ab_model_predict_proba(
-                self._h, ffi.from_buffer("double[]", X), X.shape[0],
-                ffi.from_buffer("double[]", out),
-            ),
-            "ab_model_predict_proba",
-        )
+        with Interruptible() as guard:
+            for start, stop in pieces(X.shape[0], self._piece_rows):
+                check(
+                    lib.ab_model_predict_proba(
+                        self._h, ffi.from_buffer("double[]", X[start:stop]), stop - start,
+                        ffi.from_buffer("double[]", out[start:stop]),
+                    ),
+                    "ab_model_predict_proba",
+                )
+                guard.check()
         return out
 
     def _prequential_rows(

@@ -21,6 +21,7 @@ from reference.dynatree.model import (
     leaf_config,
 )
 from reference.dynatree.params import RETIREMENTS, DynamicTreeParams, normalise_rect
+from reference.interrupt import Interruptible, pieces
 from reference.rng import MASK
 
 
@@ -141,12 +142,18 @@ class FastEngine(DynamicTreeBase):
 
     def _engine_alc(self, rows: list[list[float]], box: list[tuple[float, float]]
                     ) -> list[float]:
-        n = len(rows)
-        out = ffi.new("double[]", max(n, 1))
         flat = ffi.new("double[]", [v for pair in box for v in pair])
-        xs = ffi.new("double[]", [v for row in rows for v in row])
-        check(lib.dt_model_alc(self._h, xs, n, flat, out), "alc")
-        return [float(v) for v in ffi.unpack(out, n)]
+        values: list[float] = []
+        size = max(1, self._piece_work // self._params.n_particles)
+        with Interruptible() as guard:          # Ctrl-C between pieces of rows
+            for start, stop in pieces(len(rows), size):
+                n = stop - start
+                out = ffi.new("double[]", max(n, 1))
+                xs = ffi.new("double[]", [v for row in rows[start:stop] for v in row])
+                check(lib.dt_model_alc(self._h, xs, n, flat, out), "alc")
+                values += [float(v) for v in ffi.unpack(out, n)]
+                guard.check()
+        return values
 
     def _engine_entropy(self) -> list[float]:
         n = int(self._h.n)

@@ -91,8 +91,12 @@ class CCore:
     def raws_many(self, arr: np.ndarray) -> np.ndarray:
         """Raw scores of every row of a validated matrix, shape (n, n_trees)."""
         out = np.empty((arr.shape[0], self.n_trees))
-        check(lib.sgt_model_raws_many(self._m, _c_doubles(arr), arr.shape[0], _c_doubles(out)),
-              "sgt_model_raws_many")
+        with Interruptible() as guard:         # Ctrl-C between pieces of rows
+            for start, stop in pieces(arr.shape[0], PIECE_ROWS):
+                check(lib.sgt_model_raws_many(self._m, _c_doubles(arr[start:stop]), stop - start,
+                                              _c_doubles(out[start:stop])),
+                      "sgt_model_raws_many")
+                guard.check()
         return out
 
     def warmup_push(self, rows: list[list[float]], target: float) -> bool:
@@ -153,6 +157,23 @@ class CCore:
         check(lib.sgt_model_progressive_many(self._m, _c_doubles(arr), arr.shape[0],
                                              _c_doubles(t), _c_doubles(out)),
               "sgt_model_progressive_many")
+        return out
+
+    def progressive_pieces(self, arr: np.ndarray, targets: list[float],
+                           facade: Any) -> np.ndarray:
+        """:meth:`progressive_many` in pieces, counting learned rows into ``facade.n_seen_``
+        after each piece; Ctrl-C stops between pieces."""
+        out = np.empty((arr.shape[0], self.n_trees))
+        with Interruptible() as guard:
+            for start, stop in pieces(arr.shape[0], PIECE_ROWS):
+                try:
+                    out[start:stop] = self.progressive_many(arr[start:stop],
+                                                            targets[start:stop])
+                except MemoryError:
+                    facade.n_seen_ += self.done
+                    raise
+                facade.n_seen_ += stop - start
+                guard.check()
         return out
 
     def learn_bags(self, arrays: list[np.ndarray], targets: list[float], epochs: int) -> None:
@@ -263,8 +284,12 @@ class CCore:
                     node.used[a] = flag
 
 
+PIECE_ROWS = 50_000
+"""Rows per call into C in the long loops (Ctrl-C is checked between calls)."""
+
+
 class _FastFacade:
-    _piece_rows = 50_000
+    _piece_rows = PIECE_ROWS
     """Rows per call into C in ``partial_fit`` (Ctrl-C is checked between calls)."""
 
     """Overrides of the reference facade that move loops and transfers into C."""
@@ -292,12 +317,7 @@ class SGTRegressor(_FastFacade, _ref.SGTRegressor):
     __doc__ = _ref.SGTRegressor.__doc__
 
     def _progressive_rows(self, arr: np.ndarray, targets: list[float]) -> np.ndarray:
-        try:
-            raws: np.ndarray = self._core.progressive_many(arr, targets)
-        except MemoryError:
-            self.n_seen_ += self._core.done
-            raise
-        self.n_seen_ += arr.shape[0]
+        raws: np.ndarray = self._core.progressive_pieces(arr, targets, self)
         return raws[:, 0].copy()
 
     def predict(self, X: Any) -> np.ndarray:
@@ -390,13 +410,7 @@ class SGTClassifier(_FastClassifier, _ref.SGTClassifier):
     __doc__ = _ref.SGTClassifier.__doc__
 
     def _progressive_rows(self, arr: np.ndarray, targets: list[float]) -> np.ndarray:
-        try:
-            raws = self._core.progressive_many(arr, targets)
-        except MemoryError:
-            self.n_seen_ += self._core.done
-            raise
-        self.n_seen_ += arr.shape[0]
-        return self._labels(raws)
+        return self._labels(self._core.progressive_pieces(arr, targets, self))
 
     def predict(self, X: Any) -> np.ndarray:
         """Most probable labels."""
