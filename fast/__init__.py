@@ -9,6 +9,7 @@ Swap backends by changing one import::
 from fast.abacoc import ABACOCClassifier
 from fast.dynatree import DynamicTreeClassifier, DynamicTreeRegressor
 from fast.estimator import to_river
+from fast.persist import load
 from fast.rng import Rng
 from fast.sgt import (
     SGT,
@@ -19,6 +20,7 @@ from fast.sgt import (
     SGTRegressor,
     SquaredError,
 )
+from reference.state import StateFormatError
 
 __all__ = [
     "Rng",
@@ -33,5 +35,7 @@ __all__ = [
     "CustomLoss",
     "ABACOCClassifier",
     "to_river",
+    "load",
+    "StateFormatError",
 ]
 backend = "fast"

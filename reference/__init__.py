@@ -7,6 +7,7 @@ algorithms in C with the same public API and bit-identical results.
 from reference.abacoc import ABACOCClassifier
 from reference.dynatree import DynamicTreeClassifier, DynamicTreeRegressor
 from reference.estimator import to_river
+from reference.persist import load
 from reference.rng import Rng
 from reference.sgt import (
     SGT,
@@ -17,6 +18,7 @@ from reference.sgt import (
     SGTRegressor,
     SquaredError,
 )
+from reference.state import StateFormatError
 
 __all__ = [
     "Rng",
@@ -31,5 +33,7 @@ __all__ = [
     "CustomLoss",
     "ABACOCClassifier",
     "to_river",
+    "load",
+    "StateFormatError",
 ]
 backend = "reference"

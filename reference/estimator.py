@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import os
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
@@ -182,6 +183,39 @@ class EstimatorMixin:
             if method is not None and not getattr(method, "_checks_arrays", False):
                 setattr(cls, name, _checking_arrays(method))
         _serialise_class(cls)
+
+    # -- data-only model files -------------------------------------------------------------
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write the model to ``path`` as a data-only model file.
+
+        The file holds numbers, strings and lists only (gzip-compressed JSON, see
+        :mod:`reference.persist`); ``load(path)`` from either backend reads it back, bit
+        for bit, checking every field first. Prefer it to pickle for sharing models:
+        unpickling runs code and is for trusted files only. The file is replaced
+        atomically (a failed write leaves any previous file intact).
+
+        Parameters
+        ----------
+        path : str or path-like
+            Where to write (conventionally ``*.dwm``).
+
+        Raises
+        ------
+        ValueError
+            If the model holds something that is not data (a custom SGT loss, labels or
+            feature names other than str, int, float, bool, None or tuples of these).
+        """
+        from reference.persist import save
+
+        save(self, path)
+
+    def _fitted_state(self) -> dict[str, Any]:
+        """The facade state (besides ``snapshot()``) that a model file stores."""
+        raise NotImplementedError
+
+    def _load_fitted(self, fitted: Any, snapshot: Any) -> None:
+        """Check then restore a model file's facade state and snapshot into this new model."""
+        raise NotImplementedError
 
     # -- parameters ------------------------------------------------------------------------
     def _constructor_params(self) -> dict[str, Any]:

@@ -16,9 +16,11 @@ model. Format history (docs/guarantees.md):
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-__all__ = ["STATE_FORMAT_KEY", "STATE_FORMAT_VERSION", "StateFormatError", "VersionedState",
+__all__ = ["STATE_FORMAT_KEY", "STATE_FORMAT_VERSION", "StateFormatError", "VersionedState", "fail",
+           "as_int", "as_float", "as_list", "as_dict", "as_rng_state", "as_labels",
            "pack_state", "unpack_state"]
 
 STATE_FORMAT_KEY = "__driftwood_state_format__"
@@ -27,7 +29,9 @@ SUPPORTED_FORMATS = (1,)
 
 
 class StateFormatError(ValueError):
-    """A pickled state was written in a format this version cannot read."""
+    """A pickled state or a model file cannot be restored: written in a format this
+    version cannot read, or holding a field that is out of range, of the wrong type or
+    inconsistent with the rest (the message names the field)."""
 
 
 def pack_state(state: dict[str, Any]) -> dict[str, Any]:
@@ -72,3 +76,81 @@ class VersionedState:
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         self._set_state(unpack_state(state, type(self).__name__))
+        self._check_restored()
+
+    def _check_restored(self) -> None:
+        """Check the whole restored state (each family overrides it); raise
+        :class:`StateFormatError` naming the bad field. Every model is checked before it
+        is used, so a tampered pickle raises instead of crashing the C backend."""
+
+
+# -- field checks shared by the family state checks (reference/*/state_check.py) ---------
+def fail(where: str, problem: str) -> StateFormatError:
+    """The exception for a bad field: ``field <where>: <problem>``."""
+    return StateFormatError(f"field {where}: {problem}")
+
+
+def as_int(value: Any, where: str, lo: int | None = None, hi: int | None = None) -> int:
+    """``value`` if it is an int (not a bool) within ``[lo, hi]``."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise fail(where, f"expected an integer, found {type(value).__name__}")
+    if lo is not None and value < lo:
+        raise fail(where, f"{value} is below {lo}")
+    if hi is not None and value > hi:
+        raise fail(where, f"{value} is above {hi}")
+    return value
+
+
+def as_float(value: Any, where: str, finite: bool = True, lo: float | None = None) -> float:
+    """``value`` as a float if it is a number (finite unless ``finite`` is False; never
+    NaN when ``finite`` is False either, unless ``lo`` is None and NaN is allowed by the
+    caller checking it afterwards)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise fail(where, f"expected a number, found {type(value).__name__}")
+    out = float(value)
+    if finite and not math.isfinite(out):
+        raise fail(where, f"expected a finite number, found {out}")
+    if lo is not None and not out >= lo:
+        raise fail(where, f"{out} is below {lo}")
+    return out
+
+
+def as_list(value: Any, where: str, length: int | None = None) -> list[Any]:
+    """``value`` if it is a list (of ``length`` items when given)."""
+    if not isinstance(value, list):
+        raise fail(where, f"expected a list, found {type(value).__name__}")
+    if length is not None and len(value) != length:
+        raise fail(where, f"expected {length} items, found {len(value)}")
+    return value
+
+
+def as_dict(value: Any, where: str, keys: tuple[str, ...]) -> dict[str, Any]:
+    """``value`` if it is a dict with exactly the string keys ``keys``."""
+    if not isinstance(value, dict):
+        raise fail(where, f"expected an object, found {type(value).__name__}")
+    if set(value) != set(keys):
+        missing = sorted(set(keys) - set(value))
+        extra = sorted(str(k) for k in set(value) - set(keys))
+        raise fail(where, f"missing keys {missing}, unexpected keys {extra}")
+    return value
+
+
+def as_rng_state(value: Any, where: str) -> list[int]:
+    """Four 64-bit words of a xoshiro256** state, not all zero."""
+    words = as_list(value, where, 4)
+    for i, word in enumerate(words):
+        as_int(word, f"{where}[{i}]", 0, 2**64 - 1)
+    if not any(words):
+        raise fail(where, "an all-zero generator state is invalid")
+    return words
+
+
+def as_labels(value: Any, where: str) -> list[Any]:
+    """A list of distinct hashable class labels."""
+    labels = as_list(value, where)
+    try:
+        if len(set(labels)) != len(labels):
+            raise fail(where, "class labels must be distinct")
+    except TypeError:
+        raise fail(where, "class labels must be hashable") from None
+    return labels

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
+
 from conftest import require_fast
 
 CHILD = r"""

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+
 from conftest import FAST, REFERENCE, require_fast
 
 sklearn = pytest.importorskip("sklearn")

@@ -21,6 +21,7 @@ from reference.abacoc.model import _balls_table
 from reference.abacoc.params import ABACOCParams
 from reference.interrupt import Interruptible, pieces
 from reference.rng import MASK
+from reference.state import as_dict, fail
 
 __all__ = ["ABACOCClassifier"]
 
@@ -354,9 +355,20 @@ class ABACOCClassifier(BallCoverFacade):
         }
 
     def _set_state(self, state: dict[str, Any]) -> None:
-        self.__init__(**state["params"])  # type: ignore[misc]
-        self.classes_ = list(state["classes"])
-        self._class_index = {label: k for k, label in enumerate(self.classes_)}
-        self.n_features_in_ = state["n_features_in"]
-        self._feature_keys = state["feature_keys"]
-        self._restore(state["snapshot"])
+        """Rebuild from a pickled state; every field is checked before C sees it
+        (:mod:`reference.abacoc.state_check`)."""
+        as_dict(state, "state", ("params", "classes", "n_features_in", "feature_keys",
+                                 "snapshot"))
+        if not isinstance(state["params"], dict):
+            raise fail("state.params", "expected the constructor arguments")
+        try:
+            self.__init__(**state["params"])  # type: ignore[misc]
+        except (TypeError, ValueError) as exc:
+            raise fail("state.params", str(exc)) from None
+        keys = state["feature_keys"]
+        self._load_fitted({"n_features_in": state["n_features_in"],
+                           "keys": None if keys is None else list(keys),
+                           "classes": state["classes"]}, state["snapshot"])
+
+    def _check_restored(self) -> None:
+        """Nothing left to check: :meth:`_set_state` checked the state before C saw it."""

@@ -23,6 +23,7 @@ from reference.dynatree.model import (
 from reference.dynatree.params import RETIREMENTS, DynamicTreeParams, normalise_rect
 from reference.interrupt import Interruptible, pieces
 from reference.rng import MASK
+from reference.state import StateFormatError
 
 
 def _block_to_list(block: Sequence[float], cfg: LeafConfig) -> list[float | int]:
@@ -229,11 +230,22 @@ class FastEngine(DynamicTreeBase):
         self.__dict__.update(state)
         self._h = None
         self._pending_rng = Rng(0)
-        self._pending_rng.state = rng_state
+        if not isinstance(snap, dict) or not isinstance(self.__dict__.get("_d"), (int, type(None))):
+            raise StateFormatError(f"cannot restore {type(self).__name__}: the pickled state "
+                                   "is inconsistent")
+        # every field is checked before anything reaches C (reference.dynatree.state_check)
+        self._check_state(self._fitted_state(), snap)
+        self._pending_rng.state = tuple(rng_state) if self._d is not None \
+            else tuple(snap["rng_state"])
         if self._d is None:
             return
-        n_classes = self._cfg.n_classes
-        self._engine_init(self._d, n_classes)
+        self._engine_init(self._d, len(getattr(self, "classes_", [])))
+        self._engine_restore(snap)
+
+    def _check_restored(self) -> None:
+        """Nothing left to check: :meth:`_set_state` checked the state before C saw it."""
+
+    def _engine_restore(self, snap: dict[str, Any]) -> None:
         sizes: list[int] = []
         ints: list[int] = []
         dbls: list[float] = []
@@ -251,11 +263,12 @@ class FastEngine(DynamicTreeBase):
                     pts += points
         n = len(snap["y"])
         check(lib.dt_model_import(
-            self._h, ffi.new("double[]", [v for row in snap["X"] for v in row]),
-            ffi.new("double[]", snap["y"]), n, snap["log_marginal_likelihood"],
+            self._h, ffi.new("double[]", [float(v) for row in snap["X"] for v in row]),
+            ffi.new("double[]", [float(v) for v in snap["y"]]), n,
+            float(snap["log_marginal_likelihood"]),
             ffi.new("int32_t[]", sizes), ffi.new("int32_t[]", ints),
-            ffi.new("double[]", dbls), ffi.new("int32_t[]", pts)), "import")
-        Rng._wrap(lib.dt_model_rng(self._h)).state = rng_state
+            ffi.new("double[]", [float(v) for v in dbls]), ffi.new("int32_t[]", pts)), "import")
+        Rng._wrap(lib.dt_model_rng(self._h)).state = tuple(snap["rng_state"])
         self._h.n_total = self.n_seen_
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Any:

@@ -17,8 +17,10 @@ import reference.sgt.losses as _losses
 import reference.sgt.model as _ref
 from fast._ffi import check, ffi, lib
 from reference.interrupt import Interruptible, pieces
-from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SQUARED
-from reference.sgt.params import SGTParams, check_matrix
+from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SOFTMAX, LOSS_SQUARED
+from reference.sgt.params import SGTParams, check_feature_config, check_matrix
+from reference.sgt.state_check import check_core
+from reference.state import as_dict, as_int, as_list, fail
 
 __all__ = ["SGTRegressor", "SGTClassifier", "SGTMultiInstanceClassifier", "SGT", "SquaredError",
            "BinaryCrossEntropy", "CustomLoss", "CCore"]
@@ -245,14 +247,32 @@ class CCore:
                 "n_trees": self.n_trees, "snapshot": self.snapshot()}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.params = state["params"]
-        self.kinds = state["kinds"]
-        self.loss_kind = state["loss_kind"]
-        self.n_trees = state["n_trees"]
+        """Rebuild the C core from a pickled state, every field checked first
+        (:mod:`reference.sgt.state_check`): a bad state raises ``StateFormatError``."""
+        as_dict(state, "core state", ("params", "kinds", "loss_kind", "n_trees", "snapshot"))
+        params, kinds = state["params"], state["kinds"]
+        if not isinstance(params, SGTParams):
+            raise fail("core state.params", "expected SGT parameters")
+        try:
+            params.validate()
+            expected = check_feature_config(params, len(as_list(kinds, "core state.kinds")))
+        except ValueError as exc:
+            raise fail("core state.params", str(exc)) from None
+        if kinds != expected:
+            raise fail("core state.kinds", f"the parameters give the feature kinds {expected}")
+        loss_kind = as_int(state["loss_kind"], "core state.loss_kind", LOSS_SQUARED, LOSS_CUSTOM)
+        n_trees = as_int(state["n_trees"], "core state.n_trees", 1, 2**31 - 1)
+        if (n_trees > 1) != (loss_kind == LOSS_SOFTMAX):
+            raise fail("core state.n_trees", "only the softmax committee has several trees")
+        check_core(state["snapshot"], params, kinds, loss_kind, n_trees,
+                   n_trees + 1 if loss_kind == LOSS_SOFTMAX else 2, "core state.snapshot")
+        self.params, self.kinds, self.loss_kind, self.n_trees = params, kinds, loss_kind, n_trees
         self._build()
-        self._restore(state["snapshot"])
+        self.restore(state["snapshot"])
 
-    def _restore(self, snap: dict[str, Any]) -> None:
+    def restore(self, snap: dict[str, Any]) -> None:
+        """Write a core snapshot into this new core (``snap`` checked by
+        :func:`reference.sgt.state_check.check_core`)."""
         m, q, d = self._m, self._m.q, self._d
         m.warm_rows = snap["warm_rows"]
         q.frozen = snap["frozen"]

@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 
 from reference.abacoc.params import ABACOCParams, as_matrix, as_row, labels_of
+from reference.abacoc.state_check import check_cover
 from reference.estimator import ClassifierEstimatorMixin
-from reference.state import VersionedState
+from reference.state import StateFormatError, VersionedState, as_dict, as_int, as_labels, fail
 
 __all__ = ["BallCoverFacade", "PARAM_NAMES"]
 
@@ -104,6 +105,56 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
     def n_seen_(self) -> int:
         """Rows learned."""
         raise NotImplementedError
+
+    # -- data-only model files and checked restores (reference.persist) -------------------
+    def _fitted_state(self) -> dict[str, Any]:
+        """The facade state a model file stores next to :meth:`snapshot`."""
+        keys = self._feature_keys
+        return {"n_features_in": self.n_features_in_,
+                "keys": None if keys is None else list(keys),
+                "classes": list(self.classes_)}
+
+    def _check_state(self, fitted: Any, snapshot: Any) -> None:
+        """Raise ``StateFormatError`` naming the field unless ``fitted`` and ``snapshot``
+        are a valid state for this model's parameters (:mod:`reference.abacoc.state_check`)."""
+        as_dict(fitted, "fitted", ("n_features_in", "keys", "classes"))
+        classes = as_labels(fitted["classes"], "fitted.classes")
+        if self._params.randomized and classes != list(self._params.labels):
+            raise fail("fitted.classes", f"the randomized mode keeps labels "
+                       f"{list(self._params.labels)!r}")
+        d = fitted["n_features_in"]
+        if d is not None:
+            as_int(d, "fitted.n_features_in", 1, 2**31 - 1)
+        keys = fitted["keys"]
+        if keys is not None and (d is None or len(as_labels(keys, "fitted.keys")) != d):
+            raise fail("fitted.keys", "expected one name per feature")
+        check_cover(snapshot, self._params, d or 0, len(classes))
+
+    def _load_fitted(self, fitted: Any, snapshot: Any) -> None:
+        """Check a model file's facade state and snapshot, then restore them into this
+        new model."""
+        self._check_state(fitted, snapshot)
+        self.classes_ = list(fitted["classes"])
+        self._class_index = {label: k for k, label in enumerate(self.classes_)}
+        self.n_features_in_ = fitted["n_features_in"]
+        keys = fitted["keys"]
+        self._feature_keys = None if keys is None else tuple(keys)
+        self._restore(snapshot)
+
+    def _restore(self, snap: dict[str, Any]) -> None:
+        """Write a checked snapshot into this new model's backend."""
+        raise NotImplementedError
+
+    def _check_restored(self) -> None:
+        """After unpickling: the checks of a model file, on the restored state."""
+        try:
+            fitted, snapshot = self._fitted_state(), self.snapshot()
+        except StateFormatError:
+            raise
+        except Exception as exc:  # a tampered pickle can break the state in any way
+            raise StateFormatError(f"cannot restore {type(self).__name__}: the pickled state "
+                                   f"is inconsistent ({type(exc).__name__}: {exc})") from None
+        self._check_state(fitted, snapshot)
 
     # -- parameters ---------------------------------------------------------------------
     def _constructor_params(self) -> dict[str, Any]:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from reference.abacoc.balls import Ball
 from reference.abacoc.inputs import BallCoverFacade
 from reference.abacoc.params import ABACOCParams
 from reference.abacoc.variants import (
@@ -191,6 +192,33 @@ class ABACOCClassifier(BallCoverFacade):
             if len(state.balls) > max_balls:
                 max_balls = len(state.balls)
         return preds, correct, learned, max_balls
+
+    # -- state --------------------------------------------------------------------------
+    def _restore(self, snap: dict[str, Any]) -> None:
+        """Rebuild the cover from a checked snapshot (see ``_load_fitted``)."""
+        state = CoverState(self._params)
+        state.n_features = int(snap["n_features"])
+        state.n_classes = int(snap["n_classes"])
+        state.n_seen = int(snap["n_seen"])
+        state.next_id = int(snap["next_id"])
+        state.phase = int(snap["phase"])
+        state.phase_steps = int(snap["phase_steps"])
+        state.phase_dim = float(snap["phase_dim"])
+        state.radius = float(snap["radius"])
+        state.init_done = bool(snap["init_done"])
+        state.first_label = int(snap["first_label"])
+        state.rng.state = tuple(snap["rng_state"])
+        for rec in snap["balls"]:
+            ball = Ball(int(rec["id"]), [float(v) for v in rec["center"]], 0, float(rec["R"]))
+            ball.counts = [int(v) for v in rec["counts"]]
+            ball.u = int(rec["u"])
+            ball.eps = float(rec["eps"])
+            ball.m = int(rec["m"])
+            state.balls.append(ball)
+        state.index.cleared()
+        if state.n_features > 0:
+            state.index.maintain(state.balls, state.n_features)
+        self._state = state
 
     # -- state --------------------------------------------------------------------------
     @property

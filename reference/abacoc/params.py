@@ -42,6 +42,9 @@ __all__ = [
 VARIANTS = ("base", "base_adj", "auto", "auto_adj")
 """The paper's four named variants; ``budget`` adds the FIX rule to the AUTO family."""
 
+INT63_MAX = 2**63 - 1
+"""Largest count the C backend stores (int64)."""
+
 MODES = ("randomized", "majority")
 """BASE prediction modes: Alg. 2's randomized binary rule, or the majority vote."""
 
@@ -119,8 +122,9 @@ class ABACOCParams:
         if self.variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}")
         if self.budget is not None:
-            if not _is_int(self.budget) or self.budget < 2:
-                raise ValueError(f"budget must be None or an integer >= 2, got {self.budget!r}")
+            if not _is_int(self.budget) or not 2 <= self.budget <= INT63_MAX:
+                raise ValueError(f"budget must be None or an integer in [2, 2**63 - 1], "
+                                 f"got {self.budget!r}")
             if self.variant not in ("auto", "auto_adj"):
                 raise ValueError(
                     "budget is only available for variant 'auto' or 'auto_adj', "
@@ -148,9 +152,10 @@ class ABACOCParams:
             raise ValueError(f"p must be a finite number >= 1, got {self.p!r}")
         if self.search not in SEARCHES:
             raise ValueError(f"search must be one of {SEARCHES}, got {self.search!r}")
-        if not _is_int(self.search_threshold) or self.search_threshold < 1:
+        if not _is_int(self.search_threshold) or not 1 <= self.search_threshold <= INT63_MAX:
             raise ValueError(
-                f"search_threshold must be an integer >= 1, got {self.search_threshold!r}"
+                f"search_threshold must be an integer in [1, 2**63 - 1], "
+                f"got {self.search_threshold!r}"
             )
         if not _is_int(self.leaf_size) or not 2 <= self.leaf_size <= 1024:
             raise ValueError(f"leaf_size must be an integer in [2, 1024], got {self.leaf_size!r}")

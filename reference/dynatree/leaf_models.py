@@ -122,6 +122,34 @@ class LeafStats:
                 *self.Gg, *self.bg, *self.ginv, *self.beta, self.bb, self.log_det_ginv]
 
 
+def stats_from_list(values: Sequence[float | int], n: int, log_evidence: float,
+                    cfg: LeafConfig) -> LeafStats:
+    """Inverse of :meth:`LeafStats.as_list` for a leaf of ``n`` points whose cached
+    evidence is ``log_evidence`` (restoring a checked snapshot)."""
+    st = LeafStats(cfg)
+    st.n = n
+    st.nu = float(values[0])
+    st.log_evidence = log_evidence
+    if cfg.kind == CONSTANT:
+        st.sy, st.syy, st.syg, st.syyg = (float(v) for v in values[1:5])
+        return st
+    if cfg.kind == CLASS:
+        c = cfg.n_classes
+        st.counts = [int(v) for v in values[1:1 + c]]
+        st.gcounts = [float(v) for v in values[1 + c:1 + 2 * c]]
+        return st
+    p = cfg.p
+    rest = [float(v) for v in values]
+    st.sy, st.syy, st.syyg = rest[1], rest[2], rest[3]
+    at = 4
+    for name, size in (("xbar", p), ("G", p * p), ("b", p), ("Gg", p * p), ("bg", p),
+                       ("ginv", p * p), ("beta", p)):
+        setattr(st, name, rest[at:at + size])
+        at += size
+    st.bb, st.log_det_ginv = rest[at], rest[at + 1]
+    return st
+
+
 def regressors(x: Sequence[float], cfg: LeafConfig) -> list[float]:
     """The regressor vector ``z`` of a linear leaf: ``(1, x)`` if augmented, else ``x``."""
     if cfg.augmented:

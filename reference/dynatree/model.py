@@ -36,11 +36,22 @@ from reference.dynatree.retirement import (
     renumber,
     retire_point,
 )
-from reference.dynatree.tree import Node, height, leaves, tree_snapshot
+from reference.dynatree.state_check import ENGINE_KEYS, check_engine
+from reference.dynatree.tree import Node, height, leaves, tree_from_snapshot, tree_snapshot
 from reference.estimator import ClassifierEstimatorMixin, EstimatorMixin
 from reference.interrupt import Interruptible, pieces
 from reference.rng import Rng
-from reference.state import VersionedState
+from reference.state import (
+    StateFormatError,
+    VersionedState,
+    as_dict,
+    as_float,
+    as_int,
+    as_labels,
+    as_list,
+    as_rng_state,
+    fail,
+)
 
 RegressionSummary = tuple[float, float, float, float, float]
 
@@ -116,6 +127,104 @@ class DynamicTreeBase(EstimatorMixin, VersionedState):
 
     def _set_state(self, state: dict[str, Any]) -> None:
         self.__dict__.update(self._unpack_lpred(state))
+
+    # -- data-only model files and checked restores (reference.persist) -------------------
+    def _fitted_state(self) -> dict[str, Any]:
+        """The facade state a model file stores next to :meth:`snapshot`."""
+        out: dict[str, Any] = {"n_features_in": self._d,
+                               "keys": None if self._keys is None else list(self._keys),
+                               "n_seen": self.n_seen_, "lpred": list(self._lpred)}
+        if isinstance(self, ClassifierMixin):
+            out["classes"] = list(self.classes_)
+        return out
+
+    def _check_state(self, fitted: Any, snapshot: Any) -> None:
+        """Raise ``StateFormatError`` naming the field unless ``fitted`` and ``snapshot``
+        are a valid state for this model's parameters
+        (:mod:`reference.dynatree.state_check`)."""
+        if not isinstance(self._params, DynamicTreeParams):
+            raise fail("params", "expected dynamic-tree parameters")
+        try:
+            self._params.validate()
+        except (TypeError, ValueError) as exc:
+            raise fail("params", str(exc)) from None
+        names: tuple[str, ...] = ("n_features_in", "keys", "n_seen", "lpred")
+        if isinstance(self, ClassifierMixin):
+            names += ("classes",)
+        as_dict(fitted, "fitted", names)
+        as_dict(snapshot, "snapshot", ("n_seen", "n_features_in") + ENGINE_KEYS)
+        n_seen = as_int(fitted["n_seen"], "fitted.n_seen", 0, 2**62)
+        if snapshot["n_seen"] != n_seen:
+            raise fail("snapshot.n_seen", f"differs from fitted.n_seen ({n_seen})")
+        lpred = as_list(fitted["lpred"], "fitted.lpred")
+        window = self._params.lpred_window
+        if len(lpred) > min(n_seen, window if window is not None else n_seen):
+            raise fail("fitted.lpred", f"{len(lpred)} values, more than the rows learned "
+                       "or the window keeps")
+        for i, v in enumerate(lpred):
+            value = as_float(v, f"fitted.lpred[{i}]", finite=False)
+            if math.isnan(value) or value == math.inf:
+                raise fail(f"fitted.lpred[{i}]", f"a log density below +inf, found {value}")
+        n_classes = 0
+        if isinstance(self, ClassifierMixin):
+            classes = as_labels(fitted["classes"], "fitted.classes")
+            if classes and len(classes) < 2:
+                raise fail("fitted.classes", "a classifier has at least two classes")
+            given = getattr(self, "_init_classes", None)
+            if given is not None and classes != given:
+                raise fail("fitted.classes", f"differ from the classes parameter {given!r}")
+            n_classes = len(classes)
+        d = fitted["n_features_in"]
+        if d is None:
+            if (n_seen, fitted["keys"], snapshot["n_features_in"], snapshot["X"],
+                    snapshot["y"], snapshot["particles"]) != (0, None, 0, [], [], []):
+                raise fail("snapshot", "an unfitted model holds no data and no particles")
+            as_rng_state(snapshot["rng_state"], "snapshot.rng_state")
+            return
+        d = as_int(d, "fitted.n_features_in", 1, 2**31 - 1)
+        if snapshot["n_features_in"] != d:
+            raise fail("snapshot.n_features_in", f"differs from fitted.n_features_in ({d})")
+        keys = fitted["keys"]
+        if keys is not None and len(as_labels(keys, "fitted.keys")) != d:
+            raise fail("fitted.keys", f"expected {d} feature names")
+        rect = self._params.rect
+        if rect is not None and len(rect) != d:
+            raise fail("fitted.n_features_in", f"rect has {len(rect)} pairs for {d} features")
+        if isinstance(self, ClassifierMixin) and n_classes == 0:
+            raise fail("fitted.classes", "a classifier that has learned knows its classes")
+        check_engine(snapshot, self._params, leaf_config(self._params, d, n_classes), d, n_seen)
+
+    def _load_fitted(self, fitted: Any, snapshot: Any) -> None:
+        """Check a model file's facade state and snapshot, then restore them into this
+        new model."""
+        self._check_state(fitted, snapshot)
+        if isinstance(self, ClassifierMixin) and fitted["classes"]:
+            self._set_classes(fitted["classes"])
+        self.n_seen_ = fitted["n_seen"]
+        self._lpred = self._lpred_store([float(v) for v in fitted["lpred"]])
+        if fitted["n_features_in"] is None:
+            self.rng.state = tuple(snapshot["rng_state"])
+            return
+        d = fitted["n_features_in"]
+        self._engine_init(d, len(getattr(self, "classes_", [])))
+        self._d = d
+        self._keys = None if fitted["keys"] is None else list(fitted["keys"])
+        self._engine_restore(snapshot)
+
+    def _check_restored(self) -> None:
+        """After unpickling: the checks of a model file, on the restored state."""
+        try:
+            fitted, snapshot = self._fitted_state(), self.snapshot()
+        except StateFormatError:
+            raise
+        except Exception as exc:  # a tampered pickle can break the state in any way
+            raise StateFormatError(f"cannot restore {type(self).__name__}: the pickled state "
+                                   f"is inconsistent ({type(exc).__name__}: {exc})") from None
+        self._check_state(fitted, snapshot)
+
+    def _engine_restore(self, snap: dict[str, Any]) -> None:
+        """Rebuild the engine from a checked snapshot (after ``_engine_init``)."""
+        raise NotImplementedError
 
     # -- engine hooks ---------------------------------------------------------------------
     def _engine_init(self, d: int, n_classes: int) -> None:
@@ -666,6 +775,14 @@ class ReferenceEngine(DynamicTreeBase):
                 count += len(leaf.points)
             out.append((height(root), len(under), count))
         return out
+
+    def _engine_restore(self, snap: dict[str, Any]) -> None:
+        self._X = [[float(v) for v in row] for row in snap["X"]]
+        self._y = [float(v) for v in snap["y"]]
+        self._lml = float(snap["log_marginal_likelihood"])
+        self._rng.state = tuple(snap["rng_state"])
+        self._t = self.n_seen_
+        self._roots = [tree_from_snapshot(records, self._cfg) for records in snap["particles"]]
 
     def _engine_snapshot(self) -> dict[str, Any]:
         return {"log_marginal_likelihood": self._lml,

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Sequence
+from typing import Any
 
-from reference.dynatree.leaf_models import LeafConfig, LeafStats
+from reference.dynatree.leaf_models import LeafConfig, LeafStats, stats_from_list
 
 
 class Node:
@@ -128,6 +129,34 @@ def tree_snapshot(root: Node, cfg: LeafConfig) -> list[list[object]]:
             out.append([node.depth, -1, list(node.points), node.stats.as_list(cfg),
                         node.stats.log_evidence])
     return out
+
+
+def tree_from_snapshot(records: list[list[Any]], cfg: LeafConfig) -> Node:
+    """Inverse of :func:`tree_snapshot` (records checked by
+    :mod:`reference.dynatree.state_check`): rebuild the tree from its preorder records."""
+    root: Node | None = None
+    open_nodes: list[Node] = []   # internal nodes still waiting for a right child
+    for rec in records:
+        parent = open_nodes[-1] if open_nodes else None
+        if rec[1] >= 0:
+            node = Node(int(rec[0]), parent, [], LeafStats(cfg))
+            node.var = int(rec[1])
+            node.value = float(rec[2])
+        else:
+            points = [int(i) for i in rec[2]]
+            node = Node(int(rec[0]), parent, points, stats_from_list(rec[3], len(points),
+                                                                     float(rec[4]), cfg))
+        if parent is None:
+            root = node
+        elif parent.left is None:
+            parent.left = node
+        else:
+            parent.right = node
+            open_nodes.pop()
+        if node.var >= 0:
+            open_nodes.append(node)
+    assert root is not None
+    return root
 
 
 def height(root: Node) -> int:

@@ -17,6 +17,7 @@ from the raw scores of the tree(s) as they stand, and every tree learns its (g, 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from reference.sgt.losses import BinaryCrossEntropy, SquaredError, bag_gradients, softmax_gradients
 from reference.sgt.params import SGTParams
@@ -142,6 +143,20 @@ class SGTCore:
                        for rows, target in self.buffer],
             "trees": [tree.snapshot() for tree in self.trees],
         }
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        """Inverse of :meth:`snapshot` on a new core (``snap`` checked by
+        :func:`reference.sgt.state_check.check_core`)."""
+        q = self.quantizer
+        self.warm_rows = int(snap["warm_rows"])
+        q.frozen = bool(snap["frozen"])
+        q.lo = [float(v) for v in snap["lo"]]
+        q.hi = [float(v) for v in snap["hi"]]
+        q.seen = [int(v) for v in snap["seen"]]
+        self.buffer = [([[float(v) for v in row] for row in item["rows"]], float(item["target"]))
+                       for item in snap["buffer"]]
+        for tree, tree_snap in zip(self.trees, snap["trees"], strict=True):
+            tree.restore(tree_snap)
 
     @property
     def n_nodes(self) -> int:

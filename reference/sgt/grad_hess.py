@@ -101,6 +101,14 @@ class GradHessStats:
         """``[n, Σg, Σh, M_g, M_h, C]`` (snapshot order)."""
         return [self.n, self.sum_g, self.sum_h, self.m_g, self.m_h, self.c]
 
+    @classmethod
+    def from_list(cls, values: list[int | float]) -> GradHessStats:
+        """Inverse of :meth:`as_list` (restoring a checked snapshot)."""
+        out = cls()
+        out.n = int(values[0])
+        out.sum_g, out.sum_h, out.m_g, out.m_h, out.c = (float(v) for v in values[1:6])
+        return out
+
 
 def merge(a: GradHessStats, b: GradHessStats) -> GradHessStats:
     """Chan/Bennett merge of two cells into a new one ([SGT-SPEC §4.3]) [GPF19, §3.3].

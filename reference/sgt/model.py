@@ -27,7 +27,8 @@ from reference.sgt.core import (
 )
 from reference.sgt.losses import BinaryCrossEntropy, SquaredError, sigmoid, softmax
 from reference.sgt.params import SGTParams, check_feature_config, check_matrix, check_row
-from reference.state import VersionedState
+from reference.sgt.state_check import check_core
+from reference.state import StateFormatError, VersionedState, as_dict, as_int, as_labels, fail
 
 __all__ = ["SGTRegressor", "SGTClassifier", "SGTMultiInstanceClassifier", "SGT"]
 
@@ -187,6 +188,93 @@ class _SGTBase(EstimatorMixin, VersionedState):
 
     def _learn_rows(self, rows: list[list[float]], target: float) -> None:
         self._core.learn(rows, target)
+
+    # -- data-only model files (reference.persist) ------------------------------------
+    def _fitted_state(self) -> dict[str, Any]:
+        """The facade state a model file stores next to the core snapshot."""
+        out: dict[str, Any] = {
+            "n_features_in": self.n_features_in_,
+            "keys": None if self._keys is None else list(self._keys),
+            "kinds": None if self._kinds is None else list(self._kinds),
+            "n_seen": self.n_seen_,
+        }
+        if isinstance(self, _Classifier):
+            out["classes"] = None if self.classes_ is None else list(self.classes_)
+        return out
+
+    def _check_state(self, fitted: Any, snapshot: Any) -> None:
+        """Raise ``StateFormatError`` naming the field unless the facade state ``fitted``
+        and the snapshot fit this model's parameters (:mod:`reference.sgt.state_check`)."""
+        names: tuple[str, ...] = ("n_features_in", "keys", "kinds", "n_seen")
+        if isinstance(self, _Classifier):
+            names += ("classes",)
+        as_dict(fitted, "fitted", names)
+        as_dict(snapshot, "snapshot", ("n_seen", "n_features", "core"))
+        n_seen = as_int(fitted["n_seen"], "fitted.n_seen", 0, 2**63 - 1)
+        if snapshot["n_seen"] != n_seen:
+            raise fail("snapshot.n_seen", f"differs from fitted.n_seen ({n_seen})")
+        classes = fitted.get("classes")
+        if classes is not None:
+            as_labels(classes, "fitted.classes")
+            if len(classes) < 2:
+                raise fail("fitted.classes", "a classifier has at least two classes")
+            given = self._fixed_classes() if isinstance(self, _Classifier) else None
+            if given is not None and list(given) != classes:
+                raise fail("fitted.classes", f"differ from the classes parameter {given!r}")
+        core = snapshot["core"]
+        if core is None:
+            if (n_seen, fitted["n_features_in"], fitted["keys"], fitted["kinds"],
+                    snapshot["n_features"]) != (0, None, None, None, 0):
+                raise fail("snapshot.core", "a model without a core has seen nothing")
+            return
+        d = as_int(fitted["n_features_in"], "fitted.n_features_in", 1, 2**31 - 1)
+        if snapshot["n_features"] != d:
+            raise fail("snapshot.n_features", f"differs from fitted.n_features_in ({d})")
+        try:
+            kinds = check_feature_config(self._params, d)
+        except ValueError as exc:
+            raise fail("fitted.n_features_in", str(exc)) from None
+        if fitted["kinds"] != kinds:
+            raise fail("fitted.kinds", f"the parameters give the feature kinds {kinds}")
+        keys = fitted["keys"]
+        if keys is not None and len(as_labels(keys, "fitted.keys")) != d:
+            raise fail("fitted.keys", f"expected {d} feature names")
+        n_classes = 0
+        if isinstance(self, _Classifier):
+            if classes is None:
+                raise fail("fitted.classes", "a classifier that has learned knows its classes")
+            n_classes = len(classes)
+        loss_kind = self._loss_kind() if n_classes == 0 else (
+            LOSS_BAG if self._loss_kind() == LOSS_BAG
+            else LOSS_LOGISTIC if n_classes == 2 else LOSS_SOFTMAX)
+        n_trees = n_classes - 1 if loss_kind == LOSS_SOFTMAX else 1
+        check_core(core, self._params, kinds, loss_kind, n_trees, n_classes)
+
+    def _load_fitted(self, fitted: Any, snapshot: Any) -> None:
+        """Check a model file's facade state and core snapshot, then restore them into
+        this new model."""
+        self._check_state(fitted, snapshot)
+        if isinstance(self, _Classifier) and fitted["classes"] is not None:
+            self._set_classes(fitted["classes"])
+        core = snapshot["core"]
+        if core is None:
+            return
+        keys = fitted["keys"]
+        self._commit(fitted["n_features_in"], None if keys is None else tuple(keys),
+                     fitted["kinds"])
+        self._core.restore(core)
+        self.n_seen_ = fitted["n_seen"]
+
+    def _check_restored(self) -> None:
+        """After unpickling: the same checks as for a model file, on the restored state."""
+        try:
+            fitted, snapshot = self._fitted_state(), self.snapshot()
+        except StateFormatError:
+            raise
+        except Exception as exc:  # a tampered pickle can break the state in any way
+            raise StateFormatError(f"cannot restore {type(self).__name__}: the pickled state "
+                                   f"is inconsistent ({type(exc).__name__}: {exc})") from None
+        self._check_state(fitted, snapshot)
 
     # -- public state -----------------------------------------------------------------
     @property
@@ -427,6 +515,11 @@ class _Classifier(ClassifierEstimatorMixin, _SGTBase):
         self.classes_ = labels
         self._class_index = index
 
+    def _fixed_classes(self) -> list[Hashable] | None:
+        """The class list fixed before any data (None: the first call fixes it)."""
+        given: Sequence[Hashable] | None = getattr(self, "classes", None)
+        return None if given is None else list(given)
+
     def _declare_classes(self, classes: Sequence[Hashable]) -> None:
         values = list(classes)
         if self.classes_ is None:
@@ -665,6 +758,9 @@ class SGTMultiInstanceClassifier(_Classifier):
 
     def _loss_kind(self) -> int:
         return LOSS_BAG
+
+    def _fixed_classes(self) -> list[Hashable] | None:
+        return [0, 1]
 
     _array_input = False  # inputs are bags of rows, not rows
 

@@ -27,6 +27,9 @@ import numpy as np
 
 from reference.rows import plain_floats as _plain_floats
 
+INT32_MAX = 2**31 - 1
+"""Largest count the C core stores in its int32 parameters."""
+
 __all__ = ["SGTParams", "check_row", "check_matrix", "check_feature_config"]
 
 
@@ -91,16 +94,17 @@ class SGTParams:
         """Raise ``ValueError`` naming the first invalid parameter and its range."""
         if not _is_real(self.delta) or not 0.0 < float(self.delta) < 1.0:
             raise ValueError(f"delta must be a float in (0, 1), got {self.delta!r}")
-        if not _is_int(self.grace_period) or int(self.grace_period) < 1:
-            raise ValueError(f"grace_period must be an int >= 1, got {self.grace_period!r}")
+        if not _is_int(self.grace_period) or not 1 <= int(self.grace_period) <= INT32_MAX:
+            raise ValueError(f"grace_period must be an int in [1, 2**31 - 1], "
+                             f"got {self.grace_period!r}")
         if not _is_real(self.lam) or not 0.0 <= float(self.lam) < math.inf:
             raise ValueError(f"lam must be a finite float >= 0, got {self.lam!r}")
         if not _is_real(self.gamma) or not 0.0 <= float(self.gamma) < math.inf:
             raise ValueError(f"gamma must be a finite float >= 0, got {self.gamma!r}")
         if not _is_int(self.bins) or not 2 <= int(self.bins) <= 1_000_000:
             raise ValueError(f"bins must be an int in [2, 1000000], got {self.bins!r}")
-        if not _is_int(self.warmup) or int(self.warmup) < 1:
-            raise ValueError(f"warmup must be an int >= 1, got {self.warmup!r}")
+        if not _is_int(self.warmup) or not 1 <= int(self.warmup) <= INT32_MAX:
+            raise ValueError(f"warmup must be an int in [1, 2**31 - 1], got {self.warmup!r}")
         if self.max_depth is not None and (
             not _is_int(self.max_depth) or not 0 <= int(self.max_depth) <= 1_000_000
         ):

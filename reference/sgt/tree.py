@@ -13,6 +13,7 @@ C twin: ``csrc/sgt_tree.c``.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from reference.sgt.grad_hess import GradHessStats
 from reference.sgt.params import SGTParams
@@ -152,3 +153,19 @@ class Tree:
             })
         return {"n_splits": self.n_splits, "n_updates": self.n_updates, "depth": self.depth,
                 "nodes": nodes}
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        """Inverse of :meth:`snapshot` (``snap`` checked by :mod:`reference.sgt.state_check`)."""
+        nodes = []
+        for rec in snap["nodes"]:
+            node = Node(int(rec["depth"]), float(rec["value"]), 0, [int(u) for u in rec["used"]])
+            node.feature = int(rec["feature"])
+            node.threshold = int(rec["threshold"])
+            node.first_child = int(rec["first_child"])
+            node.n_children = int(rec["n_children"])
+            node.cells = [GradHessStats.from_list(cell) for cell in rec["cells"]]
+            nodes.append(node)
+        self.nodes = nodes
+        self.n_splits = int(snap["n_splits"])
+        self.n_updates = int(snap["n_updates"])
+        self.depth = int(snap["depth"])

@@ -1,0 +1,94 @@
+"""Checks of a restored ABACOC state before anything is built from it (both backends).
+
+A state comes from a pickle or a data-only model file (:mod:`reference.persist`).
+:func:`check_cover` walks the plain-data snapshot (schema of
+:meth:`reference.abacoc.model.ABACOCClassifier.snapshot`) against the parameters and the
+facade's classes and width, and raises :class:`~reference.state.StateFormatError` naming
+the first bad field. What it guarantees:
+
+- the variant is the parameters' variant; width and class count match the facade (the
+  randomized BASE mode keeps its two declared labels);
+- every ball has a centre of ``D`` finite coordinates, one count per class (non-negative
+  integers, at least the founding point in all), a centre-update counter ``u >= 1``,
+  finite non-negative radii ``R`` and ``eps`` and a mistake count ``m >= 0``; ids are
+  distinct and below ``next_id``; no more balls than ``budget``, and none before the
+  width is known;
+- the BASE phase state (``phase >= 1``, ``phase_steps >= 0``, finite ``phase_dim``,
+  positive finite ``radius``) is in range; the AUTO initialisation state is one the
+  InitProcedure reaches (one ball and its first label, or none, before it ends; at least
+  two balls after); the generator state is valid.
+
+No C twin: the check runs in Python before a state reaches C.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reference.abacoc.params import ABACOCParams
+from reference.state import as_dict, as_float, as_int, as_list, as_rng_state, fail
+
+__all__ = ["check_cover", "SNAPSHOT_KEYS"]
+
+SNAPSHOT_KEYS = ("variant", "n_features", "n_classes", "n_seen", "next_id", "phase",
+                 "phase_steps", "phase_dim", "radius", "init_done", "first_label", "balls",
+                 "rng_state")
+BALL_KEYS = ("id", "center", "counts", "u", "R", "eps", "m")
+INT64_MAX = 2**63 - 1
+
+
+def check_cover(snap: Any, params: ABACOCParams, n_features: int, n_classes: int) -> None:
+    """Raise :class:`~reference.state.StateFormatError` unless ``snap`` is a valid cover
+    for these parameters, ``n_features`` inputs (0: not fixed yet) and ``n_classes``."""
+    as_dict(snap, "snapshot", SNAPSHOT_KEYS)
+    if snap["variant"] != params.variant:
+        raise fail("snapshot.variant", f"{snap['variant']!r} differs from the parameters' "
+                   f"{params.variant!r}")
+    if as_int(snap["n_features"], "snapshot.n_features", 0, 2**31 - 1) != n_features:
+        raise fail("snapshot.n_features", f"differs from the model's width {n_features}")
+    if as_int(snap["n_classes"], "snapshot.n_classes", 0, 2**31 - 1) != n_classes:
+        raise fail("snapshot.n_classes", f"differs from the {n_classes} known classes")
+    as_int(snap["n_seen"], "snapshot.n_seen", 0, INT64_MAX)
+    next_id = as_int(snap["next_id"], "snapshot.next_id", 0, INT64_MAX)
+    as_int(snap["phase"], "snapshot.phase", 1, 2**62)
+    as_int(snap["phase_steps"], "snapshot.phase_steps", 0, INT64_MAX)
+    as_float(snap["phase_dim"], "snapshot.phase_dim")
+    if not as_float(snap["radius"], "snapshot.radius") > 0.0:
+        raise fail("snapshot.radius", "must be positive")
+    init_done = as_int(snap["init_done"], "snapshot.init_done", 0, 1)
+    first_label = as_int(snap["first_label"], "snapshot.first_label", -1, n_classes - 1)
+    as_rng_state(snap["rng_state"], "snapshot.rng_state")
+    balls = as_list(snap["balls"], "snapshot.balls")
+    if params.variant in ("auto", "auto_adj"):
+        # InitProcedure [DOC15, Alg. 4]: ball 1 and its label, then ball 2 ends it
+        if init_done and (len(balls) < 2 or first_label < 0):
+            raise fail("snapshot.init_done", "an initialised AUTO cover has at least two "
+                       "balls and a first label")
+        if not init_done and (len(balls) > 1 or (len(balls) == 1) != (first_label >= 0)):
+            raise fail("snapshot.init_done", "before initialisation an AUTO cover has one "
+                       "ball (with its first label) or none")
+    elif init_done or first_label != -1:
+        raise fail("snapshot.init_done", "the BASE family has no AUTO initialisation state")
+    if balls and n_features == 0:
+        raise fail("snapshot.balls", "no ball exists before the width is fixed")
+    if params.budget is not None and len(balls) > int(params.budget):
+        raise fail("snapshot.balls", f"{len(balls)} balls, more than the budget {params.budget}")
+    ids = set()
+    for s, ball in enumerate(balls):
+        at = f"snapshot.balls[{s}]"
+        as_dict(ball, at, BALL_KEYS)
+        ball_id = as_int(ball["id"], f"{at}.id", 0, next_id - 1)
+        if ball_id in ids:
+            raise fail(f"{at}.id", f"id {ball_id} is used twice")
+        ids.add(ball_id)
+        for j, v in enumerate(as_list(ball["center"], f"{at}.center", n_features)):
+            as_float(v, f"{at}.center[{j}]")
+        counts = as_list(ball["counts"], f"{at}.counts", n_classes)
+        for k, v in enumerate(counts):
+            as_int(v, f"{at}.counts[{k}]", 0, INT64_MAX)
+        if not 1 <= sum(counts) <= INT64_MAX:
+            raise fail(f"{at}.counts", "a ball holds at least its founding point")
+        as_int(ball["u"], f"{at}.u", 1, INT64_MAX)
+        as_float(ball["R"], f"{at}.R", lo=0.0)
+        as_float(ball["eps"], f"{at}.eps", lo=0.0)
+        as_int(ball["m"], f"{at}.m", 0, INT64_MAX)

@@ -1,0 +1,164 @@
+"""Checks of a restored dynamic-tree state before anything is built from it (both backends).
+
+A state comes from a pickle or a data-only model file (:mod:`reference.persist`). The
+engine part of :meth:`~reference.dynatree.model.DynamicTreeBase.snapshot` is walked
+against the model's parameters and leaf configuration, and the first bad field raises
+:class:`~reference.state.StateFormatError`. What the check guarantees:
+
+- the data store holds ``n`` rows of ``d`` finite inputs and finite targets (class
+  indices below ``C`` for a classifier), at most ``active_size`` of them;
+- every particle's records are a complete binary tree in preorder (left before right),
+  depths the parents' plus one, split variables below ``d``, finite split values;
+- each leaf's points are exactly the store rows that the splits above it route to it,
+  in arrival (store) order, so every active point lies in one leaf of every particle;
+- a leaf's statistics have the length of its leaf model, numeric values (sums may
+  overflow to infinity on extreme but legal inputs, so non-finite values are data),
+  non-negative retired mass; class counts equal the counts of its points' labels; the sums of a
+  constant leaf match its points' targets (to rounding);
+- the generator state is a valid xoshiro256** state.
+
+Linear-leaf matrices are checked for shape, finiteness and a positive semi-definite
+``G^-1`` (the predictive scale needs it) only: their values depend on the order of
+rank-one updates and on retired information, so they cannot be recomputed from the
+points. No C twin: the check runs in Python before a state reaches C.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from reference.dynatree.leaf_models import CLASS, CONSTANT, LeafConfig
+from reference.dynatree.params import DynamicTreeParams
+from reference.state import as_float, as_int, as_list, as_rng_state, fail
+
+__all__ = ["check_engine", "stats_length"]
+
+ENGINE_KEYS = ("log_marginal_likelihood", "rng_state", "X", "y", "particles")
+
+
+def stats_length(cfg: LeafConfig) -> int:
+    """Length of ``LeafStats.as_list`` for this leaf model."""
+    if cfg.kind == CONSTANT:
+        return 5
+    if cfg.kind == CLASS:
+        return 1 + 2 * cfg.n_classes
+    p = cfg.p
+    return 6 + 4 * p + 3 * p * p
+
+
+def _not_nan(value: Any, where: str) -> float:
+    out = as_float(value, where, finite=False)
+    if math.isnan(out) or out == math.inf:
+        raise fail(where, f"expected a number below +inf, found {out}")
+    return out
+
+
+def _check_leaf(rec: list[Any], at: str, cfg: LeafConfig, ys: np.ndarray,
+                routed: np.ndarray) -> None:
+    points = as_list(rec[2], f"{at}[2]")
+    for j, index in enumerate(points):
+        as_int(index, f"{at}[2][{j}]", 0, len(ys) - 1)
+    if points != routed.tolist():
+        raise fail(f"{at}[2]", "a leaf holds exactly the points its splits route to it "
+                   f"({len(routed)} points), each once, in arrival order")
+    stats = as_list(rec[3], f"{at}[3]", stats_length(cfg))
+    for j, value in enumerate(stats):
+        if cfg.kind == CLASS and 1 <= j <= cfg.n_classes:
+            as_int(value, f"{at}[3][{j}]", 0)
+        else:  # extreme but legal inputs can overflow the sums: any float is data here
+            as_float(value, f"{at}[3][{j}]", finite=False)
+    if not stats[0] >= 0.0:
+        raise fail(f"{at}[3][0]", "the retired mass nu is a number >= 0")
+    _not_nan(rec[4], f"{at}[4]")
+    mine = ys[np.asarray(points, dtype=np.int64)] if points else ys[:0]
+    if cfg.kind == CLASS:
+        counts = np.bincount(mine.astype(np.int64), minlength=cfg.n_classes).tolist()
+        if stats[1:1 + cfg.n_classes] != counts:
+            raise fail(f"{at}[3]", f"class counts {stats[1:1 + cfg.n_classes]} differ from "
+                       f"the leaf's labels {counts}")
+        for j in range(1 + cfg.n_classes, 1 + 2 * cfg.n_classes):
+            if not stats[j] >= 0.0:
+                raise fail(f"{at}[3][{j}]", "retired class mass is not negative")
+    elif cfg.kind != CONSTANT:
+        # the predictive scale needs a positive semi-definite G^-1 ([DT-SPEC §3.2])
+        p = cfg.p
+        at_ginv = 4 + p + 2 * p * p + 2 * p
+        # G^-1, beta, bb and log|G^-1| come out of a Cholesky factorisation that falls back
+        # to zeros when it fails, so they are finite even when the sums overflowed
+        for j in range(at_ginv, len(stats)):
+            as_float(stats[j], f"{at}[3][{j}]")
+        ginv = np.array(stats[at_ginv:at_ginv + p * p], dtype=np.float64).reshape(p, p)
+        lowest = float(np.linalg.eigvalsh(0.5 * (ginv + ginv.T))[0]) if p else 0.0
+        if lowest < -1e-9 * (float(np.max(np.abs(ginv))) if p else 0.0):
+            raise fail(f"{at}[3]", "the leaf's G^-1 is not positive semi-definite")
+    if cfg.kind == CONSTANT:
+        for j, values in ((1, mine), (2, mine * mine)):
+            total = float(np.sum(values))
+            scale = float(np.sum(np.abs(values))) + 1.0
+            if abs(float(stats[j]) - total) > 1e-6 * scale:
+                raise fail(f"{at}[3][{j}]", f"{stats[j]} differs from the sum over the "
+                           f"leaf's points, {total}")
+
+
+def _check_particle(records: Any, where: str, d: int, cfg: LeafConfig, X: np.ndarray,
+                    ys: np.ndarray) -> None:
+    records = as_list(records, where)
+    pending = [(0, np.arange(len(ys), dtype=np.int64))]
+    pos = 0
+    while pending:
+        depth, routed = pending.pop()
+        if pos >= len(records):
+            raise fail(where, f"the preorder records end at {pos} with open children")
+        at = f"{where}[{pos}]"
+        rec = records[pos]
+        pos += 1
+        as_list(rec, at)
+        if len(rec) not in (3, 5):
+            raise fail(at, "a record is [depth, var, value] or [depth, -1, points, stats, ell]")
+        if as_int(rec[0], f"{at}[0]", 0) != depth:
+            raise fail(f"{at}[0]", f"expected depth {depth} in preorder, found {rec[0]}")
+        var = as_int(rec[1], f"{at}[1]", -1, d - 1)
+        if var >= 0:
+            if len(rec) != 3:
+                raise fail(at, "an internal node's record is [depth, var, value]")
+            value = as_float(rec[2], f"{at}[2]")
+            left = X[routed, var] <= value
+            pending.append((depth + 1, routed[~left]))
+            pending.append((depth + 1, routed[left]))
+            continue
+        if len(rec) != 5:
+            raise fail(at, "a leaf's record is [depth, -1, points, stats, ell]")
+        _check_leaf(rec, at, cfg, ys, routed)
+    if pos != len(records):
+        raise fail(where, f"{len(records) - pos} records after the end of the tree")
+
+
+def check_engine(snap: Any, params: DynamicTreeParams, cfg: LeafConfig, d: int,
+                 n_seen: int) -> None:
+    """Raise :class:`~reference.state.StateFormatError` unless the engine fields of a
+    fitted snapshot ``snap`` are a valid state for these parameters, leaf configuration,
+    width ``d`` and ``n_seen`` learned rows."""
+    _not_nan(snap["log_marginal_likelihood"], "snapshot.log_marginal_likelihood")
+    as_rng_state(snap["rng_state"], "snapshot.rng_state")
+    rows = as_list(snap["X"], "snapshot.X")
+    n = len(rows)
+    if n > n_seen:
+        raise fail("snapshot.X", f"{n} stored rows, more than the {n_seen} learned")
+    if params.active_size is not None and n > int(params.active_size):
+        raise fail("snapshot.X", f"{n} stored rows, more than active_size")
+    for i, row in enumerate(rows):
+        for a, v in enumerate(as_list(row, f"snapshot.X[{i}]", d)):
+            as_float(v, f"snapshot.X[{i}][{a}]")
+    targets = as_list(snap["y"], "snapshot.y", n)
+    for i, v in enumerate(targets):
+        value = as_float(v, f"snapshot.y[{i}]")
+        if cfg.kind == CLASS and not (value == int(value) and 0 <= value < cfg.n_classes):
+            raise fail(f"snapshot.y[{i}]", f"a class index is in 0..{cfg.n_classes - 1}")
+    X = np.array(rows, dtype=np.float64).reshape(n, d)
+    ys = np.array(targets, dtype=np.float64)
+    particles = as_list(snap["particles"], "snapshot.particles", int(params.n_particles))
+    for i, records in enumerate(particles):
+        _check_particle(records, f"snapshot.particles[{i}]", d, cfg, X, ys)
