@@ -66,6 +66,58 @@ CASES = [
 """(backend, model, rows, features): each ``partial_fit`` takes a few seconds uninterrupted,
 with little time spent validating before the learning loop starts."""
 
+PREQUENTIAL_CHILD = r"""
+import sys, time
+import numpy as np
+backend = __import__(sys.argv[1])
+n = int(sys.argv[2])
+rng = np.random.default_rng(0)
+X = rng.uniform(size=(n, 5))
+labels = np.array(["a", "b", "c"])[(X[:, 0] * 3).astype(int)]
+model = backend.ABACOCClassifier(budget=2000)
+import reference.interrupt as guard_module
+enter = guard_module.Interruptible.__enter__
+def announce(guard):
+    entered = enter(guard)
+    print("learning", flush=True)
+    return entered
+guard_module.Interruptible.__enter__ = announce
+try:
+    model.prequential(X, labels, rate=0.7)
+    sys.exit(3)
+except KeyboardInterrupt:
+    stopped = time.time()
+model._check_state(model._fitted_state(), model.snapshot())   # facade and engine agree
+assert model.snapshot()["n_classes"] == len(model.classes_)
+model.predict(X[:3])                                # usable
+print(f"stopped {stopped!r} n_seen {model.n_seen_} of {n}", flush=True)
+"""
+
+
+@pytest.mark.parametrize("backend", ["fast", "reference"])
+def test_ctrl_c_stops_prequential_and_leaves_a_consistent_model(backend: str) -> None:
+    """The prequential loop of ABACOC stops too; the labels learned before the stop are
+    registered, so the facade and the engine agree."""
+    if backend == "fast":
+        require_fast()
+    root = Path(__file__).resolve().parent.parent
+    n = 1_500_000 if backend == "fast" else 100_000
+    child = subprocess.Popen(
+        [sys.executable, "-c", PREQUENTIAL_CHILD, backend, str(n)], cwd=root,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(root)},
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "learning"
+    time.sleep(0.3)
+    sent = time.time()
+    child.send_signal(signal.SIGINT)
+    out, err = child.communicate(timeout=600)
+    assert child.returncode == 0, (out, err)
+    words = out.strip().splitlines()[-1].split()
+    assert 0 < int(words[3]) < n
+    assert float(words[1]) - sent < 3.0
+
 
 @pytest.mark.parametrize(("backend", "name", "n", "d"), CASES)
 def test_ctrl_c_stops_partial_fit_between_rows_and_learning_can_resume(
@@ -111,6 +163,8 @@ def test_cutting_long_calls_into_pieces_changes_nothing(monkeypatch: pytest.Monk
         "dt": fast.DynamicTreeRegressor(n_particles=30, active_size=100).fit(X, y),
     }
     progressive = whole["sgtc"].progressive_predict(X, labels)
+    streams = np.array(["x", "y", "z"])[(X[:, 1] * 3).astype(int)]
+    evaluated = fast.ABACOCClassifier().prequential(X, streams, rate=0.6, seed=3)
     monkeypatch.setattr(sgt_model, "PIECE_ROWS", 13)
     monkeypatch.setattr(sgt_model._FastFacade, "_piece_rows", 13)
     monkeypatch.setattr(fast.ABACOCClassifier, "_piece_rows", 17)
@@ -122,6 +176,10 @@ def test_cutting_long_calls_into_pieces_changes_nothing(monkeypatch: pytest.Monk
         "dt": fast.DynamicTreeRegressor(n_particles=30, active_size=100).fit(X, y),
     }
     assert (cut["sgtc"].progressive_predict(X, labels) == progressive).all()
+    again = fast.ABACOCClassifier().prequential(X, streams, rate=0.6, seed=3)
+    for key in ("n_correct", "n_learned", "n_balls", "max_balls"):
+        assert again[key] == evaluated[key], key
+    assert (again["predictions"] == evaluated["predictions"]).all()
     for key in whole:
         assert cut[key].snapshot() == whole[key].snapshot(), key
         assert (cut[key].predict(X) == whole[key].predict(X)).all(), key

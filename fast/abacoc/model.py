@@ -223,16 +223,28 @@ class ABACOCClassifier(BallCoverFacade):
         stats = np.zeros(3, dtype=np.int64)
         protocol_rng = ffi.new("rng_state *")
         lib.rng_seed(protocol_rng, seed & MASK)
-        check(
-            lib.ab_model_prequential(
-                self._h, ffi.from_buffer("double[]", X), ffi.from_buffer("int64_t[]", larr),
-                X.shape[0], rate, protocol_rng, ffi.from_buffer("int64_t[]", rarr),
-                ffi.from_buffer("int64_t[]", preds), ffi.from_buffer("int64_t[]", stats),
-            ),
-            "ab_model_prequential",
-        )
-        remap[:] = rarr[:len(remap)].tolist()
-        return preds.tolist(), int(stats[0]), int(stats[1]), int(stats[2])
+        correct = learned = 0
+        max_balls = int(self._h.n_balls)
+        try:
+            with Interruptible() as guard:  # Ctrl-C between pieces of rows
+                for start, stop in pieces(X.shape[0], self._piece_rows):
+                    check(
+                        lib.ab_model_prequential(
+                            self._h, ffi.from_buffer("double[]", X[start:stop]),
+                            ffi.from_buffer("int64_t[]", larr[start:stop]), stop - start,
+                            rate, protocol_rng, ffi.from_buffer("int64_t[]", rarr),
+                            ffi.from_buffer("int64_t[]", preds[start:stop]),
+                            ffi.from_buffer("int64_t[]", stats),
+                        ),
+                        "ab_model_prequential",
+                    )
+                    correct += int(stats[0])
+                    learned += int(stats[1])
+                    max_balls = max(max_balls, int(stats[2]))
+                    guard.check()
+        finally:
+            remap[:] = rarr[:len(remap)].tolist()   # labels registered so far
+        return preds.tolist(), correct, learned, max_balls
 
     def _nearest_slots(self, X: np.ndarray, use_tree: bool) -> list[int]:
         """Testing aid: nearest slots by the scan or by a freshly built loose kd-tree."""

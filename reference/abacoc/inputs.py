@@ -295,7 +295,8 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
         example with probability ``rate``. The draws come from a protocol generator
         ``Rng(seed)``, separate from the model's, one ``uniform()`` per example iff
         ``rate < 1``. Labels are registered only when an example is learned. The fast
-        backend runs the whole loop in C.
+        backend runs the loop in C, in pieces of rows. Ctrl-C stops the loop between rows
+        (pieces) with ``KeyboardInterrupt``; the model keeps the rows learned before.
 
         Returns
         -------
@@ -329,12 +330,16 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
         n_old = len(self.classes_)
         remap = list(range(n_old)) + [-1] * (len(table) - n_old)
         start = time.perf_counter()
-        preds, correct, learned, max_balls = self._prequential_rows(
-            arr, provisional, remap, float(rate), int(seed)
-        )
+        try:
+            preds, correct, learned, max_balls = self._prequential_rows(
+                arr, provisional, remap, float(rate), int(seed)
+            )
+        finally:
+            # the labels learned so far, also when Ctrl-C stopped the loop between rows
+            # (the model then holds the rows learned before it, as after partial_fit)
+            for _, j in sorted((remap[j], j) for j in range(n_old, len(table)) if remap[j] >= 0):
+                self._register([table[j]])
         seconds = time.perf_counter() - start
-        for _, j in sorted((remap[j], j) for j in range(n_old, len(table)) if remap[j] >= 0):
-            self._register([table[j]])
         n = arr.shape[0]
         n_balls = self.n_balls_
         lookup = np.empty(len(self.classes_) + 1, dtype=object)

@@ -175,22 +175,25 @@ class ABACOCClassifier(BallCoverFacade):
         correct = 0
         learned = 0
         max_balls = len(state.balls)
-        for t in range(len(rows)):
-            found = nearest_ball(state, rows[t])   # one search serves predict and learn
-            pred = predict_index(state, rows[t], found)
-            preds.append(pred)
-            k = remap[labels[t]]
-            if pred >= 0 and pred == k:
-                correct += 1
-            if rate < 1.0 and not protocol_rng.uniform() < rate:
-                continue
-            if k < 0:
-                k = state.n_classes
-                remap[labels[t]] = k
-            learn(state, rows[t], k, found)
-            learned += 1
-            if len(state.balls) > max_balls:
-                max_balls = len(state.balls)
+        with Interruptible() as guard:     # Ctrl-C stops the loop between two rows
+            for t in range(len(rows)):
+                found = nearest_ball(state, rows[t])   # one search serves predict and learn
+                pred = predict_index(state, rows[t], found)
+                preds.append(pred)
+                k = remap[labels[t]]
+                if pred >= 0 and pred == k:
+                    correct += 1
+                if rate < 1.0 and not protocol_rng.uniform() < rate:
+                    guard.check()
+                    continue
+                if k < 0:
+                    k = state.n_classes
+                    remap[labels[t]] = k
+                learn(state, rows[t], k, found)
+                learned += 1
+                if len(state.balls) > max_balls:
+                    max_balls = len(state.balls)
+                guard.check()
         return preds, correct, learned, max_balls
 
     # -- state --------------------------------------------------------------------------
