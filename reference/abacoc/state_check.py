@@ -8,9 +8,11 @@ the first bad field. What it guarantees:
 
 - the variant is the parameters' variant; width and class count match the facade (the
   randomized BASE mode keeps its two declared labels);
-- every ball has a centre of ``D`` finite coordinates, one count per class (non-negative
+- every ball has a centre of ``D`` coordinates, one count per class (non-negative
   integers, at least the founding point in all), a centre-update counter ``u >= 1``,
-  finite non-negative radii ``R`` and ``eps`` and a mistake count ``m >= 0``; ids are
+  radii ``R`` and ``eps`` that are not negative and a mistake count ``m >= 0``
+  (coordinates and radii may be non-finite: inputs near the largest double overflow
+  them in genuine models); ids are
   distinct and below ``next_id``; no more balls than ``budget``, and none before the
   width is known;
 - the BASE phase state (``phase >= 1``, ``phase_steps >= 0``, finite ``phase_dim``,
@@ -81,14 +83,17 @@ def check_cover(snap: Any, params: ABACOCParams, n_features: int, n_classes: int
         if ball_id in ids:
             raise fail(f"{at}.id", f"id {ball_id} is used twice")
         ids.add(ball_id)
+        # extreme but legal inputs (near the largest double) overflow centres and radii,
+        # so non-finite coordinates and radii are data here
         for j, v in enumerate(as_list(ball["center"], f"{at}.center", n_features)):
-            as_float(v, f"{at}.center[{j}]")
+            as_float(v, f"{at}.center[{j}]", finite=False)
         counts = as_list(ball["counts"], f"{at}.counts", n_classes)
         for k, v in enumerate(counts):
             as_int(v, f"{at}.counts[{k}]", 0, INT64_MAX)
         if not 1 <= sum(counts) <= INT64_MAX:
             raise fail(f"{at}.counts", "a ball holds at least its founding point")
         as_int(ball["u"], f"{at}.u", 1, INT64_MAX)
-        as_float(ball["R"], f"{at}.R", lo=0.0)
-        as_float(ball["eps"], f"{at}.eps", lo=0.0)
+        for key in ("R", "eps"):
+            if as_float(ball[key], f"{at}.{key}", finite=False) < 0.0:
+                raise fail(f"{at}.{key}", "a radius is not negative")
         as_int(ball["m"], f"{at}.m", 0, INT64_MAX)
