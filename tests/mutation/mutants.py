@@ -19,6 +19,7 @@ from dataclasses import dataclass
 LOSSES = "tests/test_oracle_losses.py"
 EVIDENCE = "tests/test_oracle_leaf_evidence.py"
 ABACOC = "tests/test_oracle_abacoc_rules.py"
+STATS = "tests/test_oracle_sgt_statistics.py"
 
 
 @dataclass(frozen=True)
@@ -117,4 +118,43 @@ MUTANTS: list[Mutant] = [
                 "q = float(n1 + 1) / float(n + 3)", 1),
                ("csrc/ab_balls.c", "double q = (double)(n1 + 1) / (double)(n + 2);",
                 "double q = (double)(n1 + 1) / (double)(n + 3);", 1))),
+    Mutant("sgt-welford-mg", "Welford M_g += (g - ḡ_old)(g - ḡ_new) -> (g - ḡ_new)² "
+           "[SGT-SPEC §4.2]", f"{STATS}::test_welford_cell_equals_two_pass_moments", (
+               ("reference/sgt/grad_hess.py", "self.m_g += (g - mean_g_old) * (g - mean_g_new)",
+                "self.m_g += (g - mean_g_new) * (g - mean_g_new)", 1),
+               ("csrc/sgt_grad_hess.c", "s->m_g += (g - mean_g_old) * (g - mean_g_new);",
+                "s->m_g += (g - mean_g_new) * (g - mean_g_new);", 1))),
+    Mutant("sgt-welford-covariance", "co-moment C += (g - ḡ_old)(h - h̄_new) -> "
+           "(g - ḡ_old)(h - h̄_old) [SGT-SPEC §4.2]",
+           f"{STATS}::test_welford_cell_equals_two_pass_moments", (
+               ("reference/sgt/grad_hess.py", "self.c += (g - mean_g_old) * (h - mean_h_new)",
+                "self.c += (g - mean_g_old) * (h - mean_h_old)", 1),
+               ("csrc/sgt_grad_hess.c", "s->c += (g - mean_g_old) * (h - mean_h_new);",
+                "s->c += (g - mean_g_old) * (h - mean_h_old);", 1))),
+    Mutant("sgt-variance-denominator", "s_g² = M_g/(n - 1) -> M_g/n [SGT-SPEC §4.4]",
+           f"{STATS}::test_welford_cell_equals_two_pass_moments", (
+               ("reference/sgt/grad_hess.py",
+                "return self.m_g / (float(self.n) - 1.0) if self.n >= 2 else 0.0",
+                "return self.m_g / float(self.n) if self.n >= 2 else 0.0", 1),
+               ("csrc/sgt_grad_hess.c", "return s->n >= 2 ? s->m_g / ((double)s->n - 1.0) : 0.0;",
+                "return s->n >= 2 ? s->m_g / (double)s->n : 0.0;", 1))),
+    Mutant("sgt-newton-lambda", "Newton step -ḡ/(h̄ + λ) -> -ḡ/(h̄ + 2λ) [GPF19, Eq. 13]",
+           f"{STATS}::test_newton_step_is_minus_mean_gradient_over_mean_hessian_plus_lambda", (
+               ("reference/sgt/grad_hess.py",
+                "return -stats.mean_g() / (stats.mean_h() + lam + EPSILON)",
+                "return -stats.mean_g() / (stats.mean_h() + 2.0 * lam + EPSILON)", 1),
+               ("csrc/sgt_grad_hess.c", "/ (sgt_stats_mean_h(s) + lam + DBL_MIN);",
+                "/ (sgt_stats_mean_h(s) + 2.0 * lam + DBL_MIN);", 1),
+               ("csrc/sgt_splits.c", "double delta = -mean_g / (mean_h + lam + DBL_MIN);",
+                "double delta = -mean_g / (mean_h + 2.0 * lam + DBL_MIN);", 1))),
+    Mutant("sgt-t-test-df", "t-test degrees of freedom n - 1 -> n [GPF19, Eq. 16]",
+           f"{STATS}::test_split_test_p_value_is_the_two_sided_student_t_tail", (
+               ("reference/sgt/splits.py", "nu = float(n) - 1.0\n", "nu = float(n)\n", 1),
+               ("csrc/sgt_splits.c", "nu = (double)n - 1.0;", "nu = (double)n;", 1))),
+    Mutant("sgt-t-statistic", "F = n m²/s² -> (n - 1) m²/s² [GPF19, Eq. 16]",
+           f"{STATS}::test_split_test_p_value_is_the_two_sided_student_t_tail", (
+               ("reference/sgt/splits.py", "f_stat = float(n) * mean * mean / variance",
+                "f_stat = (float(n) - 1.0) * mean * mean / variance", 1),
+               ("csrc/sgt_splits.c", "f_stat = (double)n * mean * mean / variance;",
+                "f_stat = ((double)n - 1.0) * mean * mean / variance;", 1))),
 ]
