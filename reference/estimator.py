@@ -217,6 +217,26 @@ class EstimatorMixin:
         """Check then restore a model file's facade state and snapshot into this new model."""
         raise NotImplementedError
 
+    def _check_state(self, fitted: Any, snapshot: Any) -> None:
+        """Raise ``StateFormatError`` naming the field unless ``fitted`` and ``snapshot``
+        are a valid state for this model's parameters (each family's ``state_check``)."""
+        raise NotImplementedError
+
+    def _check_restored(self) -> None:
+        """After unpickling or copying: the checks of a model file, on the restored state
+        (a tampered pickle can break the state in any way, so any failure to read it back
+        is a ``StateFormatError`` too)."""
+        from reference.state import StateFormatError
+
+        try:
+            fitted, snapshot = self._fitted_state(), self.snapshot()  # type: ignore[attr-defined]
+        except StateFormatError:
+            raise
+        except Exception as exc:
+            raise StateFormatError(f"cannot restore {type(self).__name__}: the pickled state "
+                                   f"is inconsistent ({type(exc).__name__}: {exc})") from None
+        self._check_state(fitted, snapshot)
+
     # -- parameters ------------------------------------------------------------------------
     def _constructor_params(self) -> dict[str, Any]:
         raise NotImplementedError

@@ -39,13 +39,13 @@ import inspect
 import json
 import math
 import os
-import tempfile
 import zlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from reference.files import write_atomic
 from reference.state import StateFormatError
 
 __all__ = ["FILE_FORMAT", "FILE_VERSION", "MAX_FILE_BYTES", "save", "load", "load_into",
@@ -202,22 +202,7 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
     """
     doc = to_document(model)
     data = json.dumps(doc, separators=(",", ":")).encode("utf-8")
-    target = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp",
-                               dir=target.parent if str(target.parent) else ".")
-    try:
-        with os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb",
-                                                       mtime=0) as out:
-            out.write(data)
-        with open(tmp, "rb") as check:       # noqa: SIM115 - fsync needs the descriptor
-            os.fsync(check.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_atomic(Path(path), gzip.compress(data, mtime=0))
 
 
 def read_document(path: str | os.PathLike[str]) -> Any:

@@ -38,6 +38,8 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from reference.files import write_atomic
+
 __all__ = [
     "DataSet",
     "DataSetNotAvailable",
@@ -374,17 +376,8 @@ def _install(data: DataSet, content: bytes, target_dir: Path) -> Path:
             f"registry's {data.sha256}; nothing was written"
         )
     target_dir.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + data.name + ".", suffix=".part", dir=target_dir)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-            handle.flush()
-            os.fsync(handle.fileno())
-        target = target_dir / data.filename
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    target = target_dir / data.filename
+    write_atomic(target, content)
     return target
 
 

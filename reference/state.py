@@ -79,9 +79,10 @@ class VersionedState:
         self._check_restored()
 
     def _check_restored(self) -> None:
-        """Check the whole restored state (each family overrides it); raise
-        :class:`StateFormatError` naming the bad field. Every model is checked before it
-        is used, so a tampered pickle raises instead of crashing the C backend."""
+        """Check the whole restored state; raise :class:`StateFormatError` naming the bad
+        field. The models' implementation is ``EstimatorMixin._check_restored`` (the
+        checks of a model file); the fast backends whose ``_set_state`` already checked
+        the state before building C override it with nothing to do."""
 
 
 # -- field checks shared by the family state checks (reference/*/state_check.py) ---------

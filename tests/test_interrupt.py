@@ -20,6 +20,17 @@ import pytest
 
 from conftest import require_fast
 
+ANNOUNCE = r"""
+import reference.interrupt as guard_module            # announce when the learning loop starts
+enter = guard_module.Interruptible.__enter__
+def announce(guard):
+    entered = enter(guard)
+    print("learning", flush=True)
+    return entered
+guard_module.Interruptible.__enter__ = announce
+"""
+"""Child-script lines that print "learning" when the interruptible loop begins."""
+
 CHILD = r"""
 import sys, time
 import numpy as np
@@ -33,14 +44,7 @@ if "Classifier" in name:
 kwargs = {"DynamicTreeRegressor": {"n_particles": 100}, "SGTRegressor": {},
           "ABACOCClassifier": {"budget": 2000}, "SGTClassifier": {"classes": [0, 1]}}[name]
 model = getattr(backend, name)(**kwargs)
-import reference.interrupt as guard_module            # announce when the learning loop starts
-enter = guard_module.Interruptible.__enter__
-def announce(guard):
-    entered = enter(guard)
-    print("learning", flush=True)
-    return entered
-guard_module.Interruptible.__enter__ = announce
-try:
+{announce}try:
     model.partial_fit(X, y)
     print("completed", flush=True)
     sys.exit(3)
@@ -54,7 +58,7 @@ twin = getattr(backend, name)(**kwargs)
 twin.partial_fit(X, y)
 print(f"stopped {stopped!r} n_seen {k} of {n} equal {model.snapshot() == twin.snapshot()}",
       flush=True)
-"""
+""".replace("{announce}", ANNOUNCE)
 
 CASES = [
     ("fast", "DynamicTreeRegressor", 40_000, 5),
@@ -75,14 +79,7 @@ rng = np.random.default_rng(0)
 X = rng.uniform(size=(n, 5))
 labels = np.array(["a", "b", "c"])[(X[:, 0] * 3).astype(int)]
 model = backend.ABACOCClassifier(budget=2000)
-import reference.interrupt as guard_module
-enter = guard_module.Interruptible.__enter__
-def announce(guard):
-    entered = enter(guard)
-    print("learning", flush=True)
-    return entered
-guard_module.Interruptible.__enter__ = announce
-try:
+{announce}try:
     model.prequential(X, labels, rate=0.7)
     sys.exit(3)
 except KeyboardInterrupt:
@@ -91,7 +88,7 @@ model._check_state(model._fitted_state(), model.snapshot())   # facade and engin
 assert model.snapshot()["n_classes"] == len(model.classes_)
 model.predict(X[:3])                                # usable
 print(f"stopped {stopped!r} n_seen {model.n_seen_} of {n}", flush=True)
-"""
+""".replace("{announce}", ANNOUNCE)
 
 
 @pytest.mark.parametrize("backend", ["fast", "reference"])

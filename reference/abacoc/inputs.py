@@ -18,7 +18,7 @@ import numpy as np
 from reference.abacoc.params import ABACOCParams, as_matrix, as_row, labels_of
 from reference.abacoc.state_check import check_cover
 from reference.estimator import ClassifierEstimatorMixin
-from reference.state import StateFormatError, VersionedState, as_dict, as_int, as_labels, fail
+from reference.state import VersionedState, as_dict, as_int, as_labels, fail
 
 __all__ = ["BallCoverFacade", "PARAM_NAMES"]
 
@@ -145,16 +145,6 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
         """Write a checked snapshot into this new model's backend."""
         raise NotImplementedError
 
-    def _check_restored(self) -> None:
-        """After unpickling: the checks of a model file, on the restored state."""
-        try:
-            fitted, snapshot = self._fitted_state(), self.snapshot()
-        except StateFormatError:
-            raise
-        except Exception as exc:  # a tampered pickle can break the state in any way
-            raise StateFormatError(f"cannot restore {type(self).__name__}: the pickled state "
-                                   f"is inconsistent ({type(exc).__name__}: {exc})") from None
-        self._check_state(fitted, snapshot)
 
     # -- parameters ---------------------------------------------------------------------
     def _constructor_params(self) -> dict[str, Any]:

@@ -42,7 +42,6 @@ from reference.estimator import ClassifierEstimatorMixin, EstimatorMixin
 from reference.interrupt import Interruptible, pieces
 from reference.rng import Rng
 from reference.state import (
-    StateFormatError,
     VersionedState,
     as_dict,
     as_float,
@@ -211,16 +210,6 @@ class DynamicTreeBase(EstimatorMixin, VersionedState):
         self._keys = None if fitted["keys"] is None else list(fitted["keys"])
         self._engine_restore(snapshot)
 
-    def _check_restored(self) -> None:
-        """After unpickling: the checks of a model file, on the restored state."""
-        try:
-            fitted, snapshot = self._fitted_state(), self.snapshot()
-        except StateFormatError:
-            raise
-        except Exception as exc:  # a tampered pickle can break the state in any way
-            raise StateFormatError(f"cannot restore {type(self).__name__}: the pickled state "
-                                   f"is inconsistent ({type(exc).__name__}: {exc})") from None
-        self._check_state(fitted, snapshot)
 
     def _engine_restore(self, snap: dict[str, Any]) -> None:
         """Rebuild the engine from a checked snapshot (after ``_engine_init``)."""

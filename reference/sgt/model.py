@@ -28,7 +28,7 @@ from reference.sgt.core import (
 from reference.sgt.losses import BinaryCrossEntropy, SquaredError, sigmoid, softmax
 from reference.sgt.params import SGTParams, check_feature_config, check_matrix, check_row
 from reference.sgt.state_check import check_core
-from reference.state import StateFormatError, VersionedState, as_dict, as_int, as_labels, fail
+from reference.state import VersionedState, as_dict, as_int, as_labels, fail
 
 __all__ = ["SGTRegressor", "SGTClassifier", "SGTMultiInstanceClassifier", "SGT"]
 
@@ -265,16 +265,6 @@ class _SGTBase(EstimatorMixin, VersionedState):
         self._core.restore(core)
         self.n_seen_ = fitted["n_seen"]
 
-    def _check_restored(self) -> None:
-        """After unpickling: the same checks as for a model file, on the restored state."""
-        try:
-            fitted, snapshot = self._fitted_state(), self.snapshot()
-        except StateFormatError:
-            raise
-        except Exception as exc:  # a tampered pickle can break the state in any way
-            raise StateFormatError(f"cannot restore {type(self).__name__}: the pickled state "
-                                   f"is inconsistent ({type(exc).__name__}: {exc})") from None
-        self._check_state(fitted, snapshot)
 
     # -- public state -----------------------------------------------------------------
     @property
