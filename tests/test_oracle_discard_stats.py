@@ -1,6 +1,6 @@
 """Oracle: the active-discarding statistics (ALC and entropy) by other routes [AG13, §4].
 
-- **ALC** [DT-SPEC §7.1-§7.4]: for a leaf holding the data, adding a point ``x`` reduces
+- **ALC** [DT-SPEC §7.1]-[DT-SPEC §7.4]: for a leaf holding the data, adding a point ``x`` reduces
   the posterior variance of the mean at ``x'`` by ``σ² (v(x') - v_+(x'))`` with
   ``v(x') = z'(Z'Z)^-1 z'`` before and ``v_+`` after appending ``z(x)`` to the design
   (matrix inverses with numpy, no rank-one algebra); ALC is that reduction, with ``σ²``
