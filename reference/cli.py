@@ -725,7 +725,63 @@ def build_parser() -> argparse.ArgumentParser:
         help="fetch: progress bar on stderr (default: when stderr is a terminal)",
     )
     data.set_defaults(handler=_cmd_data)
+    grid = sub.add_parser(
+        "grid", help="run an experiment grid (TOML spec) locally or on a Dask cluster"
+    )
+    grid.add_argument("spec", nargs="?", default=None, help="experiment spec (TOML)")
+    grid.add_argument("--out", default=None, metavar="DIR",
+                      help="output directory (default: grid-<experiment name>)")
+    grid.add_argument("--engine", choices=["joblib", "serial", "dask"], default="joblib",
+                      help="where the cells run (default: joblib processes)")
+    grid.add_argument("--jobs", type=int, default=-1,
+                      help="joblib workers or local Dask workers (default: all cores)")
+    grid.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                      help="dask: scheduler address, e.g. tcp://10.0.0.5:8786")
+    grid.add_argument("--summary-only", action="store_true",
+                      help="only summarise the results already in --out")
+    grid.add_argument("--plot", default=None, metavar="PNG",
+                      help="also plot --metric against --param (mean ± 1 s.e.) here")
+    grid.add_argument("--metric", default=None, help="metric of the plot")
+    grid.add_argument("--param", default=None, help="parameter on the plot's x axis")
+    grid.add_argument(
+        "--progress", action=argparse.BooleanOptionalAction, default=None,
+        help="progress bar over cells on stderr (default: when stderr is a terminal)",
+    )
+    grid.set_defaults(handler=_cmd_grid)
     return parser
+
+
+def _cmd_grid(args: argparse.Namespace) -> int:
+    import pandas as pd
+
+    from reference import grid
+
+    try:
+        if args.summary_only:
+            if args.out is None:
+                raise UsageError("--summary-only needs --out")
+            results = grid.read_results(args.out)
+        else:
+            if args.spec is None:
+                raise UsageError("grid needs a spec file (or --summary-only --out DIR)")
+            exp = grid.load_experiment(args.spec)
+            out = args.out or f"grid-{exp.name}"
+            results = grid.run_grid(exp, out, engine=args.engine, n_jobs=args.jobs,
+                                    scheduler=args.scheduler, progress=args.progress)
+            print(f"{len(exp.cells())} cells; results in {out}/results.csv")
+    except grid.GridError as err:
+        raise UsageError(str(err)) from err
+    table = grid.summarize(results)
+    with pd.option_context("display.width", 200, "display.max_columns", 20,
+                           "display.max_colwidth", 60):
+        print(table.to_string(index=False))
+    if args.plot:
+        if not (args.metric and args.param):
+            raise UsageError("--plot needs --metric and --param")
+        fig = grid.plot_grid(results, args.metric, args.param)
+        fig.savefig(args.plot, dpi=100)
+        print(f"plot written to {args.plot}")
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -744,7 +800,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     parser = build_parser()
     arguments = list(sys.argv[1:] if argv is None else argv)
-    if not arguments or arguments[0] not in ("run", "compare", "list", "data", "-h", "--help"):
+    if not arguments or arguments[0] not in ("run", "compare", "list", "data", "grid", "-h",
+                                             "--help"):
         arguments = ["run", *arguments]
     args = parser.parse_args(arguments)
     try:

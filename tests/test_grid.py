@@ -1,0 +1,204 @@
+"""The experiment grid runner: seeds, engines, resumption, summaries and the CLI."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+pd = pytest.importorskip("pandas")
+pytest.importorskip("joblib")
+
+from reference import grid  # noqa: E402
+from reference.cli import main  # noqa: E402
+
+SPEC: dict[str, Any] = {
+    "experiment": {"name": "tiny", "seed": 11, "repetitions": 2, "backend": "fast",
+                   "metrics": ["mae", "rmse"]},
+    "models": [{"name": "sgt", "grid": {"lam": [0.1, 1.0]}, "params": {"warmup": 50}},
+               {"name": "mean"}],
+    "streams": [{"name": "friedman", "n": 300}, {"name": "parabola", "n": 200}],
+}
+
+
+@pytest.fixture
+def experiment(both: Any) -> grid.Experiment:
+    return grid.load_experiment(SPEC)
+
+
+def _values(frame: Any) -> list[tuple[str, str, float]]:
+    return list(zip(frame["cell"], frame["metric"], frame["value"], strict=True))
+
+
+def test_cells_expand_models_grids_streams_and_repetitions(experiment: grid.Experiment) -> None:
+    cells = experiment.cells()
+    assert len(cells) == (2 + 1) * 2 * 2
+    assert len({c.key for c in cells}) == len(cells)
+    assert {dict(c.params)["lam"] for c in cells if c.model == "sgt"} == {0.1, 1.0}
+
+
+def test_seeds_come_from_the_experiment_seed_and_the_cell(experiment: grid.Experiment) -> None:
+    cells = experiment.cells()
+    seeds = {c.key: grid.cell_seeds(experiment.seed, c) for c in cells}
+    assert seeds == {c.key: grid.cell_seeds(experiment.seed, c) for c in reversed(cells)}
+    by_stream_rep: dict[tuple[str, int], set[int]] = {}
+    for c in cells:
+        by_stream_rep.setdefault((c.stream, c.rep), set()).add(seeds[c.key][0])
+    # every model of a repetition sees the same stream; repetitions differ
+    assert all(len(s) == 1 for s in by_stream_rep.values())
+    assert len({next(iter(s)) for s in by_stream_rep.values()}) == len(by_stream_rep)
+    assert len({s[1] for s in seeds.values()}) == len(cells)
+    other = grid.cell_seeds(experiment.seed + 1, cells[0])
+    assert other != seeds[cells[0].key]
+
+
+def test_results_are_identical_whatever_the_engine_and_the_order(
+        experiment: grid.Experiment, tmp_path: Path) -> None:
+    serial = grid.run_grid(experiment, tmp_path / "serial", engine="serial", progress=False)
+    backwards = grid.run_grid(experiment, tmp_path / "backwards", engine="serial",
+                              progress=False, order=lambda cells: cells[::-1])
+    pooled = grid.run_grid(experiment, tmp_path / "joblib", engine="joblib", n_jobs=2,
+                           progress=False)
+    assert len(serial) == len(experiment.cells()) * 2
+    assert _values(serial) == _values(backwards) == _values(pooled)
+    assert (tmp_path / "serial" / "results.csv").read_bytes() == \
+        (tmp_path / "joblib" / "results.csv").read_bytes()
+
+
+def test_a_dask_cluster_gives_the_serial_results(experiment: grid.Experiment,
+                                                 tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    serial = grid.run_grid(experiment, tmp_path / "serial", engine="serial", progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  host="127.0.0.1", dashboard_address=None) as cluster:
+        on_dask = grid.run_grid(experiment, tmp_path / "dask", engine="dask",
+                                scheduler=cluster.scheduler_address, progress=False)
+    assert _values(on_dask) == _values(serial)
+
+
+def test_a_rerun_computes_only_the_missing_cells(experiment: grid.Experiment,
+                                                 tmp_path: Path) -> None:
+    first = grid.run_grid(experiment, tmp_path, engine="serial", progress=False)
+    files = sorted((tmp_path / "cells").glob("*.csv"))
+    assert len(files) == len(experiment.cells())
+    for path in files[:3]:
+        path.unlink()
+    ran: list[grid.Cell] = []
+
+    def record(cells: list[grid.Cell]) -> list[grid.Cell]:
+        ran.extend(cells)
+        return cells
+
+    again = grid.run_grid(experiment, tmp_path, engine="serial", progress=False, order=record)
+    assert sorted(f"{c.digest}.csv" for c in ran) == sorted(p.name for p in files[:3])
+    assert _values(again) == _values(first)
+    ran.clear()
+    grid.run_grid(experiment, tmp_path, engine="serial", progress=False, order=record)
+    assert ran == []
+
+
+def test_an_interrupted_run_keeps_every_finished_cell(experiment: grid.Experiment,
+                                                      tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    real = grid.run_cell
+    calls = {"n": 0}
+
+    def flaky(exp: grid.Experiment, cell: grid.Cell) -> list[dict[str, Any]]:
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise KeyboardInterrupt
+        return real(exp, cell)
+
+    monkeypatch.setattr(grid, "run_cell", flaky)
+    with pytest.raises(KeyboardInterrupt):
+        grid.run_grid(experiment, tmp_path, engine="serial", progress=False)
+    kept = sorted((tmp_path / "cells").glob("*.csv"))
+    assert len(kept) == 3
+    for path in kept:                          # each finished cell is whole and readable
+        assert len(pd.read_csv(path)) == 2
+    assert not list((tmp_path / "cells").glob("*.tmp*"))
+    monkeypatch.setattr(grid, "run_cell", real)
+    done = grid.run_grid(experiment, tmp_path, engine="serial", progress=False)
+    fresh = grid.run_grid(experiment, tmp_path / "fresh", engine="serial", progress=False)
+    assert _values(done) == _values(fresh)
+
+
+def test_resuming_a_different_experiment_is_refused(experiment: grid.Experiment,
+                                                    tmp_path: Path) -> None:
+    grid.run_grid(experiment, tmp_path, engine="serial", progress=False)
+    changed = json.loads(json.dumps(SPEC))
+    changed["experiment"]["repetitions"] = 3
+    with pytest.raises(grid.GridError, match="different experiment"):
+        grid.run_grid(changed, tmp_path, engine="serial", progress=False)
+
+
+def test_summary_is_the_mean_and_its_monte_carlo_standard_error(
+        experiment: grid.Experiment, tmp_path: Path) -> None:
+    results = grid.run_grid(experiment, tmp_path, engine="serial", progress=False)
+    table = grid.summarize(results)
+    for _, row in table.iterrows():
+        values = results[(results["model"] == row["model"]) & (results["params"] == row["params"])
+                         & (results["stream"] == row["stream"])
+                         & (results["metric"] == row["metric"])]["value"].to_numpy()
+        assert row["reps"] == len(values) == 2
+        assert row["mean"] == pytest.approx(values.mean(), rel=1e-12)
+        assert row["se"] == pytest.approx(values.std(ddof=1) / math.sqrt(2), rel=1e-12)
+    stored = grid.read_results(tmp_path)
+    assert _values(stored) == _values(results)           # floats stored exactly
+
+
+def test_a_grid_cell_equals_a_direct_prequential_run(experiment: grid.Experiment) -> None:
+    import fast
+    from reference.datasets import friedman1
+    from reference.prequential import prequential
+
+    cell = next(c for c in experiment.cells() if c.model == "sgt" and c.stream == "friedman")
+    rows = grid.run_cell(experiment, cell)
+    data_seed, _ = grid.cell_seeds(experiment.seed, cell)
+    X, y = friedman1(cell.n, seed=data_seed % 2**31)
+    direct = prequential(fast.SGTRegressor(**dict(cell.params)), X, y, task="regression",
+                         label_seed=data_seed % 2**31, progress=False)
+    assert {r["metric"]: r["value"] for r in rows} == {m: direct.final[m] for m in ("mae", "rmse")}
+
+
+@pytest.mark.parametrize(("change", "message"), [
+    ({"models": [{"name": "nope"}]}, "models"),
+    ({"streams": [{"name": "friedman", "n": 0}]}, "positive integer"),
+    ({"experiment": {"repetitions": 0}}, "repetitions"),
+    ({"experiment": {"backend": "gpu"}}, "backend"),
+    ({"models": [{"name": "sgt", "grid": {"lam": []}}]}, "non-empty"),
+])
+def test_a_bad_spec_is_refused_with_a_clear_message(change: dict[str, Any], message: str) -> None:
+    spec = {**SPEC, **change}
+    with pytest.raises(grid.GridError, match=message):
+        grid.load_experiment(spec)
+
+
+def test_cli_runs_a_toml_spec_and_prints_the_summary(tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    spec = tmp_path / "spec.toml"
+    spec.write_text('[experiment]\nname = "cli"\nseed = 3\nrepetitions = 2\n'
+                    'metrics = ["rmse"]\n[[models]]\nname = "mean"\n'
+                    '[[streams]]\nname = "parabola"\nn = 100\n')
+    out = tmp_path / "out"
+    assert main(["grid", str(spec), "--out", str(out), "--engine", "serial",
+                 "--no-progress"]) == 0
+    text = capsys.readouterr().out
+    assert "2 cells" in text and "rmse" in text and "parabola" in text
+    assert main(["grid", "--summary-only", "--out", str(out)]) == 0
+    assert "rmse" in capsys.readouterr().out
+    assert main(["grid", str(tmp_path / "missing.toml"), "--out", str(out)]) == 2
+
+
+def test_plot_shows_mean_and_error_bars(experiment: grid.Experiment, tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    results = grid.run_grid(experiment, tmp_path, engine="serial", progress=False)
+    fig = grid.plot_grid(results, "mae", "lam")
+    ax = fig.axes[0]
+    assert ax.get_xlabel() == "lam" and ax.get_ylabel() == "mae"
+    lines = [line for line in ax.get_lines() if len(line.get_xdata()) == 2]
+    assert lines and np.allclose(sorted(lines[0].get_xdata()), [0.1, 1.0])
