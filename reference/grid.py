@@ -23,11 +23,12 @@ A paper's result is a Monte Carlo grid. An :class:`Experiment` declares one (in 
   mean over repetitions and its Monte Carlo standard error ``sd / sqrt(reps)``;
   :func:`plot_grid` draws a metric against a parameter with ±1 standard error bars.
 
-The protocol of every cell is the prequential (test-then-train) loop of
-:func:`reference.prequential.prequential`; the metrics are those of its ``final``
-summary. Models and streams are the command line's (``driftwood list``); real data sets
-are named ``csv:<name>`` and, with ``shuffle = true``, permuted with the data seed (the
-protocol of GPF19's ten random shuffles).
+A cell is evaluated by the experiment's protocol (:mod:`reference.protocols`): by
+default the prequential (test-then-train) loop of :func:`reference.prequential.prequential`
+with the metrics of its final summary, or the hold-out designs of [AG13, §4.5]. Models
+and streams are the command line's (``driftwood list``); real data sets are named
+``csv:<name>`` and, with ``shuffle = true``, permuted with the data seed (the protocol of
+GPF19's ten random shuffles).
 """
 
 from __future__ import annotations
@@ -58,6 +59,7 @@ __all__ = [
     "read_results",
     "run_cell",
     "run_grid",
+    "shipped_experiments",
     "summarize",
 ]
 
@@ -117,7 +119,10 @@ class Experiment:
     rate : float
         Label rate of the prequential protocol ([DOC15, Alg. 5]).
     metrics : list of str
-        Metrics kept (default: every entry of the prequential summary).
+        Metrics kept (default: every metric the protocol computes).
+    protocol : str
+        Name of the evaluation protocol (:data:`reference.protocols.PROTOCOLS`):
+        ``"prequential"`` (default) or ``"ag13-retirement"``.
     """
 
     name: str
@@ -128,6 +133,7 @@ class Experiment:
     backend: str = "fast"
     rate: float = 1.0
     metrics: list[str] = field(default_factory=list)
+    protocol: str = "prequential"
 
     def cells(self) -> list[Cell]:
         """Every cell, in declaration order (models, their grids, streams, repetitions)."""
@@ -186,7 +192,8 @@ def experiment_from_dict(spec: Mapping[str, Any]) -> Experiment:
     head = spec.get("experiment", {})
     if not isinstance(head, Mapping):
         raise GridError("[experiment] must be a table")
-    unknown = set(head) - {"name", "seed", "repetitions", "backend", "rate", "metrics"}
+    unknown = set(head) - {"name", "seed", "repetitions", "backend", "rate", "metrics",
+                           "protocol"}
     if unknown:
         raise GridError(f"unknown [experiment] keys: {sorted(unknown)}")
     models = _check_list(spec.get("models"), "[[models]]")
@@ -215,13 +222,31 @@ def experiment_from_dict(spec: Mapping[str, Any]) -> Experiment:
     rate = float(head.get("rate", 1.0))
     if not 0.0 < rate <= 1.0:
         raise GridError(f"rate must be in (0, 1], got {rate}")
+    from reference.protocols import PROTOCOLS
+
+    protocol = head.get("protocol", "prequential")
+    if protocol not in PROTOCOLS:
+        raise GridError(f"protocol must be one of {sorted(PROTOCOLS)}, got {protocol!r}")
     return Experiment(name=str(head.get("name", "experiment")), seed=seed, repetitions=reps,
                       models=[dict(m) for m in models], streams=[dict(s) for s in streams],
-                      backend=backend, rate=rate, metrics=list(head.get("metrics", [])))
+                      backend=backend, rate=rate, metrics=list(head.get("metrics", [])),
+                      protocol=protocol)
+
+
+SHIPPED = Path(__file__).resolve().parent / "_data" / "grids"
+"""Specs of the papers' experiments that ship with the package (``driftwood grid NAME``)."""
+
+
+def shipped_experiments() -> list[str]:
+    """Names of the experiment specs shipped with the package."""
+    return sorted(p.stem for p in SHIPPED.glob("*.toml"))
 
 
 def load_experiment(source: str | os.PathLike[str] | Mapping[str, Any]) -> Experiment:
     """Read an experiment from a TOML file (or take an already parsed dict).
+
+    ``source`` may also be the name of a shipped spec (:func:`shipped_experiments`), e.g.
+    ``"ag13-lambda"``, when no file of that name exists.
 
     Example of a spec::
 
@@ -244,6 +269,8 @@ def load_experiment(source: str | os.PathLike[str] | Mapping[str, Any]) -> Exper
     """
     if isinstance(source, Mapping):
         return experiment_from_dict(source)
+    if not Path(source).exists() and str(source) in shipped_experiments():
+        source = SHIPPED / f"{source}.toml"
     try:
         import tomllib
     except ModuleNotFoundError:  # pragma: no cover - Python 3.10
@@ -255,43 +282,31 @@ def load_experiment(source: str | os.PathLike[str] | Mapping[str, Any]) -> Exper
             raise GridError(f"{source}: {err}") from err
 
 
-def _stream_data(exp: Experiment, cell: Cell, data_seed: int) -> tuple[str, Any, Any]:
-    from reference.cli import _stream
-
-    # built-in streams take a 32-bit seed; real data ignore it unless shuffled
-    task, (X, y) = _stream(cell.stream, cell.n, data_seed % (2**31), None)
-    if cell.shuffle:
-        order = np.random.default_rng(data_seed).permutation(len(y))
-        X, y = X[order], y[order]
-    return task, X[: cell.n], y[: cell.n]
-
-
 def run_cell(exp: Experiment, cell: Cell) -> list[dict[str, Any]]:
-    """Run one cell (prequential protocol) and return its result rows (see ``COLUMNS``).
+    """Run one cell with the experiment's protocol and return its rows (see ``COLUMNS``).
 
     A pure function of ``exp`` and ``cell``: what an engine's worker executes.
     """
-    from reference.cli import MODELS, _backend, _build, _classes, _model_class
-    from reference.prequential import prequential
+    from reference.protocols import PROTOCOLS, Context, ProtocolError
 
     data_seed, model_seed = cell_seeds(exp.seed, cell)
-    task, X, y = _stream_data(exp, cell, data_seed)
-    spec = MODELS[cell.model]
-    cls = _model_class(cell.model, _backend(exp.backend))
-    model = _build(cls, spec, model_seed % (2**31), _classes(task, y), dict(cell.params))
-    result = prequential(model, X, y, task=task, rate=exp.rate,
-                         label_seed=data_seed % (2**31), progress=False)
-    metrics = exp.metrics or sorted(result.final)
+    ctx = Context(cell.model, dict(cell.params), cell.stream, cell.n, cell.shuffle, cell.rep,
+                  data_seed, model_seed, exp.backend, exp.rate)
+    try:
+        final = PROTOCOLS[exp.protocol](ctx)
+    except ProtocolError as err:
+        raise GridError(str(err)) from err
+    metrics = exp.metrics or sorted(final)
     rows = []
     for metric in metrics:
-        if metric not in result.final:
+        if metric not in final:
             raise GridError(f"metric {metric!r} is not computed for {cell.model} on "
-                            f"{cell.stream}; available: {sorted(result.final)}")
+                            f"{cell.stream}; available: {sorted(final)}")
         rows.append({"cell": cell.key, "model": cell.model,
                      "params": json.dumps(dict(cell.params), sort_keys=True),
                      "stream": cell.stream, "n": cell.n, "rep": cell.rep,
                      "data_seed": data_seed, "model_seed": model_seed, "metric": metric,
-                     "value": float(result.final[metric])})
+                     "value": float(final[metric])})
     return rows
 
 

@@ -202,3 +202,51 @@ def test_plot_shows_mean_and_error_bars(experiment: grid.Experiment, tmp_path: P
     assert ax.get_xlabel() == "lam" and ax.get_ylabel() == "mae"
     lines = [line for line in ax.get_lines() if len(line.get_xdata()) == 2]
     assert lines and np.allclose(sorted(lines[0].get_xdata()), [0.1, 1.0])
+
+
+def test_burn_in_scores_only_the_steps_after_it(both: Any) -> None:
+    import fast
+    from reference.datasets import friedman1
+    from reference.prequential import prequential
+
+    spec = {"experiment": {"name": "burn", "seed": 5, "repetitions": 1},
+            "models": [{"name": "sgt", "params": {"warmup": 50, "burn_in": 100}}],
+            "streams": [{"name": "friedman", "n": 400}]}
+    exp = grid.load_experiment(spec)
+    (cell,) = exp.cells()
+    got = {r["metric"]: r["value"] for r in grid.run_cell(exp, cell)}
+    data_seed, _ = grid.cell_seeds(exp.seed, cell)
+    X, y = friedman1(400, seed=data_seed % 2**31)
+    result = prequential(fast.SGTRegressor(warmup=50), X, y, task="regression",
+                         label_seed=data_seed % 2**31, progress=False)
+    err = result.y_pred[100:] - y[100:]
+    assert got == {"rmse": float(np.sqrt(np.mean(err**2))), "mae": float(np.mean(np.abs(err)))}
+
+
+def test_ag13_retirement_protocol_trains_each_variant_as_the_paper_says(both: Any) -> None:
+    import fast
+    from reference.datasets import friedman1
+
+    spec = {"experiment": {"name": "ag13", "seed": 9, "repetitions": 1,
+                           "protocol": "ag13-retirement"},
+            "models": [{"name": "dynatree",
+                        "grid": {"variant": ["ORIG", "ORAND", "OALC", "FULL"]},
+                        "params": {"n_particles": 20, "pool": 40, "test_n": 200}}],
+            "streams": [{"name": "friedman", "n": 150}]}
+    exp = grid.load_experiment(spec)
+    rmse = {}
+    for cell in exp.cells():
+        (row,) = grid.run_cell(exp, cell)
+        rmse[dict(cell.params)["variant"]] = row["value"]
+    assert all(math.isfinite(v) and v > 0 for v in rmse.values())
+    # ORIG is the FULL model of the first `pool` points, scored on the noiseless test set
+    cell = next(c for c in exp.cells() if dict(c.params)["variant"] == "ORIG")
+    data_seed, model_seed = grid.cell_seeds(exp.seed, cell)
+    X, y = friedman1(150, seed=data_seed % 2**31)
+    Xt, yt = friedman1(200, noise=0.0, seed=(data_seed + 1) % 2**31)
+    model = fast.DynamicTreeRegressor(n_particles=20, seed=model_seed % 2**31)
+    model.partial_fit(X[:40], y[:40])
+    assert rmse["ORIG"] == float(np.sqrt(np.mean((model.predict(Xt) - yt) ** 2)))
+    bad = {**spec, "models": [{"name": "dynatree", "params": {"variant": "NOPE"}}]}
+    with pytest.raises(grid.GridError, match="variant"):
+        grid.run_cell(grid.load_experiment(bad), grid.load_experiment(bad).cells()[0])

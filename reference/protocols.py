@@ -1,0 +1,147 @@
+"""Evaluation protocols of the experiment grid: how one cell turns into metrics.
+
+A protocol is a function ``(context) -> {metric: value}``; the grid
+(:mod:`reference.grid`) calls the one its experiment names, with the cell's model, its
+parameters, the stream and the cell's seeds. Two protocols exist:
+
+``"prequential"`` (default)
+    Test-then-train over the stream ([DOC15, Alg. 5], :func:`reference.prequential.
+    prequential`); the metrics of its final summary. With a ``burn_in`` parameter ``b``
+    the first ``b`` examples are learned without being scored (as AG13 §5.1 fits 500
+    points before measuring the one-step error) and the metrics are ``rmse`` and ``mae``
+    (regression) or ``accuracy`` (classification) over the remaining steps.
+
+``"ag13-retirement"``
+    The hold-out designs of [AG13, §4.5]: a model is trained on the stream according to a
+    ``variant`` parameter, then scored on held-out data. ``ORIG`` learns only the first
+    ``pool`` points; ``ORAND``, ``OALC`` and ``OENT`` learn the whole stream with an active
+    pool of ``pool`` points and random, ALC or entropy retirement; ``FULL`` learns the
+    whole stream. On the ``friedman`` stream the test set is ``test_n`` fresh noiseless
+    points (AG13 §4.5.1: 1,000) and the metric is the RMSE against the truth; on a real
+    data set (``csv:<name>``) the rows are shuffled with the data seed and split into
+    ``folds`` folds, the repetition's fold is the test set (AG13 §4.5.2: 5-fold CV), the
+    training rows stream in shuffled order, ``pool`` is a fraction of them when below 1,
+    and the metric is the misclassification rate (classification) or RMSE. The remaining
+    parameters go to the model (e.g. ``n_particles``, ``leaf``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["Context", "PROTOCOLS", "ProtocolError"]
+
+
+class ProtocolError(ValueError):
+    """A cell whose parameters do not fit its protocol."""
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a protocol gets for one cell."""
+
+    model: str
+    params: Mapping[str, Any]
+    stream: str
+    n: int
+    shuffle: bool
+    rep: int
+    data_seed: int
+    model_seed: int
+    backend: str
+    rate: float
+
+
+def _data(ctx: Context) -> tuple[str, Any, Any]:
+    from reference.cli import _stream
+
+    task, (X, y) = _stream(ctx.stream, ctx.n, ctx.data_seed % (2**31), None)
+    if ctx.shuffle:
+        order = np.random.default_rng(ctx.data_seed).permutation(len(y))
+        X, y = X[order], y[order]
+    return task, X[: ctx.n], y[: ctx.n]
+
+
+def _model(ctx: Context, task: str, y: Any, params: Mapping[str, Any]) -> Any:
+    from reference.cli import MODELS, _backend, _build, _classes, _model_class
+
+    cls = _model_class(ctx.model, _backend(ctx.backend))
+    return _build(cls, MODELS[ctx.model], ctx.model_seed % (2**31), _classes(task, y),
+                  dict(params))
+
+
+def prequential_protocol(ctx: Context) -> dict[str, float]:
+    """Test-then-train over the stream; every metric of the final summary."""
+    from reference.prequential import prequential
+
+    params = dict(ctx.params)
+    burn_in = int(params.pop("burn_in", 0))
+    task, X, y = _data(ctx)
+    model = _model(ctx, task, y, params)
+    result = prequential(model, X, y, task=task, rate=ctx.rate,
+                         label_seed=ctx.data_seed % (2**31), progress=False)
+    if burn_in <= 0:
+        return {k: float(v) for k, v in result.final.items()}
+    if burn_in >= len(result.y_true):
+        raise ProtocolError(f"burn_in {burn_in} leaves no step of {len(result.y_true)} to score")
+    truth, pred = result.y_true[burn_in:], result.y_pred[burn_in:]
+    if task == "classification":
+        return {"accuracy": float(np.mean(pred == truth))}
+    err = np.asarray(pred, dtype=float) - np.asarray(truth, dtype=float)
+    return {"rmse": float(np.sqrt(np.mean(err * err))), "mae": float(np.mean(np.abs(err)))}
+
+
+VARIANTS = {"ORIG": None, "ORAND": "random", "OALC": "alc", "OENT": "entropy", "FULL": None}
+
+
+def ag13_retirement_protocol(ctx: Context) -> dict[str, float]:
+    """[AG13, §4.5]: ORIG / ORAND / OALC / OENT / FULL trained on the stream, scored on
+    held-out data (see the module docstring)."""
+    params = dict(ctx.params)
+    variant = params.pop("variant", None)
+    if variant not in VARIANTS:
+        raise ProtocolError(f"ag13-retirement needs variant in {sorted(VARIANTS)}, "
+                            f"got {variant!r}")
+    pool = params.pop("pool", 100)
+    test_n = int(params.pop("test_n", 1000))
+    folds = int(params.pop("folds", 5))
+    if ctx.stream == "friedman":
+        from reference.datasets import friedman1
+
+        task = "regression"
+        X, y = friedman1(ctx.n, seed=ctx.data_seed % (2**31))
+        Xt, yt = friedman1(test_n, noise=0.0, seed=(ctx.data_seed + 1) % (2**31))
+    elif ctx.stream.startswith("csv:"):
+        from reference.cli import _stream
+
+        task, (X_all, y_all) = _stream(ctx.stream, ctx.n, 0, None)
+        order = np.random.default_rng(ctx.data_seed).permutation(len(y_all))
+        fold = np.arange(len(order)) % folds == ctx.rep % folds
+        test, train = order[fold], order[~fold]
+        X, y, Xt, yt = X_all[train], y_all[train], X_all[test], y_all[test]
+    else:
+        raise ProtocolError("ag13-retirement runs on 'friedman' or a csv:<name> data set")
+    w = int(round(pool * len(y))) if pool < 1 else int(pool)
+    if variant in ("ORAND", "OALC", "OENT"):
+        params.update(active_size=w, retirement=VARIANTS[variant])
+        if variant == "OALC" and ctx.stream == "friedman":
+            params.setdefault("approx", True)
+            params.setdefault("rect", [(0.0, 1.0)] * X.shape[1])
+    model = _model(ctx, task, y, params)
+    rows = slice(0, w) if variant == "ORIG" else slice(None)
+    model.partial_fit(X[rows], y[rows])
+    pred = np.asarray(model.predict(Xt))
+    if task == "classification":
+        return {"misclassification": float(np.mean(pred != yt))}
+    return {"rmse": float(np.sqrt(np.mean((pred - yt) ** 2)))}
+
+
+PROTOCOLS: dict[str, Callable[[Context], dict[str, float]]] = {
+    "prequential": prequential_protocol,
+    "ag13-retirement": ag13_retirement_protocol,
+}
+"""Protocols by name, as an experiment's ``protocol`` key gives them."""
