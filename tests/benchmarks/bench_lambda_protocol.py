@@ -112,16 +112,16 @@ def main() -> None:
     args = parser.parse_args()
     X, y = drifting_friedman(args.n, k=args.k, seed=args.seed)
     print(f"drifting Friedman k = {args.k}, n = {args.n}, seed {args.seed}: one-step RMSE")
-    print("lambda        " + "".join(f"{lam:>7}" for lam in LAMS))
+    print(f"{'lambda':<20}" + "".join(f"{lam:>7}" for lam in LAMS))
     for protocol in ("historical", "retire-1"):
         row = [ours(X, y, lam, protocol) for lam in LAMS]
-        print(f"{'ours ' + protocol:<14}" + "".join(f"{v:7.2f}" for v in row))
+        print(f"{'driftwood ' + protocol:<20}" + "".join(f"{v:7.2f}" for v in row))
         theirs = dynatree(X, y, protocol)
         if theirs is None:
-            print(f"{'dynaTree':<14} (Rscript with the dynaTree package not found; see the "
+            print(f"{'dynaTree':<20} (Rscript with the dynaTree package not found; see the "
                   f"docstring)")
         else:
-            print(f"{'dynaTree ' + protocol:<14}"[:14] + "".join(f"{v:7.2f}" for v in theirs))
+            print(f"{'dynaTree ' + protocol:<20}" + "".join(f"{v:7.2f}" for v in theirs))
 
 
 if __name__ == "__main__":
