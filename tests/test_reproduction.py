@@ -1,0 +1,40 @@
+"""The stored results of the Reproduction page are what the code computes today.
+
+``docs/reproduction/<name>/`` holds a grid's ``experiment.json`` and ``results.csv``; the
+page only reads them. Here every stored experiment must be the shipped spec of that name,
+cover all of its cells, and its first cell (by key), recomputed now, must give the stored
+numbers exactly.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("pandas")
+
+from reference import grid  # noqa: E402
+
+STORE = Path(__file__).resolve().parents[1] / "docs" / "reproduction"
+STORED = sorted(p.name for p in STORE.iterdir() if (p / "results.csv").exists()) \
+    if STORE.is_dir() else []
+
+
+def test_the_reproduction_page_has_stored_results() -> None:
+    assert STORED, "docs/reproduction holds no stored grid"
+
+
+@pytest.mark.parametrize("name", STORED)
+def test_stored_results_are_the_shipped_experiment_recomputed(name: str, both: object) -> None:
+    exp = grid.Experiment(**json.loads((STORE / name / "experiment.json").read_text()))
+    if name in grid.shipped_experiments():
+        assert exp == grid.load_experiment(name), "stored results of another spec"
+    stored = grid.read_results(STORE / name)
+    cells = sorted(exp.cells(), key=lambda c: c.key)
+    assert set(stored["cell"]) == {c.key for c in cells}, "the stored grid is incomplete"
+    for cell in cells[:1]:
+        fresh = {r["metric"]: r["value"] for r in grid.run_cell(exp, cell)}
+        kept = stored[stored["cell"] == cell.key]
+        assert dict(zip(kept["metric"], kept["value"], strict=True)) == fresh, cell.key
