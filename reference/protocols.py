@@ -9,7 +9,9 @@ parameters, the stream and the cell's seeds. Two protocols exist:
     prequential`); the metrics of its final summary. With a ``burn_in`` parameter ``b``
     the first ``b`` examples are learned without being scored (as AG13 §5.1 fits 500
     points before measuring the one-step error) and the metrics are ``rmse`` and ``mae``
-    (regression) or ``accuracy`` (classification) over the remaining steps.
+    (regression) or ``accuracy`` (classification) over the remaining steps. With
+    ``learn_until = k`` the model learns only the first ``k`` examples and then only
+    predicts (AG13 §5.2's FULL: 30,000 points, "no update thereafter").
 
 ``"ag13-retirement"``
     The hold-out designs of [AG13, §4.5]: a model is trained on the stream according to a
@@ -74,14 +76,37 @@ def _model(ctx: Context, task: str, y: Any, params: Mapping[str, Any]) -> Any:
                   dict(params))
 
 
+class LearnFirst:
+    """A model that learns only the first ``k`` examples it is given, then only predicts.
+
+    Every other attribute is the wrapped model's.
+    """
+
+    def __init__(self, model: Any, k: int) -> None:
+        self.model = model
+        self.k = k
+        self.seen = 0
+
+    def learn_one(self, x: Any, y: Any) -> None:
+        if self.seen < self.k:
+            self.model.learn_one(x, y)
+        self.seen += 1
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.model, name)
+
+
 def prequential_protocol(ctx: Context) -> dict[str, float]:
     """Test-then-train over the stream; every metric of the final summary."""
     from reference.prequential import prequential
 
     params = dict(ctx.params)
     burn_in = int(params.pop("burn_in", 0))
+    learn_until = params.pop("learn_until", None)
     task, X, y = _data(ctx)
     model = _model(ctx, task, y, params)
+    if learn_until is not None:
+        model = LearnFirst(model, int(learn_until))
     result = prequential(model, X, y, task=task, rate=ctx.rate,
                          label_seed=ctx.data_seed % (2**31), progress=False)
     if burn_in <= 0:

@@ -250,3 +250,15 @@ def test_ag13_retirement_protocol_trains_each_variant_as_the_paper_says(both: An
     bad = {**spec, "models": [{"name": "dynatree", "params": {"variant": "NOPE"}}]}
     with pytest.raises(grid.GridError, match="variant"):
         grid.run_cell(grid.load_experiment(bad), grid.load_experiment(bad).cells()[0])
+
+
+def test_learn_until_stops_learning_after_k_examples(both: Any) -> None:
+    import fast
+    from reference.protocols import LearnFirst
+
+    inner = fast.SGTRegressor(warmup=10)
+    model = LearnFirst(inner, 3)
+    for i in range(5):
+        model.learn_one([float(i)], float(i))
+    assert model.seen == 5 and inner.n_seen_ == 3
+    assert model.predict_one([1.0]) == inner.predict_one([1.0])
