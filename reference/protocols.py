@@ -6,7 +6,8 @@ parameters, the stream and the cell's seeds. Two protocols exist:
 
 ``"prequential"`` (default)
     Test-then-train over the stream ([DOC15, Alg. 5], :func:`reference.prequential.
-    prequential`); the metrics of its final summary. With a ``burn_in`` parameter ``b``
+    prequential`); the metrics of its final summary (with the model size, ``n_balls_`` or
+    ``n_nodes_``, when the model has one). With a ``burn_in`` parameter ``b``
     the first ``b`` examples are learned without being scored (as AG13 §5.1 fits 500
     points before measuring the one-step error) and the metrics are ``rmse`` and ``mae``
     (regression) or ``accuracy`` (classification) over the remaining steps. With
@@ -107,8 +108,9 @@ def prequential_protocol(ctx: Context) -> dict[str, float]:
     model = _model(ctx, task, y, params)
     if learn_until is not None:
         model = LearnFirst(model, int(learn_until))
+    size = next((a for a in ("n_balls_", "n_nodes_") if hasattr(model, a)), None)
     result = prequential(model, X, y, task=task, rate=ctx.rate,
-                         label_seed=ctx.data_seed % (2**31), progress=False)
+                         label_seed=ctx.data_seed % (2**31), size=size, progress=False)
     if burn_in <= 0:
         return {k: float(v) for k, v in result.final.items()}
     if burn_in >= len(result.y_true):
