@@ -62,6 +62,7 @@ def c_row(x: Any, keys: Sequence[Any] | None) -> list[Any] | tuple[Any, ...] | N
         else (the general path then converts it or raises). The width is not checked
         here: the C call checks it.
     """
+    row: list[Any] | tuple[Any, ...]
     kind = type(x)
     if kind is list or kind is tuple:
         row = x

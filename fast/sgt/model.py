@@ -522,7 +522,8 @@ class _FastRowClassifier(_FastClassifier):
                 if row is not None and not lib.sgt_model_proba_row(
                         core._m, row, len(row), core._probs, core._label):
                     assert self.classes_ is not None
-                    return self.classes_[core._label[0]]
+                    label: Hashable = self.classes_[core._label[0]]
+                    return label
             return super().predict_one(x)  # type: ignore[misc, no-any-return]
         finally:
             lock.release()
@@ -540,7 +541,8 @@ class _FastRowClassifier(_FastClassifier):
                 if row is not None and not lib.sgt_model_proba_row(
                         core._m, row, len(row), core._probs, core._label):
                     assert self.classes_ is not None
-                    return dict(zip(self.classes_, ffi.unpack(core._probs, core.n_classes)))
+                    return dict(zip(self.classes_, ffi.unpack(core._probs, core.n_classes),
+                                    strict=True))
             return super().predict_proba_one(x)  # type: ignore[misc, no-any-return]
         finally:
             lock.release()
