@@ -192,7 +192,8 @@ def test_bad_input_same_outcome_model_unchanged(case: Case, dict_rows: bool) -> 
             calls.append(lambda m, x=x: m.predict_proba_one(x))
         for call in calls:
             before = {pkg: m.snapshot() for pkg, m in models.items()}
-            results = {pkg: _outcome(lambda m=m: call(m)) for pkg, m in models.items()}
+            results = {pkg: _outcome(lambda m=m, call=call: call(m))
+                       for pkg, m in models.items()}
             ref, got = results[REFERENCE], results[fast]
             if isinstance(ref, type) or ref is None:
                 assert ref is got or ref == got, (x, ref, got)
@@ -205,7 +206,7 @@ def test_bad_input_same_outcome_model_unchanged(case: Case, dict_rows: bool) -> 
     good_x = _rows(X, "dict" if dict_rows else "list")[0]
     for label in BAD_LABELS:
         before = {pkg: m.snapshot() for pkg, m in models.items()}
-        results = {pkg: _outcome(lambda m=m: m.learn_one(good_x, label))
+        results = {pkg: _outcome(lambda m=m, label=label: m.learn_one(good_x, label))
                    for pkg, m in models.items()}
         ref, got = results[REFERENCE], results[fast]
         assert (ref is got) if isinstance(ref, type) else not isinstance(got, type), (label,)
