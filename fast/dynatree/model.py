@@ -61,6 +61,7 @@ class FastEngine(DynamicTreeBase):
 
     """The C particle cloud behind the ``fast`` facades."""
 
+    __slots__ = ("_out", "_entropy")
     _h: Any
     _cfg: LeafConfig
 
@@ -93,7 +94,7 @@ class FastEngine(DynamicTreeBase):
                                           int(p.approx), rect), "retirement")
         self._h = h
         self._cfg = cfg
-        # buffers of the one-row calls (not pickled, see _get_state)
+        # buffers of the one-row calls (slots: outside the pickled state)
         self._out = ffi.new("double[]", max(5, cfg.n_classes))
         self._entropy = ffi.new("double *")
         state = self._pending_rng.state
@@ -239,8 +240,7 @@ class FastEngine(DynamicTreeBase):
 
     # -- pickling and copying: export the state, rebuild the C model from it ----------------
     def _get_state(self) -> dict[str, Any]:
-        state = {k: v for k, v in self.__dict__.items()
-                 if k not in ("_h", "_pending_rng", "_out", "_entropy")}
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_h", "_pending_rng")}
         state["_snap"] = self.snapshot()
         state["_rng_state"] = self.rng.state
         return self._pack_lpred(state)
