@@ -54,6 +54,20 @@ def _list_to_block(values: Sequence[Any], n: int, ell: float, cfg: LeafConfig) -
     return [float(n), nu, sy, syy, 0.0, syyg, bb, logdet, ell, *values[4:-2]]
 
 
+class _RowBuffers:
+    """The C output buffers of the one-row calls; pickled and copied as fresh buffers."""
+
+    __slots__ = ("size", "out", "entropy")
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.out = ffi.new("double[]", size)
+        self.entropy = ffi.new("double *")
+
+    def __reduce__(self) -> tuple[type, tuple[int]]:
+        return (_RowBuffers, (self.size,))
+
+
 class FastEngine(DynamicTreeBase):
     _piece_work = 100_000
     """Particle-steps per call into C in ``partial_fit`` (about 0.1-0.5 s; Ctrl-C is
@@ -61,7 +75,6 @@ class FastEngine(DynamicTreeBase):
 
     """The C particle cloud behind the ``fast`` facades."""
 
-    __slots__ = ("_out", "_entropy")
     _h: Any
     _cfg: LeafConfig
 
@@ -94,9 +107,7 @@ class FastEngine(DynamicTreeBase):
                                           int(p.approx), rect), "retirement")
         self._h = h
         self._cfg = cfg
-        # buffers of the one-row calls (slots: outside the pickled state)
-        self._out = ffi.new("double[]", max(5, cfg.n_classes))
-        self._entropy = ffi.new("double *")
+        self._buffers = _RowBuffers(max(5, cfg.n_classes))
         state = self._pending_rng.state
         wrapped = Rng._wrap(lib.dt_model_rng(self._h))
         wrapped.state = state
@@ -121,7 +132,7 @@ class FastEngine(DynamicTreeBase):
         for the general path; ``MemoryError`` with the model unchanged. If Ctrl-C arrives
         during the C call, the row (learned or not, as C tells) is accounted for first."""
         h = self._h
-        out = self._out
+        out = self._buffers.out
         before = h.n_total
         try:
             rc = lib.dt_model_learn_row(h, row, len(row), target, out)
@@ -385,7 +396,7 @@ class DynamicTreeRegressor(RegressorMixin, FastEngine):
         try:
             if self._d is not None:
                 row = c_row(x, self._keys)
-                out = self._out
+                out = self._buffers.out
                 if row is not None and not lib.dt_model_regression_row(self._h, row, len(row),
                                                                         out):
                     value: float = out[0]
@@ -480,8 +491,9 @@ class DynamicTreeClassifier(ClassifierMixin, FastEngine):
         if self._d is None:
             return None
         row = c_row(x, self._keys)
-        out = self._out
-        if row is None or lib.dt_model_class_row(self._h, row, len(row), out, self._entropy):
+        buffers = self._buffers
+        out = buffers.out
+        if row is None or lib.dt_model_class_row(self._h, row, len(row), out, buffers.entropy):
             return None
         probs: list[float] = ffi.unpack(out, len(self.classes_))
         return probs
