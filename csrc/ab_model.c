@@ -154,6 +154,27 @@ int ab_model_learn_one(ab_model *m, const double *x, int64_t k)
     return ab_model_partial_fit(m, x, &k, 1);
 }
 
+int ab_model_learn_row(ab_model *m, const double *x, int64_t n_values, int64_t k)
+{
+    if (m == NULL || x == NULL) return ST_EINVAL;
+    if (n_values != m->n_features) return ST_EDIM;
+    return ab_model_partial_fit(m, x, &k, 1);
+}
+
+int ab_model_predict_row(ab_model *m, const double *x, int64_t n_values, int64_t *out)
+{
+    if (m == NULL || x == NULL) return ST_EINVAL;
+    if (n_values != m->n_features) return ST_EDIM;
+    return ab_model_predict(m, x, 1, out);
+}
+
+int ab_model_proba_row(ab_model *m, const double *x, int64_t n_values, double *out)
+{
+    if (m == NULL || x == NULL) return ST_EINVAL;
+    if (n_values != m->n_features) return ST_EDIM;
+    return ab_model_predict_proba(m, x, 1, out);
+}
+
 int ab_model_partial_fit(ab_model *m, const double *X, const int64_t *ks, int64_t n)
 {
     int64_t i, D;

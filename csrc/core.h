@@ -293,6 +293,12 @@ rng_state *dt_model_rng(dt_model *m);
 int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, double *lpred);
 int dt_model_regression(const dt_model *m, const double *x, double *out);
 int dt_model_class(const dt_model *m, const double *x, double *probs, double *entropy);
+/* the one-row calls of the facade: x holds n_values finite numbers (ST_EDIM unless
+ * n_values = d, ST_EINVAL for NaN or infinity), then as the calls above */
+int dt_model_learn_row(dt_model *m, const double *x, int64_t n_values, double y, double *lpred);
+int dt_model_regression_row(const dt_model *m, const double *x, int64_t n_values, double *out);
+int dt_model_class_row(const dt_model *m, const double *x, int64_t n_values, double *probs,
+                       double *entropy);
 int dt_model_trees(const dt_model *m, int32_t *out);
 int dt_model_particle_size(const dt_model *m, int32_t i, int32_t *n_nodes, int32_t *n_points);
 int dt_model_export_particle(const dt_model *m, int32_t i, int32_t *ints, double *dbls,
@@ -551,6 +557,13 @@ int sgt_model_learn_bags(sgt_model *m, const double *X, const int32_t *sizes, in
 int sgt_model_buffer_restore(sgt_model *m, const double *rows, int32_t n_rows, double target);
 int sgt_model_progressive_many(sgt_model *m, const double *X, int64_t n, const double *targets,
                                double *out_raws);
+/* the one-row calls of the facade: x holds n_values numbers (ST_EDIM unless n_values = d),
+ * checked as the other entry points check a row; probs gets 2 (one tree) or n_trees + 1
+ * probabilities and label the most probable class (first on ties) */
+int sgt_model_learn_row(sgt_model *m, const double *x, int64_t n_values, double target);
+int sgt_model_raws_row(sgt_model *m, const double *x, int64_t n_values, double *out);
+int sgt_model_proba_row(sgt_model *m, const double *x, int64_t n_values, double *probs,
+                        int32_t *label);
 
 /* ---- ABACOC (ab_*, mirrors reference/abacoc/) ---- */
 enum {
@@ -684,6 +697,11 @@ int ab_model_rollback(ab_model *m, int64_t n_features, int64_t n_classes);
 int ab_model_reserve(ab_model *m, int64_t n_balls);
 int ab_model_restored(ab_model *m);
 int ab_model_learn_one(ab_model *m, const double *x, int64_t k);
+/* the one-row calls of the facade: x holds n_values numbers (ST_EDIM unless n_values = D),
+ * then as ab_model_learn_one, ab_model_predict and ab_model_predict_proba for one row */
+int ab_model_learn_row(ab_model *m, const double *x, int64_t n_values, int64_t k);
+int ab_model_predict_row(ab_model *m, const double *x, int64_t n_values, int64_t *out);
+int ab_model_proba_row(ab_model *m, const double *x, int64_t n_values, double *out);
 int ab_model_partial_fit(ab_model *m, const double *X, const int64_t *ks, int64_t n);
 int ab_model_predict(ab_model *m, const double *X, int64_t n, int64_t *out);
 int ab_model_predict_proba(ab_model *m, const double *X, int64_t n, double *out);

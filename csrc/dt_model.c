@@ -358,6 +358,38 @@ int dt_model_class(const dt_model *m, const double *x, double *probs, double *en
     return ST_OK;
 }
 
+/* the one-row calls of the facade: width and finiteness checked here */
+static int check_row(const dt_model *m, const double *x, int64_t n_values)
+{
+    int64_t a;
+    if (n_values != m->d) return ST_EDIM;
+    for (a = 0; a < n_values; a++)
+        if (!isfinite(x[a])) return ST_EINVAL;
+    return ST_OK;
+}
+
+int dt_model_learn_row(dt_model *m, const double *x, int64_t n_values, double y, double *lpred)
+{
+    int rc = check_row(m, x, n_values);
+    if (rc != ST_OK) return rc;
+    return dt_model_learn(m, x, &y, 1, lpred);
+}
+
+int dt_model_regression_row(const dt_model *m, const double *x, int64_t n_values, double *out)
+{
+    int rc = check_row(m, x, n_values);
+    if (rc != ST_OK) return rc;
+    return dt_model_regression(m, x, out);
+}
+
+int dt_model_class_row(const dt_model *m, const double *x, int64_t n_values, double *probs,
+                       double *entropy)
+{
+    int rc = check_row(m, x, n_values);
+    if (rc != ST_OK) return rc;
+    return dt_model_class(m, x, probs, entropy);
+}
+
 /* per particle: (height, leaves, active points) */
 int dt_model_trees(const dt_model *m, int32_t *out)
 {

@@ -432,3 +432,29 @@ int sgt_model_progressive_many(sgt_model *m, const double *X, int64_t n, const d
     }
     return ST_OK;
 }
+
+/* ---- the one-row calls of the facade (width checked here, the rest as above) ---- */
+
+int sgt_model_learn_row(sgt_model *m, const double *x, int64_t n_values, double target)
+{
+    if (n_values != m->q.d)
+        return ST_EDIM;
+    return sgt_model_learn(m, x, 1, target);
+}
+
+int sgt_model_raws_row(sgt_model *m, const double *x, int64_t n_values, double *out)
+{
+    if (n_values != m->q.d)
+        return ST_EDIM;
+    return sgt_model_raws(m, x, out);
+}
+
+int sgt_model_proba_row(sgt_model *m, const double *x, int64_t n_values, double *probs,
+                        int32_t *label)
+{
+    int rc = sgt_model_raws_row(m, x, n_values, m->s.raws);
+    if (rc != ST_OK)
+        return rc;
+    sgt_predict_labels(m->s.raws, 1, m->n_trees, probs, label);
+    return ST_OK;
+}

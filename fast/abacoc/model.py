@@ -14,7 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from fast._ffi import check, ffi, lib
+from fast._ffi import check, ffi, lib, raise_status
+from fast._rows import ST_ENOMEM, c_row, locks_itself
 from fast.rng import Rng
 from reference.abacoc.inputs import BallCoverFacade
 from reference.abacoc.model import _balls_table
@@ -108,6 +109,7 @@ class ABACOCClassifier(BallCoverFacade):
         self._h = self._new_handle()
         self._xbuf: Any = None                   # double[d] reused by the one-row calls
         self._kbuf = ffi.new("int64_t[1]")
+        self._pbuf = ffi.new("double[]", 4)      # class frequencies of predict_proba_one
 
     def _new_handle(self) -> Any:
         p = self._params
@@ -258,6 +260,72 @@ class ABACOCClassifier(BallCoverFacade):
             "ab_model_nearest",
         )
         return [int(k) for k in out]
+
+    # -- the lean one-row calls (fast._rows) ---------------------------------------------
+    @locks_itself
+    def learn_one(self, x: Any, y: Hashable) -> Any:
+        lock = self._lock
+        lock.acquire()
+        try:
+            if self.n_features_in_ is not None:
+                row = c_row(x, self._feature_keys)
+                try:
+                    k = self._class_index[y]
+                except (KeyError, TypeError):
+                    row = None
+                h = self._h
+                if row is not None and h.n_classes == len(self.classes_):
+                    rc = lib.ab_model_learn_row(h, row, len(row), k)
+                    if not rc:
+                        return self
+                    if rc == ST_ENOMEM:
+                        raise_status(rc, "ab_model_partial_fit")
+            return super().learn_one(x, y)
+        finally:
+            lock.release()
+
+    learn_one.__doc__ = BallCoverFacade.learn_one.__doc__
+
+    @locks_itself
+    def predict_one(self, x: Any) -> Any:
+        lock = self._lock
+        lock.acquire()
+        try:
+            if self.n_features_in_ is not None:
+                row = c_row(x, self._feature_keys)
+                kbuf = self._kbuf
+                if row is not None and not lib.ab_model_predict_row(self._h, row, len(row),
+                                                                     kbuf):
+                    k = kbuf[0]
+                    return None if k < 0 else self.classes_[k]
+            return super().predict_one(x)
+        finally:
+            lock.release()
+
+    predict_one.__doc__ = BallCoverFacade.predict_one.__doc__
+
+    @locks_itself
+    def predict_proba_one(self, x: Any) -> dict[Any, float]:
+        lock = self._lock
+        lock.acquire()
+        try:
+            n_classes = self._h.n_classes
+            if self.n_features_in_ is not None and 0 < n_classes == len(self.classes_):
+                row = c_row(x, self._feature_keys)
+                out = self._pbuf
+                if len(out) < n_classes:
+                    out = self._pbuf = ffi.new("double[]", 2 * n_classes)
+                if row is not None and not lib.ab_model_proba_row(self._h, row, len(row), out):
+                    probs = ffi.unpack(out, n_classes)
+                    for p in probs:
+                        if p > 0.0:
+                            return dict(zip(self.classes_, probs, strict=True))
+                    return {}
+            return super().predict_proba_one(x)
+        finally:
+            lock.release()
+
+    predict_proba_one.__doc__ = BallCoverFacade.predict_proba_one.__doc__
 
     # -- state --------------------------------------------------------------------------
     @property

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from fast._ffi import check, ffi, lib
+from fast._ffi import check, ffi, lib, raise_status
+from fast._rows import INT_EXACT, ST_ENOMEM, c_row, locks_itself
 from fast.rng import Rng
 from reference.dynatree.leaf_models import CLASS, CONSTANT, LeafConfig
 from reference.dynatree.model import (
@@ -53,6 +54,20 @@ def _list_to_block(values: Sequence[Any], n: int, ell: float, cfg: LeafConfig) -
     return [float(n), nu, sy, syy, 0.0, syyg, bb, logdet, ell, *values[4:-2]]
 
 
+class _RowBuffers:
+    """The C output buffers of the one-row calls; pickled and copied as fresh buffers."""
+
+    __slots__ = ("size", "out", "entropy")
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.out = ffi.new("double[]", size)
+        self.entropy = ffi.new("double *")
+
+    def __reduce__(self) -> tuple[type, tuple[int]]:
+        return (_RowBuffers, (self.size,))
+
+
 class FastEngine(DynamicTreeBase):
     _piece_work = 100_000
     """Particle-steps per call into C in ``partial_fit`` (about 0.1-0.5 s; Ctrl-C is
@@ -92,6 +107,7 @@ class FastEngine(DynamicTreeBase):
                                           int(p.approx), rect), "retirement")
         self._h = h
         self._cfg = cfg
+        self._buffers = _RowBuffers(max(5, cfg.n_classes))
         state = self._pending_rng.state
         wrapped = Rng._wrap(lib.dt_model_rng(self._h))
         wrapped.state = state
@@ -110,6 +126,23 @@ class FastEngine(DynamicTreeBase):
                 out[i] for i in range(int(self._h.n_total) - before)]
             raise
         return [out[i] for i in range(n)]
+
+    def _learn_row(self, row: list[Any] | tuple[Any, ...], target: Any) -> bool:
+        """The lean ``learn_one`` (:mod:`fast._rows`): True if the row was learned, False
+        for the general path; ``MemoryError`` with the model unchanged. If Ctrl-C arrives
+        during the C call, the row (learned or not, as C tells) is accounted for first."""
+        h = self._h
+        out = self._buffers.out
+        before = h.n_total
+        try:
+            rc = lib.dt_model_learn_row(h, row, len(row), target, out)
+        finally:
+            if h.n_total != before:
+                self.n_seen_ += 1
+                self._lpred.append(out[0])
+        if rc == ST_ENOMEM:
+            raise_status(rc, "dt_model_learn")
+        return not rc
 
     def _engine_lml(self) -> float:
         return float(self._h.lml)
@@ -338,6 +371,42 @@ class DynamicTreeRegressor(RegressorMixin, FastEngine):
         self._reset()
         self._engine_reset()
 
+    @locks_itself
+    def learn_one(self, x: Any, y: Any) -> None:
+        lock = self._lock
+        lock.acquire()
+        try:
+            if self._d is not None:
+                row = c_row(x, self._keys)
+                kind = type(y)
+                if row is not None and (kind is float or (kind is int
+                                                          and -INT_EXACT <= y <= INT_EXACT)):
+                    if self._learn_row(row, y):
+                        return
+            super().learn_one(x, y)
+        finally:
+            lock.release()
+
+    learn_one.__doc__ = RegressorMixin.learn_one.__doc__
+
+    @locks_itself
+    def predict_one(self, x: Any) -> float:
+        lock = self._lock
+        lock.acquire()
+        try:
+            if self._d is not None:
+                row = c_row(x, self._keys)
+                out = self._buffers.out
+                if row is not None and not lib.dt_model_regression_row(self._h, row, len(row),
+                                                                        out):
+                    value: float = out[0]
+                    return value
+            return super().predict_one(x)
+        finally:
+            lock.release()
+
+    predict_one.__doc__ = RegressorMixin.predict_one.__doc__
+
     def _constructor_params(self) -> dict[str, Any]:
         """Constructor arguments as a dict."""
         p = self._params
@@ -397,6 +466,69 @@ class DynamicTreeClassifier(ClassifierMixin, FastEngine):
         self._init_classes = None if classes is None else list(classes)
         self._reset()
         self._engine_reset()
+
+    @locks_itself
+    def learn_one(self, x: Any, y: Any) -> None:
+        lock = self._lock
+        lock.acquire()
+        try:
+            if self._d is not None:
+                row = c_row(x, self._keys)
+                try:
+                    index = self._index[y]
+                except (KeyError, TypeError):
+                    row = None
+                if row is not None and self._learn_row(row, float(index)):
+                    return
+            super().learn_one(x, y)
+        finally:
+            lock.release()
+
+    learn_one.__doc__ = ClassifierMixin.learn_one.__doc__
+
+    def _probs_row(self, x: Any) -> list[float] | None:
+        """Class probabilities at ``x`` by the lean path, None for the general path."""
+        if self._d is None:
+            return None
+        row = c_row(x, self._keys)
+        buffers = self._buffers
+        out = buffers.out
+        if row is None or lib.dt_model_class_row(self._h, row, len(row), out, buffers.entropy):
+            return None
+        probs: list[float] = ffi.unpack(out, len(self.classes_))
+        return probs
+
+    @locks_itself
+    def predict_one(self, x: Any) -> Hashable:
+        lock = self._lock
+        lock.acquire()
+        try:
+            probs = self._probs_row(x)
+            if probs is None:
+                return super().predict_one(x)
+            best = 0
+            for k in range(1, len(probs)):
+                if probs[k] > probs[best]:
+                    best = k
+            return self.classes_[best]
+        finally:
+            lock.release()
+
+    predict_one.__doc__ = ClassifierMixin.predict_one.__doc__
+
+    @locks_itself
+    def predict_proba_one(self, x: Any) -> dict[Hashable, float]:
+        lock = self._lock
+        lock.acquire()
+        try:
+            probs = self._probs_row(x)
+            if probs is None:
+                return super().predict_proba_one(x)
+            return dict(zip(self.classes_, probs, strict=True))
+        finally:
+            lock.release()
+
+    predict_proba_one.__doc__ = ClassifierMixin.predict_proba_one.__doc__
 
     def _constructor_params(self) -> dict[str, Any]:
         """Constructor arguments as a dict."""

@@ -15,7 +15,8 @@ import numpy as np
 
 import reference.sgt.losses as _losses
 import reference.sgt.model as _ref
-from fast._ffi import check, ffi, lib
+from fast._ffi import check, ffi, lib, raise_status
+from fast._rows import INT_EXACT, ST_ENOMEM, c_row, locks_itself
 from reference.interrupt import Interruptible, pieces
 from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SOFTMAX, LOSS_SQUARED
 from reference.sgt.params import SGTParams, check_feature_config, check_matrix
@@ -69,6 +70,9 @@ class CCore:
         self._d = d
         self._raw_out = ffi.new("double[]", self.n_trees)
         self._x_buf = ffi.new("double[]", d)    # reused by the one-row calls
+        self.n_classes = 2 if self.n_trees == 1 else self.n_trees + 1
+        self._probs = ffi.new("double[]", self.n_classes)  # for the classifiers' one-row calls
+        self._label = ffi.new("int32_t[1]")
 
     def _row_buffer(self, x: Sequence[float]) -> Any:
         """``x`` (d floats) copied into the reusable C row buffer."""
@@ -333,7 +337,55 @@ class _FastFacade:
                 guard.check()
 
 
-class SGTRegressor(_FastFacade, _ref.SGTRegressor):
+class _FastSingleTarget(_FastFacade):
+    """The lean one-row calls of the single-target models (:mod:`fast._rows`)."""
+
+    _lock: Any
+    _keys: tuple[Any, ...] | None
+
+    @locks_itself
+    def learn_one(self, x: Any, y: Any) -> None:
+        lock = self._lock
+        lock.acquire()
+        try:
+            core = self._core
+            if core is not None and core.loss_kind != LOSS_CUSTOM:
+                row = c_row(x, self._keys)
+                kind = type(y)
+                if row is not None and (kind is float or (kind is int
+                                                          and -INT_EXACT <= y <= INT_EXACT)):
+                    rc = lib.sgt_model_learn_row(core._m, row, len(row), y)
+                    if not rc:
+                        self.n_seen_ += 1
+                        return
+                    if rc == ST_ENOMEM:
+                        raise_status(rc, "sgt_model_learn")
+            super().learn_one(x, y)  # type: ignore[misc]
+        finally:
+            lock.release()
+
+    learn_one.__doc__ = _ref.SGTRegressor.learn_one.__doc__
+
+    @locks_itself
+    def predict_one(self, x: Any) -> float:
+        lock = self._lock
+        lock.acquire()
+        try:
+            core = self._core
+            if core is not None:
+                row = c_row(x, self._keys)
+                if row is not None:
+                    out = core._raw_out
+                    if not lib.sgt_model_raws_row(core._m, row, len(row), out):
+                        return self._transfer(out[0])  # type: ignore[attr-defined, no-any-return]
+            return super().predict_one(x)  # type: ignore[misc, no-any-return]
+        finally:
+            lock.release()
+
+    predict_one.__doc__ = _ref.SGTRegressor.predict_one.__doc__
+
+
+class SGTRegressor(_FastSingleTarget, _ref.SGTRegressor):
     __doc__ = _ref.SGTRegressor.__doc__
 
     def _progressive_rows(self, arr: np.ndarray, targets: list[float]) -> np.ndarray:
@@ -389,7 +441,7 @@ class CustomLoss(_losses.CustomLoss):
         return super().transfer(raw)
 
 
-class SGT(_FastFacade, _ref.SGT):
+class SGT(_FastSingleTarget, _ref.SGT):
     __doc__ = _ref.SGT.__doc__
 
     _builtin_losses: dict[type, int] = {
@@ -426,7 +478,79 @@ class _FastClassifier(_FastFacade):
         return np.array([classes[i] for i in out.tolist()])
 
 
-class SGTClassifier(_FastClassifier, _ref.SGTClassifier):
+class _FastRowClassifier(_FastClassifier):
+    """The lean one-row calls of :class:`SGTClassifier` (:mod:`fast._rows`)."""
+
+    _lock: Any
+    _keys: tuple[Any, ...] | None
+    _class_index: dict[Hashable, int]
+
+    @locks_itself
+    def learn_one(self, x: Any, y: Hashable) -> None:
+        lock = self._lock
+        lock.acquire()
+        try:
+            core = self._core
+            if core is not None:
+                row = c_row(x, self._keys)
+                try:
+                    index = self._class_index[y]
+                except (KeyError, TypeError):
+                    row = None
+                if row is not None:
+                    target = float(index) if core.n_trees > 1 else 1.0 if index == 1 else 0.0
+                    rc = lib.sgt_model_learn_row(core._m, row, len(row), target)
+                    if not rc:
+                        self.n_seen_ += 1
+                        return
+                    if rc == ST_ENOMEM:
+                        raise_status(rc, "sgt_model_learn")
+            super().learn_one(x, y)  # type: ignore[misc]
+        finally:
+            lock.release()
+
+    learn_one.__doc__ = _ref.SGTClassifier.learn_one.__doc__
+
+    @locks_itself
+    def predict_one(self, x: Any) -> Hashable:
+        lock = self._lock
+        lock.acquire()
+        try:
+            core = self._core
+            if core is not None:
+                row = c_row(x, self._keys)
+                if row is not None and not lib.sgt_model_proba_row(
+                        core._m, row, len(row), core._probs, core._label):
+                    assert self.classes_ is not None
+                    label: Hashable = self.classes_[core._label[0]]
+                    return label
+            return super().predict_one(x)  # type: ignore[misc, no-any-return]
+        finally:
+            lock.release()
+
+    predict_one.__doc__ = _ref.SGTClassifier.predict_one.__doc__
+
+    @locks_itself
+    def predict_proba_one(self, x: Any) -> dict[Hashable, float]:
+        lock = self._lock
+        lock.acquire()
+        try:
+            core = self._core
+            if core is not None:
+                row = c_row(x, self._keys)
+                if row is not None and not lib.sgt_model_proba_row(
+                        core._m, row, len(row), core._probs, core._label):
+                    assert self.classes_ is not None
+                    return dict(zip(self.classes_, ffi.unpack(core._probs, core.n_classes),
+                                    strict=True))
+            return super().predict_proba_one(x)  # type: ignore[misc, no-any-return]
+        finally:
+            lock.release()
+
+    predict_proba_one.__doc__ = _ref.SGTClassifier.predict_proba_one.__doc__
+
+
+class SGTClassifier(_FastRowClassifier, _ref.SGTClassifier):
     __doc__ = _ref.SGTClassifier.__doc__
 
     def _progressive_rows(self, arr: np.ndarray, targets: list[float]) -> np.ndarray:
