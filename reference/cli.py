@@ -87,6 +87,13 @@ MODELS: dict[str, ModelSpec] = {
         True,
         "most frequent label so far, Laplace-smoothed probabilities (baseline)",
     ),
+    "nn3": ModelSpec(
+        "NearestNeighbours",
+        "classification",
+        {"k": 3},
+        True,
+        "3 nearest neighbours over every learned example [DOC15's NN3] (baseline)",
+    ),
     "dynatree": ModelSpec(
         "DynamicTreeRegressor",
         "regression",
@@ -107,8 +114,8 @@ MODELS: dict[str, ModelSpec] = {
 }
 """CLI model names. Non-baseline models appear once their class exists in a backend."""
 
-SIZE_ATTRIBUTES = ("n_balls_", "n_nodes_")
-"""Model-size attributes reported by ``run`` when the model has one (ABACOC, SGT)."""
+SIZE_ATTRIBUTES = ("n_balls_", "n_nodes_", "n_stored_")
+"""Model-size attributes reported by ``run`` when the model has one (ABACOC, SGT, NN3)."""
 
 DEFAULT_STREAM = {"regression": "friedman", "classification": "sea"}
 

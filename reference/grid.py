@@ -66,7 +66,8 @@ __all__ = [
 ENGINES = ("serial", "joblib", "dask")
 COLUMNS = ("cell", "model", "params", "stream", "n", "rep", "data_seed", "model_seed",
            "metric", "value")
-"""Columns of ``results.csv``: one row per cell and metric (a tidy table)."""
+"""Columns of ``results.csv``: one row per cell and metric (a tidy table). ``cell`` is the
+cell's :attr:`Cell.digest` (the name of its file under ``cells/``); ``params`` is JSON."""
 
 
 class GridError(ValueError):
@@ -122,7 +123,7 @@ class Experiment:
         Metrics kept (default: every metric the protocol computes).
     protocol : str
         Name of the evaluation protocol (:data:`reference.protocols.PROTOCOLS`):
-        ``"prequential"`` (default) or ``"ag13-retirement"``.
+        ``"prequential"`` (default), ``"ag13-retirement"`` or ``"trajectory"``.
     """
 
     name: str
@@ -302,7 +303,7 @@ def run_cell(exp: Experiment, cell: Cell) -> list[dict[str, Any]]:
         if metric not in final:
             raise GridError(f"metric {metric!r} is not computed for {cell.model} on "
                             f"{cell.stream}; available: {sorted(final)}")
-        rows.append({"cell": cell.key, "model": cell.model,
+        rows.append({"cell": cell.digest, "model": cell.model,
                      "params": json.dumps(dict(cell.params), sort_keys=True),
                      "stream": cell.stream, "n": cell.n, "rep": cell.rep,
                      "data_seed": data_seed, "model_seed": model_seed, "metric": metric,

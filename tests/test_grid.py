@@ -262,3 +262,96 @@ def test_learn_until_stops_learning_after_k_examples(both: Any) -> None:
         model.learn_one([float(i)], float(i))
     assert model.seen == 5 and inner.n_seen_ == 3
     assert model.predict_one([1.0]) == inner.predict_one([1.0])
+
+
+def test_trajectory_records_the_statistics_after_every_block(both: Any) -> None:
+    import fast
+    from reference.datasets import regime_friedman
+    from reference.protocols import trajectory_frame
+
+    spec = {"experiment": {"name": "traj", "seed": 3, "repetitions": 1,
+                           "protocol": "trajectory"},
+            "models": [{"name": "dynatree",
+                        "params": {"n_particles": 10, "every": 40,
+                                   "record": "mean_height, mean_leaves"}}],
+            "streams": [{"name": "aba", "n": 90}]}
+    exp = grid.load_experiment(spec)
+    (cell,) = exp.cells()
+    got = {r["metric"]: r["value"] for r in grid.run_cell(exp, cell)}
+    data_seed, model_seed = grid.cell_seeds(exp.seed, cell)
+    X, y = regime_friedman(90, seed=data_seed % 2**31, start=30, stop=60)
+    model = fast.DynamicTreeRegressor(n_particles=10, seed=model_seed % 2**31)
+    expected = {}
+    for start, stop in ((0, 40), (40, 80), (80, 90)):      # the last block is short
+        model.partial_fit(X[start:stop], y[start:stop])
+        stats = model.tree_stats()
+        expected[f"mean_height@{stop}"] = stats["mean_height"]
+        expected[f"mean_leaves@{stop}"] = stats["mean_leaves"]
+    assert got == expected
+    frame = trajectory_frame(pd.DataFrame({"metric": list(got), "value": list(got.values())}))
+    assert list(frame["t"]) == [40, 80, 90, 40, 80, 90]
+    assert list(frame["statistic"]) == ["mean_height"] * 3 + ["mean_leaves"] * 3
+    bad = {**spec, "models": [{"name": "dynatree", "params": {"record": "no_such_stat"}}]}
+    with pytest.raises(grid.GridError, match="no_such_stat"):
+        grid.run_cell(grid.load_experiment(bad), grid.load_experiment(bad).cells()[0])
+
+
+def test_rate_budget_fraction_and_scaling_reach_the_prequential_run(both: Any) -> None:
+    import fast
+    from reference.baselines import NearestNeighbours
+    from reference.datasets import sea
+    from reference.prequential import prequential
+
+    spec = {"experiment": {"name": "sub", "seed": 4, "repetitions": 1,
+                           "metrics": ["accuracy", "size"]},
+            "models": [{"name": "abacoc", "params": {"budget_fraction": 0.05,
+                                                     "scale": "minmax"}},
+                       {"name": "nn3", "params": {"rate": 0.2, "scale": "minmax-l2"}}],
+            "streams": [{"name": "sea", "n": 400}]}
+    exp = grid.load_experiment(spec)
+    fix_cell, nn_cell = exp.cells()
+    data_seed, model_seed = grid.cell_seeds(exp.seed, fix_cell)
+    X, y = sea(400, concept_length=100, seed=data_seed % 2**31)
+    X = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0))
+    fix = prequential(fast.ABACOCClassifier(budget=20, seed=model_seed % 2**31), X, y,
+                      task="classification", label_seed=data_seed % 2**31,
+                      size="n_balls_", progress=False)
+    assert {r["metric"]: r["value"] for r in grid.run_cell(exp, fix_cell)} == {
+        "accuracy": fix.final["accuracy"], "size": fix.final["size"]}
+    assert fix.final["size"] <= 20
+    unit = X / np.sqrt((X * X).sum(axis=1))[:, None]
+    nn = prequential(NearestNeighbours(classes=[0, 1]), unit, y, task="classification",
+                     rate=0.2, label_seed=data_seed % 2**31, size="n_stored_",
+                     progress=False)
+    got = {r["metric"]: r["value"] for r in grid.run_cell(exp, nn_cell)}
+    assert got == {"accuracy": nn.final["accuracy"], "size": nn.final["size"]}
+    assert 40 <= got["size"] <= 120                      # about 20% of 400 rows learned
+
+
+def test_nearest_neighbours_vote_like_a_brute_force_count() -> None:
+    from reference.baselines import NearestNeighbours
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = rng.integers(0, 4, size=300)
+    model = NearestNeighbours(k=3).partial_fit(X[:200], y[:200])
+    assert model.n_stored_ == 200 and model.classes_ == list(dict.fromkeys(y[:200].tolist()))
+    for x in X[200:]:
+        d = ((X[:200] - x) ** 2).sum(axis=1)
+        near = np.argsort(d, kind="stable")[:3]
+        labels = y[:200][near].tolist()
+        counts = {c: labels.count(c) for c in labels}
+        top = max(counts.values())
+        expected = labels[0] if counts[labels[0]] == top else next(
+            c for c in model.classes_ if counts.get(c, 0) == top)
+        assert model.predict_one(x) == expected
+        proba = model.predict_proba_one(x)
+        assert proba == {c: counts.get(c, 0) / 3 for c in model.classes_}
+    sk = pytest.importorskip("sklearn.neighbors")
+    binary = (y > 1).astype(int)        # two classes, k = 3: no tied vote, sklearn agrees
+    knn = sk.KNeighborsClassifier(n_neighbors=3).fit(X[:200], binary[:200])
+    ours = NearestNeighbours(k=3, classes=[0, 1]).partial_fit(X[:200], binary[:200])
+    assert list(ours.predict(X[200:])) == list(knn.predict(X[200:]))
+    assert NearestNeighbours().predict_one([0.0]) is None
+    with pytest.raises(ValueError, match="k must be"):
+        NearestNeighbours(k=0)
