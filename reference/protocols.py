@@ -123,9 +123,8 @@ def _minmax(X: Any) -> Any:
 
 def prequential_protocol(ctx: Context) -> dict[str, float]:
     """Test-then-train over the stream; every metric of the final summary."""
-    from reference.prequential import prequential
-
     from reference.cli import SIZE_ATTRIBUTES
+    from reference.prequential import prequential
 
     params = dict(ctx.params)
     burn_in = int(params.pop("burn_in", 0))
