@@ -393,6 +393,8 @@ typedef struct {
     int32_t max_depth;      /* depth limit (root = 0); -1 for none */
     int32_t warmup_trains;  /* 1: replay the warm-up buffer; 0: discard it */
     int32_t one_sided;      /* 1: one-sided p = P(T <= t); 0: two-sided + sign check */
+    int32_t warmup_newton;  /* 1: during the warm-up predict one Newton step of each root
+                             * over the buffer [SGT-SPEC §5.7]; 0: raw score 0 */
 } sgt_params;
 
 typedef struct {
@@ -455,7 +457,10 @@ typedef struct {
     double *grads;        /* per tree (or per bag row) gradients */
     double *hess;         /* per tree (or per bag row) hessians */
     double *probs;        /* k class probabilities */
-    int64_t row_cap;      /* capacity of raws/grads/hess */
+    double *zeros;        /* raw scores 0, per tree or bag row (warm-up step) */
+    double *warm_g;       /* per tree Σg of the warm-up step */
+    double *warm_h;       /* per tree Σh of the warm-up step */
+    int64_t row_cap;      /* capacity of raws/grads/hess/zeros */
 } sgt_scratch;
 
 typedef struct {

@@ -10,6 +10,7 @@
  * compute (g, h) in Python and call sgt_model_train_gh.
  * Invariants: buf_rows = Σ buf_len; trees share the quantizer q.
  */
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,9 @@ static void scratch_free(sgt_scratch *s)
     alloc_free(s->grads);
     alloc_free(s->hess);
     alloc_free(s->probs);
+    alloc_free(s->zeros);
+    alloc_free(s->warm_g);
+    alloc_free(s->warm_h);
     memset(s, 0, sizeof *s);
 }
 
@@ -54,22 +58,30 @@ static int scratch_init(sgt_scratch *s, const sgt_quantizer *q, int32_t n_trees)
     s->grads = alloc_malloc(rows * sizeof(double));
     s->hess = alloc_malloc(rows * sizeof(double));
     s->probs = alloc_malloc((rows + 1) * sizeof(double));
+    s->zeros = alloc_calloc(rows, sizeof(double));
+    s->warm_g = alloc_malloc(rows * sizeof(double));
+    s->warm_h = alloc_malloc(rows * sizeof(double));
     s->row_cap = (int64_t)rows;
     if (!s->prefix || !s->suffix || !s->pair || !s->moment_mean || !s->moment_var
         || !s->best.deltas || !s->cand.deltas || !s->pool.deltas || !s->codes || !s->raws
-        || !s->grads || !s->hess || !s->probs) {
+        || !s->grads || !s->hess || !s->probs || !s->zeros || !s->warm_g || !s->warm_h) {
         scratch_free(s);
         return ST_ENOMEM;
     }
     return ST_OK;
 }
 
-/* make raws/grads/hess hold at least n entries (bags) */
+/* make raws/grads/hess/zeros hold at least n entries (bags) */
 static int scratch_rows(sgt_scratch *s, int64_t n)
 {
-    double *r, *g, *h;
+    double *r, *g, *h, *z;
     if (n <= s->row_cap)
         return ST_OK;
+    z = alloc_calloc((size_t)n, sizeof(double));
+    if (!z)
+        return ST_ENOMEM;
+    alloc_free(s->zeros);
+    s->zeros = z;
     r = alloc_realloc(s->raws, (size_t)n * sizeof(double));
     if (!r)
         return ST_ENOMEM;
@@ -139,11 +151,78 @@ int sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, const do
     return ST_OK;
 }
 
+/* True while predictions are the warm-up Newton step (SGTCore.predicts_warmup_step) */
+static int predicts_warmup_step(const sgt_model *m)
+{
+    return !m->q.frozen && m->p.warmup_newton && m->loss_kind != SGT_LOSS_CUSTOM;
+}
+
+/* the per-row (g, h) of one buffered item at raw scores 0, added to warm_g/warm_h;
+ * returns the rows counted (SGTCore._gradients_at_zero) */
+static int64_t add_gradients_at_zero(sgt_model *m, int32_t n_rows, double target)
+{
+    sgt_scratch *s = &m->s;
+    int32_t i, c;
+    if (m->loss_kind == SGT_LOSS_BAG) {
+        sgt_bag_gradients(s->zeros, n_rows, target, s->grads, s->hess);
+        for (i = 0; i < n_rows; i++) {
+            s->warm_g[0] += s->grads[i];
+            s->warm_h[0] += s->hess[i];
+        }
+        return n_rows;
+    }
+    if (m->loss_kind == SGT_LOSS_SQUARED)
+        sgt_squared_error_gh(target, 0.0, &s->grads[0], &s->hess[0]);
+    else if (m->loss_kind == SGT_LOSS_LOGISTIC)
+        sgt_binary_cross_entropy_gh(target, 0.0, &s->grads[0], &s->hess[0]);
+    else
+        sgt_softmax_gradients(s->zeros, m->n_trees, (int32_t)target, s->probs, s->grads,
+                              s->hess);
+    for (c = 0; c < m->n_trees; c++) {
+        s->warm_g[c] += s->grads[c];
+        s->warm_h[c] += s->hess[c];
+    }
+    return 1;
+}
+
+/* One Newton step of every tree's root from raw score 0 over the buffered items
+ * (SGTCore.warmup_raws): Δ_c = -ḡ_c / (h̄_c + λ + ε), 0 while the buffer is empty. */
+static int warmup_raws(sgt_model *m, double *out)
+{
+    sgt_scratch *s = &m->s;
+    int64_t item, count = 0, longest = 1;
+    int32_t c;
+    double n;
+    for (item = 0; item < m->buf_items; item++)
+        if (m->buf_len[item] > longest)
+            longest = m->buf_len[item];
+    if (scratch_rows(s, longest) != ST_OK)   /* a restored buffer may hold longer bags */
+        return ST_ENOMEM;
+    for (c = 0; c < m->n_trees; c++) {
+        s->warm_g[c] = 0.0;
+        s->warm_h[c] = 0.0;
+    }
+    for (item = 0; item < m->buf_items; item++)
+        count += add_gradients_at_zero(m, m->buf_len[item], m->buf_target[item]);
+    for (c = 0; c < m->n_trees; c++) {
+        if (count == 0) {
+            out[c] = 0.0;
+            continue;
+        }
+        n = (double)count;
+        /* [GPF19, Eq. 13] Δ = -ḡ / (h̄ + λ), per instance, from raw score 0 */
+        out[c] = -(s->warm_g[c] / n) / (s->warm_h[c] / n + m->p.lam + DBL_MIN);
+    }
+    return ST_OK;
+}
+
 int sgt_model_raws(sgt_model *m, const double *x, double *out)
 {
     int32_t c;
     if (sgt_quantizer_check_row(&m->q, x) != ST_OK)
         return ST_EINVAL;
+    if (predicts_warmup_step(m))
+        return warmup_raws(m, out);
     for (c = 0; c < m->n_trees; c++)
         out[c] = sgt_tree_raw(&m->trees[c], &m->q, x);
     return ST_OK;
@@ -152,6 +231,16 @@ int sgt_model_raws(sgt_model *m, const double *x, double *out)
 int sgt_model_raws_many(sgt_model *m, const double *X, int64_t n, double *out)
 {
     int64_t i;
+    if (predicts_warmup_step(m) && n > 0) {   /* the same scores for every row */
+        for (i = 0; i < n; i++)
+            if (sgt_quantizer_check_row(&m->q, X + i * m->q.d) != ST_OK)
+                return ST_EINVAL;
+        if (warmup_raws(m, out) != ST_OK)
+            return ST_ENOMEM;
+        for (i = 1; i < n; i++)
+            memcpy(out + i * m->n_trees, out, (size_t)m->n_trees * sizeof(double));
+        return ST_OK;
+    }
     for (i = 0; i < n; i++) {
         int rc = sgt_model_raws(m, X + i * m->q.d, out + i * m->n_trees);
         if (rc != ST_OK)

@@ -182,6 +182,9 @@ def from_document(doc: Any, backend: str = "reference") -> Any:
     fitted = decode(doc["fitted"], "fitted", backend)
     snapshot = decode(doc["snapshot"], "snapshot", backend)
     names = sorted(inspect.signature(cls).parameters)
+    if isinstance(params, dict):
+        # a file written before a parameter existed: the value of the older behaviour
+        params = {**getattr(cls, "_params_added", {}), **params}
     if not isinstance(params, dict) or sorted(map(str, params)) != names:
         raise StateFormatError(f"field params: expected an object with the keys {names}")
     try:

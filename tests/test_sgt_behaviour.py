@@ -120,7 +120,7 @@ def test_warmup_replay_equals_known_ranges(backend: ModuleType) -> None:
     rng = np.random.default_rng(3)
     rows = [[float(v) for v in rng.uniform(-2, 3, size=2)] for _ in range(1500)]
     ys = [r[0] * 3 + (4.0 if r[1] > 0.5 else 0.0) for r in rows]
-    a = backend.SGTRegressor(warmup=200, grace_period=40)
+    a = backend.SGTRegressor(warmup=200, grace_period=40, warmup_prediction="zero")
     for r, y in zip(rows[:200], ys[:200], strict=True):
         assert a.predict_one(r) == 0.0  # σ(init) during the warm-up
         a.learn_one(r, y)
@@ -132,6 +132,11 @@ def test_warmup_replay_equals_known_ranges(backend: ModuleType) -> None:
     for r, y in zip(rows[:200], ys[:200], strict=True):
         b.learn_one(r, y)
     assert a.snapshot()["core"]["trees"] == b.snapshot()["core"]["trees"]
+    c = backend.SGTRegressor(warmup=200, grace_period=40)   # the warm-up Newton step
+    for r, y in zip(rows[:200], ys[:200], strict=True):      # does not touch the trees
+        c.predict_one(r)
+        c.learn_one(r, y)
+    assert c.snapshot()["core"] == a.snapshot()["core"]
     for r, y in zip(rows[200:], ys[200:], strict=True):
         a.learn_one(r, y)
         b.learn_one(r, y)

@@ -8,6 +8,7 @@ loop; a custom Python loss computes (g, h) in Python and hands them to the C tre
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Hashable, Sequence
 from typing import Any
 
@@ -58,6 +59,7 @@ class CCore:
         cp.max_depth = -1 if p.max_depth is None else int(p.max_depth)
         cp.warmup_trains = 1 if p.warmup_trains else 0
         cp.one_sided = 1 if p.test == "one-sided" else 0
+        cp.warmup_newton = 1 if p.warmup_prediction == "newton" else 0
         lo = ffi.new("double[]", d)
         hi = ffi.new("double[]", d)
         fixed = ffi.new("uint8_t[]", d)
@@ -257,6 +259,9 @@ class CCore:
         params, kinds = state["params"], state["kinds"]
         if not isinstance(params, SGTParams):
             raise fail("core state.params", "expected SGT parameters")
+        if "warmup_prediction" not in vars(params):
+            # pickled before ``warmup_prediction`` existed: keep that version's behaviour
+            params = dataclasses.replace(params, warmup_prediction="zero")
         try:
             params.validate()
             expected = check_feature_config(params, len(as_list(kinds, "core state.kinds")))

@@ -12,6 +12,12 @@ ranges and are buffered; when ``warmup`` rows have been seen the ranges freeze a
 buffer is replayed in arrival order (gradients computed at replay time), unless
 ``warmup_trains`` is False. After that, each item is routed, its gradients computed
 from the raw scores of the tree(s) as they stand, and every tree learns its (g, h).
+
+Predicting during the warm-up ([SGT-SPEC §5.7]): there are no bins and no tree yet. With
+``warmup_prediction == "newton"`` (built-in losses) each tree's raw score is one Newton
+step of its root from 0 over the buffered items, Δ_c = -ḡ_c / (h̄_c + λ + ε) with the
+gradients taken at raw score 0 [GPF19, Eq. 13] (:meth:`SGTCore.warmup_raws`); the trees
+themselves are untouched, so the model after the warm-up does not depend on it.
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from reference.sgt.grad_hess import EPSILON
 from reference.sgt.losses import BinaryCrossEntropy, SquaredError, bag_gradients, softmax_gradients
 from reference.sgt.params import SGTParams
 from reference.sgt.quantizer import Quantizer
@@ -72,8 +79,54 @@ class SGTCore:
         return self.quantizer.frozen
 
     def raws(self, x: Sequence[float]) -> list[float]:
-        """Raw score f_c(x) of every tree."""
+        """Raw score f_c(x) of every tree (the warm-up scores before the bins exist)."""
+        if self.predicts_warmup_step:
+            return self.warmup_raws()
         return [tree.raw(x) for tree in self.trees]
+
+    @property
+    def predicts_warmup_step(self) -> bool:
+        """True while predictions are the warm-up Newton step ([SGT-SPEC §5.7])."""
+        return (not self.frozen and self.params.warmup_prediction == "newton"
+                and self.loss_kind != LOSS_CUSTOM)
+
+    def warmup_raws(self) -> list[float]:
+        """One Newton step of every tree's root from raw score 0 over the buffer.
+
+        Δ_c = -ḡ_c / (h̄_c + λ + ε), the mean form of a leaf update [GPF19, Eq. 13], with
+        ḡ_c, h̄_c the means over the buffered rows (each row of a bag counts once) of the
+        loss gradients at raw scores 0. 0 for every tree while the buffer is empty.
+        """
+        n_trees = len(self.trees)
+        g_sum = [0.0] * n_trees
+        h_sum = [0.0] * n_trees
+        count = 0
+        for rows, target in self.buffer:
+            for grads, hess in self._gradients_at_zero(rows, target):
+                for c in range(n_trees):
+                    g_sum[c] += grads[c]
+                    h_sum[c] += hess[c]
+                count += 1
+        if count == 0:
+            return [0.0] * n_trees
+        n = float(count)
+        lam = float(self.params.lam)
+        # [GPF19, Eq. 13] Δ = -ḡ / (h̄ + λ), per instance, from raw score 0
+        return [-(g_sum[c] / n) / (h_sum[c] / n + lam + EPSILON) for c in range(n_trees)]
+
+    def _gradients_at_zero(self, rows: list[list[float]],
+                           target: float) -> list[tuple[list[float], list[float]]]:
+        """Per row of an item: the gradients and Hessians of every tree at raw score 0."""
+        if self.loss_kind == LOSS_BAG:
+            grads, hess = bag_gradients([0.0] * len(rows), target)
+            return [([g], [h]) for g, h in zip(grads, hess, strict=True)]
+        if self.loss_kind == LOSS_SQUARED:
+            g, h = SquaredError().gradient_hessian(target, 0.0)
+            return [([g], [h])]
+        if self.loss_kind == LOSS_LOGISTIC:
+            g, h = BinaryCrossEntropy().gradient_hessian(target, 0.0)
+            return [([g], [h])]
+        return [softmax_gradients([0.0] * len(self.trees), int(target))]
 
     def warmup_push(self, rows: list[list[float]], target: float) -> bool:
         """Buffer one item, widen the ranges; return True when the warm-up just ended."""

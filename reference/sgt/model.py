@@ -8,6 +8,7 @@ raises before any state changes.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from collections.abc import Callable, Hashable, Mapping, Sequence
@@ -33,7 +34,7 @@ from reference.state import VersionedState, as_dict, as_int, as_labels, fail
 __all__ = ["SGTRegressor", "SGTClassifier", "SGTMultiInstanceClassifier", "SGT"]
 
 _PARAM_NAMES = ("delta", "grace_period", "lam", "gamma", "bins", "warmup", "feature_ranges",
-                "nominal", "max_depth", "warmup_trains", "test")
+                "nominal", "max_depth", "warmup_trains", "test", "warmup_prediction")
 
 _COMMON_DOC = """    delta : float, default 1e-7
         Significance level δ of the two-sided t-test (apply iff p < δ and the
@@ -59,7 +60,15 @@ _COMMON_DOC = """    delta : float, default 1e-7
         If False, warm-up rows are discarded (the authors' Java behaviour).
     test : {"two-sided", "one-sided"}, default "two-sided"
         Two-sided t-test p-value with the sign check (the authors' rule) or the
-        one-sided p = P(T_{n-1} <= t)."""
+        one-sided p = P(T_{n-1} <= t).
+    warmup_prediction : {"newton", "zero"}, default "newton"
+        What the model predicts before the bin ranges are fixed, while there is no tree
+        yet ([SGT-SPEC §5.7]). ``"newton"``: each tree's raw score is one Newton step of
+        its root from 0 over the buffered rows, Δ = -ḡ/(h̄ + λ) [GPF19, Eq. 13] (for
+        squared error the shrunk mean of the targets seen, for classification the
+        smoothed class frequencies). ``"zero"``: raw score 0, as the authors' MOA
+        wrapper (prediction 0, or equal class probabilities). A custom loss always
+        predicts raw score 0 during the warm-up."""
 
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -95,11 +104,14 @@ class _SGTBase(EstimatorMixin, VersionedState):
     """Shared facade logic; subclasses fix the loss and the target mapping."""
 
     _core_class: Any = SGTCore
+    _params_added: dict[str, Any] = {"warmup_prediction": "zero"}
+    """Parameters added after model files existed, with the value that reproduces the
+    older behaviour when a file lacks them (:func:`reference.persist.from_document`)."""
 
     def __init__(self, delta: float, grace_period: int, lam: float, gamma: float, bins: int,
                  warmup: int, feature_ranges: Mapping[int, tuple[float, float]] | None,
                  nominal: Mapping[int, int] | None, max_depth: int | None,
-                 warmup_trains: bool, test: str) -> None:
+                 warmup_trains: bool, test: str, warmup_prediction: str) -> None:
         self.delta = delta
         self.grace_period = grace_period
         self.lam = lam
@@ -112,15 +124,30 @@ class _SGTBase(EstimatorMixin, VersionedState):
         self.max_depth = max_depth
         self.warmup_trains = warmup_trains
         self.test = test
+        self.warmup_prediction = warmup_prediction
         self._params = SGTParams(delta, grace_period, lam, gamma, bins, warmup,
                                  self.feature_ranges, self.nominal, max_depth, warmup_trains,
-                                 test)
+                                 test, warmup_prediction)
         self._params.validate()
         self._core: Any = None
         self._kinds: list[int] | None = None
         self._keys: tuple[Any, ...] | None = None
         self.n_features_in_: int | None = None
         self.n_seen_ = 0
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        if "warmup_prediction" not in state:
+            # pickled before ``warmup_prediction`` existed: keep that version's behaviour
+            state = dict(state)
+            state["warmup_prediction"] = "zero"
+            if isinstance(state.get("_params"), SGTParams):
+                state["_params"] = dataclasses.replace(state["_params"],
+                                                       warmup_prediction="zero")
+            core: Any = state.get("_core")
+            old = getattr(core, "params", None)
+            if isinstance(old, SGTParams) and "warmup_prediction" not in vars(old):
+                core.params = dataclasses.replace(old, warmup_prediction="zero")
+        super()._set_state(state)
 
     # -- parameters -------------------------------------------------------------------
     def _constructor_params(self) -> dict[str, Any]:
@@ -387,9 +414,10 @@ class SGTRegressor(_SingleTarget):
                  gamma: float = 1.0, bins: int = 64, warmup: int = 1000,
                  feature_ranges: Mapping[int, tuple[float, float]] | None = None,
                  nominal: Mapping[int, int] | None = None, max_depth: int | None = None,
-                 warmup_trains: bool = True, test: str = "two-sided") -> None:
+                 warmup_trains: bool = True, test: str = "two-sided",
+                 warmup_prediction: str = "newton") -> None:
         super().__init__(delta, grace_period, lam, gamma, bins, warmup, feature_ranges,
-                         nominal, max_depth, warmup_trains, test)
+                         nominal, max_depth, warmup_trains, test, warmup_prediction)
 
     def _loss_kind(self) -> int:
         return LOSS_SQUARED
@@ -429,7 +457,8 @@ class SGT(_SingleTarget):
                  lam: float = 0.1, gamma: float = 1.0, bins: int = 64, warmup: int = 1000,
                  feature_ranges: Mapping[int, tuple[float, float]] | None = None,
                  nominal: Mapping[int, int] | None = None, max_depth: int | None = None,
-                 warmup_trains: bool = True, test: str = "two-sided") -> None:
+                 warmup_trains: bool = True, test: str = "two-sided",
+                 warmup_prediction: str = "newton") -> None:
         effective = SquaredError() if loss is None else loss
         if not (callable(getattr(effective, "gradient_hessian", None))
                 and callable(getattr(effective, "transfer", None))):
@@ -437,7 +466,7 @@ class SGT(_SingleTarget):
         self.loss = loss  # as given (None: squared error), so get_params returns it unchanged
         self._loss = effective
         super().__init__(delta, grace_period, lam, gamma, bins, warmup, feature_ranges,
-                         nominal, max_depth, warmup_trains, test)
+                         nominal, max_depth, warmup_trains, test, warmup_prediction)
 
     def _param_names(self) -> tuple[str, ...]:
         return ("loss",) + _PARAM_NAMES
@@ -575,14 +604,15 @@ class SGTClassifier(_Classifier):
                  bins: int = 64, warmup: int = 1000,
                  feature_ranges: Mapping[int, tuple[float, float]] | None = None,
                  nominal: Mapping[int, int] | None = None, max_depth: int | None = None,
-                 warmup_trains: bool = True, test: str = "two-sided") -> None:
+                 warmup_trains: bool = True, test: str = "two-sided",
+                 warmup_prediction: str = "newton") -> None:
         self.classes = None if classes is None else list(classes)
         self.classes_ = None
         self._class_index: dict[Hashable, int] = {}
         if self.classes is not None:
             self._set_classes(self.classes)
         super().__init__(delta, grace_period, lam, gamma, bins, warmup, feature_ranges,
-                         nominal, max_depth, warmup_trains, test)
+                         nominal, max_depth, warmup_trains, test, warmup_prediction)
 
     def _param_names(self) -> tuple[str, ...]:
         return ("classes",) + _PARAM_NAMES
@@ -733,7 +763,8 @@ class SGTMultiInstanceClassifier(_Classifier):
                  lam: float = 0.1, gamma: float = 1.0, bins: int = 64, warmup: int = 1000,
                  feature_ranges: Mapping[int, tuple[float, float]] | None = None,
                  nominal: Mapping[int, int] | None = None, max_depth: int | None = None,
-                 warmup_trains: bool = True, test: str = "two-sided") -> None:
+                 warmup_trains: bool = True, test: str = "two-sided",
+                 warmup_prediction: str = "newton") -> None:
         if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
             raise ValueError(f"epochs must be an int >= 1, got {epochs!r}")
         self.epochs = int(epochs)
@@ -741,7 +772,7 @@ class SGTMultiInstanceClassifier(_Classifier):
         self._class_index = {}
         self._set_classes([0, 1])
         super().__init__(delta, grace_period, lam, gamma, bins, warmup, feature_ranges,
-                         nominal, max_depth, warmup_trains, test)
+                         nominal, max_depth, warmup_trains, test, warmup_prediction)
 
     def _param_names(self) -> tuple[str, ...]:
         return ("epochs",) + _PARAM_NAMES

@@ -76,6 +76,10 @@ class SGTParams:
     test : str
         ``"two-sided"`` (default: p-value of the two-sided t-test plus the sign check,
         as in the authors' code) or ``"one-sided"`` (p = P(T_{n-1} <= t)), [SGT-SPEC §8].
+    warmup_prediction : str
+        ``"newton"`` (default: during the warm-up each tree predicts one Newton step of its
+        root over the buffered rows) or ``"zero"`` (raw score 0, the authors' wrapper),
+        [SGT-SPEC §5.7].
     """
 
     delta: float = 1e-7
@@ -89,6 +93,7 @@ class SGTParams:
     max_depth: int | None = None
     warmup_trains: bool = True
     test: str = "two-sided"
+    warmup_prediction: str = "newton"
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming the first invalid parameter and its range."""
@@ -115,6 +120,9 @@ class SGTParams:
             raise ValueError(f"warmup_trains must be a bool, got {self.warmup_trains!r}")
         if self.test not in ("two-sided", "one-sided"):
             raise ValueError(f"test must be 'two-sided' or 'one-sided', got {self.test!r}")
+        if self.warmup_prediction not in ("newton", "zero"):
+            raise ValueError(f"warmup_prediction must be 'newton' or 'zero', "
+                             f"got {self.warmup_prediction!r}")
         self._validate_nominal()
         self._validate_ranges()
 

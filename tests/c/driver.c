@@ -137,6 +137,7 @@ static sgt_params sgt_defaults(void)
     p.max_depth = -1;
     p.warmup_trains = 1;
     p.one_sided = 0;
+    p.warmup_newton = 1;
     return p;
 }
 
