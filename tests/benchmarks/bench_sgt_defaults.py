@@ -34,8 +34,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-import fast  # noqa: E402
 from benchmarks.bench_sgt import friedman10 as numpy_friedman10  # noqa: E402
+
+import fast  # noqa: E402
 from reference import datasets  # noqa: E402
 
 WARMUP = 1000
