@@ -1,4 +1,4 @@
-"""The ``driftwood`` command line, run in-process through ``reference.cli.main``."""
+"""The ``driftwood`` command line, run in-process through ``reference.evaluation.cli.main``."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 import reference
-from reference import cli
-from reference.baselines import RunningMean
-from reference.cli import ModelSpec, first_difference, main
+from reference.evaluation import cli
+from reference.evaluation.baselines import RunningMean
+from reference.evaluation.cli import ModelSpec, first_difference, main
 
 
 def test_default_run_is_the_sgt_demo(capsys: pytest.CaptureFixture[str]) -> None:
@@ -191,6 +191,6 @@ def test_compare_real_models(name: str, capsys: pytest.CaptureFixture[str]) -> N
 
 def test_module_entry_point() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "reference.cli", "list"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "reference.evaluation.cli", "list"], capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0 and "models" in done.stdout

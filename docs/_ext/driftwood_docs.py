@@ -80,12 +80,12 @@ def _default_kernel_language(path: Path) -> None:
 # -- API pages -----------------------------------------------------------------------------
 
 EVALUATION_KIT = [
-    ("reference.datasets", "Data sets and synthetic streams"),
-    ("reference.metrics", "Metrics"),
-    ("reference.prequential", "Prequential evaluation"),
-    ("reference.baselines", "Baseline learners"),
-    ("reference.plotting", "Plotting"),
-    ("reference.cli", "Command line"),
+    ("reference.evaluation.datasets", "Data sets and synthetic streams"),
+    ("reference.evaluation.metrics", "Metrics"),
+    ("reference.evaluation.prequential", "Prequential evaluation"),
+    ("reference.evaluation.baselines", "Baseline learners"),
+    ("reference.evaluation.plotting", "Plotting"),
+    ("reference.evaluation.cli", "Command line"),
 ]
 """Evaluation-kit modules documented on the evaluation page."""
 

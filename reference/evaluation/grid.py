@@ -23,8 +23,8 @@ A paper's result is a Monte Carlo grid. An :class:`Experiment` declares one (in 
   mean over repetitions and its Monte Carlo standard error ``sd / sqrt(reps)``;
   :func:`plot_grid` draws a metric against a parameter with ±1 standard error bars.
 
-A cell is evaluated by the experiment's protocol (:mod:`reference.protocols`): by
-default the prequential (test-then-train) loop of :func:`reference.prequential.prequential`
+A cell is evaluated by the experiment's protocol (:mod:`reference.evaluation.protocols`): by
+default the prequential (test-then-train) loop of :func:`reference.evaluation.prequential.prequential`
 with the metrics of its final summary, or the hold-out designs of [AG13, §4.5]. Models
 and streams are the command line's (``driftwood list``); real data sets are named
 ``csv:<name>`` and, with ``shuffle = true``, permuted with the data seed (the protocol of
@@ -122,7 +122,7 @@ class Experiment:
     metrics : list of str
         Metrics kept (default: every metric the protocol computes).
     protocol : str
-        Name of the evaluation protocol (:data:`reference.protocols.PROTOCOLS`):
+        Name of the evaluation protocol (:data:`reference.evaluation.protocols.PROTOCOLS`):
         ``"prequential"`` (default), ``"ag13-retirement"`` or ``"trajectory"``.
     """
 
@@ -188,7 +188,7 @@ def _check_list(value: Any, what: str) -> list[Any]:
 
 def experiment_from_dict(spec: Mapping[str, Any]) -> Experiment:
     """Validate a spec (the parsed TOML) and build the :class:`Experiment`."""
-    from reference.cli import MODELS, STREAMS
+    from reference.evaluation.cli import MODELS, STREAMS
 
     head = spec.get("experiment", {})
     if not isinstance(head, Mapping):
@@ -223,7 +223,7 @@ def experiment_from_dict(spec: Mapping[str, Any]) -> Experiment:
     rate = float(head.get("rate", 1.0))
     if not 0.0 < rate <= 1.0:
         raise GridError(f"rate must be in (0, 1], got {rate}")
-    from reference.protocols import PROTOCOLS
+    from reference.evaluation.protocols import PROTOCOLS
 
     protocol = head.get("protocol", "prequential")
     if protocol not in PROTOCOLS:
@@ -234,7 +234,7 @@ def experiment_from_dict(spec: Mapping[str, Any]) -> Experiment:
                       protocol=protocol)
 
 
-SHIPPED = Path(__file__).resolve().parent / "_data" / "grids"
+SHIPPED = Path(str(resources.files("reference") / "_data" / "grids"))
 """Specs of the papers' experiments that ship with the package (``driftwood grid NAME``)."""
 
 
@@ -288,7 +288,7 @@ def run_cell(exp: Experiment, cell: Cell) -> list[dict[str, Any]]:
 
     A pure function of ``exp`` and ``cell``: what an engine's worker executes.
     """
-    from reference.protocols import PROTOCOLS, Context, ProtocolError
+    from reference.evaluation.protocols import PROTOCOLS, Context, ProtocolError
 
     data_seed, model_seed = cell_seeds(exp.seed, cell)
     ctx = Context(cell.model, dict(cell.params), cell.stream, cell.n, cell.shuffle, cell.rep,
@@ -406,7 +406,7 @@ def run_grid(experiment: Experiment | str | os.PathLike[str] | Mapping[str, Any]
     todo = [c for c in cells if not (cells_dir / f"{c.digest}.csv").exists()]
     if order is not None:
         todo = order(todo)
-    from reference.prequential import ProgressBar
+    from reference.evaluation.prequential import ProgressBar
 
     show = progress if progress is not None else os.isatty(2)
     bar = ProgressBar(len(cells), f"grid {exp.name}", enabled=show)

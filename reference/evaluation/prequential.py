@@ -39,7 +39,7 @@ from typing import Any, TextIO
 import numpy as np
 import numpy.typing as npt
 
-from reference import metrics
+from reference.evaluation import metrics
 from reference.rng import Rng
 
 __all__ = ["PrequentialResult", "ProgressBar", "prequential"]
@@ -167,8 +167,8 @@ class PrequentialResult:
 
     Examples
     --------
-    >>> from reference.baselines import RunningMean
-    >>> from reference.datasets import parabola
+    >>> from reference.evaluation.baselines import RunningMean
+    >>> from reference.evaluation.datasets import parabola
     >>> X, y = parabola(400, seed=1)
     >>> result = prequential(RunningMean(), X, y, n_points=4)
     >>> result.t.tolist()
@@ -318,7 +318,7 @@ def prequential(
         Anything with ``learn_one(x, y)`` and ``predict_one(x)``; trained in place.
     X : 2-D array_like, sequence of rows (or mappings), or iterable of ``(x, y)``
         The inputs; if ``y`` is None, ``X`` yields ``(x, y)`` pairs (e.g.
-        ``reference.datasets.iter_sea()``; pass ``n`` for an endless iterator).
+        ``reference.evaluation.datasets.iter_sea()``; pass ``n`` for an endless iterator).
     y : array_like, optional
         Targets or labels, one per row of ``X``.
     n : int, optional
@@ -367,8 +367,8 @@ def prequential(
 
     Examples
     --------
-    >>> from reference.baselines import MajorityClass
-    >>> from reference.datasets import sea
+    >>> from reference.evaluation.baselines import MajorityClass
+    >>> from reference.evaluation.datasets import sea
     >>> X, y = sea(2000, seed=1)
     >>> result = prequential(MajorityClass(), X, y, rate=0.5, label_seed=3)
     >>> sorted(result.final)

@@ -8,8 +8,8 @@ Usage::
     driftwood compare --model abacoc --stream sea --n 2000
     driftwood list                              # models (per backend) and streams
 
-``python -m reference.cli ...`` is the same program. ``run`` evaluates the model
-prequentially (test then train, :func:`reference.prequential.prequential`) and prints a
+``python -m reference.evaluation.cli ...`` is the same program. ``run`` evaluates the model
+prequentially (test then train, :func:`reference.evaluation.prequential.prequential`) and prints a
 summary table; ``compare`` runs the ``reference`` and ``fast`` twins in lockstep on the
 same stream, compares every prediction and (every ``--snapshot-every`` steps) the full
 ``snapshot()`` exactly, and reports the agreement and the speed ratio.
@@ -47,8 +47,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from reference import baselines, datasets, registry
-from reference.prequential import ProgressBar, prequential
+from reference.evaluation import baselines, datasets, registry
+from reference.evaluation.prequential import ProgressBar, prequential
 
 __all__ = ["MODELS", "STREAMS", "ModelSpec", "StreamSpec", "first_difference", "main"]
 
@@ -59,7 +59,7 @@ Stream = tuple[npt.NDArray[np.float64], npt.NDArray[Any]]
 class ModelSpec:
     """A CLI model: class name looked up in a backend, its task and default arguments.
 
-    ``baseline`` models come from :mod:`reference.baselines` whatever the backend.
+    ``baseline`` models come from :mod:`reference.evaluation.baselines` whatever the backend.
     """
 
     class_name: str
@@ -434,7 +434,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     print(_table(header))
     print(result.summary())
     if args.curve:
-        from reference.plotting import plot_learning_curves
+        from reference.evaluation.plotting import plot_learning_curves
 
         metric = args.metric or next(iter(result.windowed))
         fig = plot_learning_curves(
@@ -546,7 +546,7 @@ def lockstep(
 
     Examples
     --------
-    >>> from reference.baselines import RunningMean
+    >>> from reference.evaluation.baselines import RunningMean
     >>> X, y = datasets.friedman1(50)
     >>> out = lockstep(RunningMean(), RunningMean(), X, y)
     >>> out["agreeing"], out["mismatch"]
@@ -761,7 +761,7 @@ def build_parser() -> argparse.ArgumentParser:
 def _cmd_grid(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from reference import grid
+    from reference.evaluation import grid
 
     try:
         if args.summary_only:
