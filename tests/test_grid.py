@@ -113,7 +113,7 @@ def test_an_interrupted_run_keeps_every_finished_cell(experiment: grid.Experimen
             raise KeyboardInterrupt
         return real(exp, cell)
 
-    monkeypatch.setattr(grid, "run_cell", flaky)
+    monkeypatch.setattr(grid.runner, "run_cell", flaky)
     with pytest.raises(KeyboardInterrupt):
         grid.run_grid(experiment, tmp_path, engine="serial", progress=False)
     kept = sorted((tmp_path / "cells").glob("*.csv"))
@@ -121,7 +121,7 @@ def test_an_interrupted_run_keeps_every_finished_cell(experiment: grid.Experimen
     for path in kept:                          # each finished cell is whole and readable
         assert len(pd.read_csv(path)) == 2
     assert not list((tmp_path / "cells").glob("*.tmp*"))
-    monkeypatch.setattr(grid, "run_cell", real)
+    monkeypatch.setattr(grid.runner, "run_cell", real)
     done = grid.run_grid(experiment, tmp_path, engine="serial", progress=False)
     fresh = grid.run_grid(experiment, tmp_path / "fresh", engine="serial", progress=False)
     assert _values(done) == _values(fresh)
