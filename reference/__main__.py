@@ -1,4 +1,4 @@
-"""``python -m reference ...`` runs the ``driftwood`` command line (:mod:`reference.evaluation.cli`)."""
+"""``python -m reference ...``: the ``driftwood`` command line (:mod:`reference.evaluation.cli`)."""
 
 import sys
 
