@@ -1,8 +1,8 @@
-"""``python -m reference ...`` runs the ``driftwood`` command line (:mod:`reference.cli`)."""
+"""``python -m reference ...``: the ``driftwood`` command line (:mod:`reference.evaluation.cli`)."""
 
 import sys
 
-from reference.cli import main
+from reference.evaluation.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

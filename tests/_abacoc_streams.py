@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from reference.datasets import load_csv
+from reference.evaluation.datasets import load_csv
 
 
 def random_stream(

@@ -77,8 +77,8 @@ def require_dataset(name: str, task: str = "auto") -> tuple[object, object]:
     The small sets ship with the package and always load; the larger ones must have been
     fetched (``driftwood data fetch NAME``) or be in ``$DRIFTWOOD_DATA``.
     """
-    from reference.datasets import load_csv
-    from reference.registry import DataSetNotAvailable
+    from reference.evaluation.datasets import load_csv
+    from reference.evaluation.registry import DataSetNotAvailable
 
     try:
         return load_csv(name, task=task)

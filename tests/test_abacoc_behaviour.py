@@ -34,7 +34,7 @@ def test_golden_bananas(backend: Any, variant: str, accuracy: float, n_balls: in
 
 
 def test_golden_bananas_through_evaluation_kit(backend: Any) -> None:
-    from reference.prequential import prequential
+    from reference.evaluation.prequential import prequential
 
     X, y = bananas()
     model = backend.ABACOCClassifier(variant="auto_adj")
@@ -45,7 +45,7 @@ def test_golden_bananas_through_evaluation_kit(backend: Any) -> None:
 
 def test_kit_subsampling_matches_own_protocol(backend: Any) -> None:
     """The kit's Alg. 5 loop and the model's own loop draw the same coins."""
-    from reference.prequential import prequential
+    from reference.evaluation.prequential import prequential
 
     X, y = random_stream(4, 600, 2, 3)
     a = backend.ABACOCClassifier(variant="auto_adj")

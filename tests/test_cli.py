@@ -1,4 +1,4 @@
-"""The ``driftwood`` command line, run in-process through ``reference.cli.main``."""
+"""The ``driftwood`` command line, run in-process through ``reference.evaluation.cli.main``."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 
 import reference
-from reference import cli
-from reference.baselines import RunningMean
-from reference.cli import ModelSpec, first_difference, main
+from reference.evaluation import catalog
+from reference.evaluation.baselines import RunningMean
+from reference.evaluation.catalog import ModelSpec
+from reference.evaluation.cli import main
+from reference.evaluation.compare import first_difference
 
 
 def test_default_run_is_the_sgt_demo(capsys: pytest.CaptureFixture[str]) -> None:
@@ -53,9 +55,9 @@ def test_run_classification_with_curve_and_sub_sampling(
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-@pytest.mark.parametrize("stream", list(cli.STREAMS))
+@pytest.mark.parametrize("stream", list(catalog.STREAMS))
 def test_every_built_in_stream_runs(stream: str, capsys: pytest.CaptureFixture[str]) -> None:
-    model = "mean" if cli.STREAMS[stream].task == "regression" else "majority"
+    model = "mean" if catalog.STREAMS[stream].task == "regression" else "majority"
     assert main(["run", "--model", model, "--stream", stream, "--n", "300"]) == 0
     assert "examples" in capsys.readouterr().out
 
@@ -89,7 +91,7 @@ def test_compare_refuses_baselines(capsys: pytest.CaptureFixture[str]) -> None:
 def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list"]) == 0
     out = capsys.readouterr().out
-    for name in list(cli.MODELS) + list(cli.STREAMS):
+    for name in list(catalog.MODELS) + list(catalog.STREAMS):
         assert name in out
 
 
@@ -97,13 +99,13 @@ def test_model_missing_from_backend_is_reported(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # a model that exists in reference only: listed, but `run --backend fast` explains
-    monkeypatch.setitem(cli.MODELS, "ghost", ModelSpec("GhostRegressor", "regression"))
+    monkeypatch.setitem(catalog.MODELS, "ghost", ModelSpec("GhostRegressor", "regression"))
     monkeypatch.setattr(reference, "GhostRegressor", ToyRegressor, raising=False)
     empty_fast = types.ModuleType("fast")
     monkeypatch.setattr(
-        cli, "_backend", lambda name: reference if name == "reference" else empty_fast
+        catalog, "import_backend", lambda name: reference if name == "reference" else empty_fast
     )
-    assert "ghost" in cli.known_models()
+    assert "ghost" in catalog.known_models()
     assert main(["run", "--model", "ghost", "--backend", "fast", "--n", "20"]) == 2
     err = capsys.readouterr().err
     assert "GhostRegressor" in err and "'fast'" in err
@@ -111,8 +113,8 @@ def test_model_missing_from_backend_is_reported(
 
 
 def test_models_missing_everywhere_are_not_offered(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(cli.MODELS, "phantom", ModelSpec("PhantomRegressor", "regression"))
-    assert "phantom" not in cli.known_models()
+    monkeypatch.setitem(catalog.MODELS, "phantom", ModelSpec("PhantomRegressor", "regression"))
+    assert "phantom" not in catalog.known_models()
     with pytest.raises(SystemExit):
         main(["run", "--model", "phantom"])
 
@@ -139,9 +141,9 @@ def fake_backends(monkeypatch: pytest.MonkeyPatch, fast_cls: type) -> None:
     ref.ToyRegressor = ToyRegressor  # type: ignore[attr-defined]
     fast = types.ModuleType("fast_stand_in")
     fast.ToyRegressor = fast_cls  # type: ignore[attr-defined]
-    monkeypatch.setitem(cli.MODELS, "toy", ModelSpec("ToyRegressor", "regression"))
-    monkeypatch.setattr(cli, "known_models", lambda: list(cli.MODELS))
-    monkeypatch.setattr(cli, "_backend", lambda name: ref if name == "reference" else fast)
+    monkeypatch.setitem(catalog.MODELS, "toy", ModelSpec("ToyRegressor", "regression"))
+    monkeypatch.setattr(catalog, "known_models", lambda: list(catalog.MODELS))
+    monkeypatch.setattr(catalog, "import_backend", lambda name: ref if name == "reference" else fast)
 
 
 def test_compare_reports_agreement_and_speed(
@@ -181,7 +183,7 @@ def test_first_difference() -> None:
 # ---------------------------------------------------------------- real models, when both exist
 
 
-@pytest.mark.parametrize("name", cli._compare_candidates() or ["<none>"])
+@pytest.mark.parametrize("name", catalog.compare_candidates() or ["<none>"])
 def test_compare_real_models(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     if name == "<none>":
         pytest.skip("no model exists in both backends yet")
@@ -189,8 +191,12 @@ def test_compare_real_models(name: str, capsys: pytest.CaptureFixture[str]) -> N
     assert "40/40" in capsys.readouterr().out
 
 
-def test_module_entry_point() -> None:
+@pytest.mark.parametrize("module", ["reference", "reference.evaluation.cli"])
+def test_module_entry_point(module: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "reference.cli", "list"], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", module, "list"],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 0 and "models" in done.stdout

@@ -17,16 +17,17 @@ import sys
 import textwrap
 import threading
 from collections.abc import Iterator
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from conftest import require_dataset
-from reference import registry
-from reference.cli import main
-from reference.datasets import load_csv
-from reference.registry import REGISTRY, DataSet, DataSetNotAvailable
+from reference.evaluation import registry
+from reference.evaluation.cli import main
+from reference.evaluation.datasets import load_csv
+from reference.evaluation.registry import REGISTRY, DataSet, DataSetNotAvailable
 
 # -- the registry and the shipped copies ---------------------------------------------------
 
@@ -34,7 +35,7 @@ from reference.registry import REGISTRY, DataSet, DataSetNotAvailable
 @pytest.mark.parametrize("name", sorted(n for n, d in REGISTRY.items() if d.shipped))
 def test_shipped_copy_matches_its_registry_record(name: str) -> None:
     data = REGISTRY[name]
-    path = Path(str(registry.resources.files("reference") / "_data" / (name + ".csv.gz")))
+    path = Path(str(resources.files("reference") / "_data" / (name + ".csv.gz")))
     content = gzip.decompress(path.read_bytes())
     assert hashlib.sha256(content).hexdigest() == data.sha256
     X, y = load_csv(name)
@@ -58,7 +59,7 @@ def test_every_record_has_provenance_licence_and_citation() -> None:
         assert (data.n_classes is None) == (data.task == "regression")
         assert data.shipped or data.url is not None, f"{data.name}: neither shipped nor fetchable"
     shipped_bytes = sum(
-        (Path(str(registry.resources.files("reference") / "_data")) / (n + ".csv.gz"))
+        (Path(str(resources.files("reference") / "_data")) / (n + ".csv.gz"))
         .stat().st_size for n, d in REGISTRY.items() if d.shipped
     )
     assert shipped_bytes < 4_000_000, "the wheel should carry a few MB of data at most"

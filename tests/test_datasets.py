@@ -1,4 +1,4 @@
-"""Synthetic streams and the CSV loader of ``reference.datasets``."""
+"""Synthetic streams and the CSV loader of ``reference.evaluation.datasets``."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from reference import datasets
-from reference.datasets import (
+from reference.evaluation import datasets
+from reference.evaluation.datasets import (
     drift_coefficient,
     drifting_friedman,
     friedman1,

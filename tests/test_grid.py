@@ -13,8 +13,8 @@ import pytest
 pd = pytest.importorskip("pandas")
 pytest.importorskip("joblib")
 
-from reference import grid  # noqa: E402
-from reference.cli import main  # noqa: E402
+from reference.evaluation import grid  # noqa: E402
+from reference.evaluation.cli import main  # noqa: E402
 
 SPEC: dict[str, Any] = {
     "experiment": {"name": "tiny", "seed": 11, "repetitions": 2, "backend": "fast",
@@ -113,7 +113,7 @@ def test_an_interrupted_run_keeps_every_finished_cell(experiment: grid.Experimen
             raise KeyboardInterrupt
         return real(exp, cell)
 
-    monkeypatch.setattr(grid, "run_cell", flaky)
+    monkeypatch.setattr(grid.runner, "run_cell", flaky)
     with pytest.raises(KeyboardInterrupt):
         grid.run_grid(experiment, tmp_path, engine="serial", progress=False)
     kept = sorted((tmp_path / "cells").glob("*.csv"))
@@ -121,7 +121,7 @@ def test_an_interrupted_run_keeps_every_finished_cell(experiment: grid.Experimen
     for path in kept:                          # each finished cell is whole and readable
         assert len(pd.read_csv(path)) == 2
     assert not list((tmp_path / "cells").glob("*.tmp*"))
-    monkeypatch.setattr(grid, "run_cell", real)
+    monkeypatch.setattr(grid.runner, "run_cell", real)
     done = grid.run_grid(experiment, tmp_path, engine="serial", progress=False)
     fresh = grid.run_grid(experiment, tmp_path / "fresh", engine="serial", progress=False)
     assert _values(done) == _values(fresh)
@@ -153,8 +153,8 @@ def test_summary_is_the_mean_and_its_monte_carlo_standard_error(
 
 def test_a_grid_cell_equals_a_direct_prequential_run(experiment: grid.Experiment) -> None:
     import fast
-    from reference.datasets import friedman1
-    from reference.prequential import prequential
+    from reference.evaluation.datasets import friedman1
+    from reference.evaluation.prequential import prequential
 
     cell = next(c for c in experiment.cells() if c.model == "sgt" and c.stream == "friedman")
     rows = grid.run_cell(experiment, cell)
@@ -206,8 +206,8 @@ def test_plot_shows_mean_and_error_bars(experiment: grid.Experiment, tmp_path: P
 
 def test_burn_in_scores_only_the_steps_after_it(both: Any) -> None:
     import fast
-    from reference.datasets import friedman1
-    from reference.prequential import prequential
+    from reference.evaluation.datasets import friedman1
+    from reference.evaluation.prequential import prequential
 
     spec = {"experiment": {"name": "burn", "seed": 5, "repetitions": 1},
             "models": [{"name": "sgt", "params": {"warmup": 50, "burn_in": 100}}],
@@ -225,7 +225,7 @@ def test_burn_in_scores_only_the_steps_after_it(both: Any) -> None:
 
 def test_ag13_retirement_protocol_trains_each_variant_as_the_paper_says(both: Any) -> None:
     import fast
-    from reference.datasets import friedman1
+    from reference.evaluation.datasets import friedman1
 
     spec = {"experiment": {"name": "ag13", "seed": 9, "repetitions": 1,
                            "protocol": "ag13-retirement"},
@@ -254,7 +254,7 @@ def test_ag13_retirement_protocol_trains_each_variant_as_the_paper_says(both: An
 
 def test_learn_until_stops_learning_after_k_examples(both: Any) -> None:
     import fast
-    from reference.protocols import LearnFirst
+    from reference.evaluation.protocols import LearnFirst
 
     inner = fast.SGTRegressor(warmup=10)
     model = LearnFirst(inner, 3)
@@ -266,8 +266,8 @@ def test_learn_until_stops_learning_after_k_examples(both: Any) -> None:
 
 def test_trajectory_records_the_statistics_after_every_block(both: Any) -> None:
     import fast
-    from reference.datasets import regime_friedman
-    from reference.protocols import trajectory_frame
+    from reference.evaluation.datasets import regime_friedman
+    from reference.evaluation.protocols import trajectory_frame
 
     spec = {"experiment": {"name": "traj", "seed": 3, "repetitions": 1,
                            "protocol": "trajectory"},
@@ -298,9 +298,9 @@ def test_trajectory_records_the_statistics_after_every_block(both: Any) -> None:
 
 def test_rate_budget_fraction_and_scaling_reach_the_prequential_run(both: Any) -> None:
     import fast
-    from reference.baselines import NearestNeighbours
-    from reference.datasets import sea
-    from reference.prequential import prequential
+    from reference.evaluation.baselines import NearestNeighbours
+    from reference.evaluation.datasets import sea
+    from reference.evaluation.prequential import prequential
 
     spec = {"experiment": {"name": "sub", "seed": 4, "repetitions": 1,
                            "metrics": ["accuracy", "size"]},
@@ -329,7 +329,7 @@ def test_rate_budget_fraction_and_scaling_reach_the_prequential_run(both: Any) -
 
 
 def test_nearest_neighbours_vote_like_a_brute_force_count() -> None:
-    from reference.baselines import NearestNeighbours
+    from reference.evaluation.baselines import NearestNeighbours
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 3))

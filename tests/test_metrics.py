@@ -1,4 +1,4 @@
-"""Metrics of ``reference.metrics`` against hand values and independent computations."""
+"""Metrics of ``reference.evaluation.metrics`` against hand values and independent computations."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from reference.metrics import (
+from reference.evaluation.metrics import (
     RunningAccuracy,
     RunningMAE,
     RunningMean,

@@ -12,11 +12,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from reference import metrics
-from reference.baselines import MajorityClass, RunningMean
-from reference.datasets import friedman1, iter_sea, moving_xor, sea
-from reference.plotting import plot_learning_curves
-from reference.prequential import ProgressBar, prequential
+from reference.evaluation import metrics
+from reference.evaluation.baselines import MajorityClass, RunningMean
+from reference.evaluation.datasets import friedman1, iter_sea, moving_xor, sea
+from reference.evaluation.plotting import plot_learning_curves
+from reference.evaluation.prequential import ProgressBar, prequential
 from reference.rng import Rng
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from reference.datasets import friedman1
+from reference.evaluation.datasets import friedman1
 
 X, Y = friedman1(1200, seed=5)
 LABELS = np.where(Y > np.median(Y), "hi", "lo")

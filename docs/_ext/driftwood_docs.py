@@ -80,12 +80,17 @@ def _default_kernel_language(path: Path) -> None:
 # -- API pages -----------------------------------------------------------------------------
 
 EVALUATION_KIT = [
-    ("reference.datasets", "Data sets and synthetic streams"),
-    ("reference.metrics", "Metrics"),
-    ("reference.prequential", "Prequential evaluation"),
-    ("reference.baselines", "Baseline learners"),
-    ("reference.plotting", "Plotting"),
-    ("reference.cli", "Command line"),
+    ("reference.evaluation.datasets", "Data sets and synthetic streams"),
+    ("reference.evaluation.registry", "The data registry and its user cache"),
+    ("reference.evaluation.metrics", "Metrics"),
+    ("reference.evaluation.prequential", "Prequential evaluation"),
+    ("reference.evaluation.baselines", "Baseline learners"),
+    ("reference.evaluation.plotting", "Plotting"),
+    ("reference.evaluation.compare", "Backend comparison"),
+    ("reference.evaluation.catalog", "Models and streams of the command line and the grids"),
+    ("reference.evaluation.grid", "Experiment grids"),
+    ("reference.evaluation.protocols", "Grid protocols"),
+    ("reference.evaluation.cli", "Command line"),
 ]
 """Evaluation-kit modules documented on the evaluation page."""
 
@@ -212,8 +217,10 @@ def generate_api_pages(out: Path) -> None:
         out / "evaluation.rst",
         modules_page(
             "Evaluation kit",
-            "Backend-agnostic tools shared by both packages: streams, metrics, prequential "
-            "(test-then-train) evaluation and the baseline learners.",
+            "The evaluation wing, ``reference.evaluation``: backend-agnostic tools shared by "
+            "both packages: streams and data, metrics, prequential (test-then-train) "
+            "evaluation, the baseline learners, the backend comparison, experiment grids "
+            "and the command line.",
             EVALUATION_KIT,
         ),
     )

@@ -32,7 +32,7 @@ import numpy as np
 
 import fast
 import reference
-from reference.datasets import load_csv
+from reference.evaluation.datasets import load_csv
 
 
 def sine2d(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -172,7 +172,7 @@ def knn_prequential(X: np.ndarray, y: np.ndarray, rate: float = 1.0,
 
 def section_experiment() -> None:
     """Accuracy against model size at full length (DOC15 Fig. 3-4, Tables II-III style)."""
-    from reference.datasets import load_csv
+    from reference.evaluation.datasets import load_csv
 
     print("\n== accuracy vs model size, full streams, min-max scaled features ==")
     print(f"{'stream':<12} {'n':>6} {'rate/B':>6} | {'AUTO-ADJ':>8} {'balls':>5} | "

@@ -26,7 +26,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import fast  # noqa: E402
-from reference.datasets import load_csv  # noqa: E402
+from reference.evaluation.datasets import load_csv  # noqa: E402
 from reference.rng import Rng  # noqa: E402
 
 

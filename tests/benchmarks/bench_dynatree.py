@@ -29,7 +29,7 @@ import numpy as np
 
 import fast
 import reference
-from reference.datasets import friedman1
+from reference.evaluation.datasets import friedman1
 
 DYNATREE_US = {"constant": 7.5, "linear": 10.7, "class": 4.6}
 MODELS: dict[str, dict[str, Any]] = {

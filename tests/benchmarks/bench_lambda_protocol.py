@@ -40,7 +40,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import fast  # noqa: E402
-from reference.datasets import drifting_friedman  # noqa: E402
+from reference.evaluation.datasets import drifting_friedman  # noqa: E402
 
 LAMS = (1.0, 0.99, 0.98, 0.95, 0.9, 0.8, 0.6, 0.4)
 POOL = 500

@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 import fast  # noqa: E402
 import reference  # noqa: E402
 from fast._ffi import ffi, lib  # noqa: E402
-from reference.datasets import friedman1  # noqa: E402
+from reference.evaluation.datasets import friedman1  # noqa: E402
 
 Loop = Callable[[], Any]
 

@@ -34,7 +34,7 @@ import numpy as np
 
 import fast
 import reference
-from reference.datasets import drifting_friedman, friedman1, load_csv
+from reference.evaluation.datasets import drifting_friedman, friedman1, load_csv
 
 
 def _cpu() -> float:

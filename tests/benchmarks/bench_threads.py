@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 import fast
-from reference.datasets import friedman1
+from reference.evaluation.datasets import friedman1
 
 
 class _NoLock:

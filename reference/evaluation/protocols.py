@@ -1,11 +1,11 @@
 """Evaluation protocols of the experiment grid: how one cell turns into metrics.
 
 A protocol is a function ``(context) -> {metric: value}``; the grid
-(:mod:`reference.grid`) calls the one its experiment names, with the cell's model, its
+(:mod:`reference.evaluation.grid`) calls the one its experiment names, with the cell's model, its
 parameters, the stream and the cell's seeds. Three protocols exist:
 
 ``"prequential"`` (default)
-    Test-then-train over the stream ([DOC15, Alg. 5], :func:`reference.prequential.
+    Test-then-train over the stream ([DOC15, Alg. 5], :func:`reference.evaluation.prequential.
     prequential`); the metrics of its final summary (with the model size, ``n_balls_``,
     ``n_nodes_`` or ``n_stored_``, when the model has one). With a ``burn_in`` parameter ``b``
     the first ``b`` examples are learned without being scored (as AG13 §5.1 fits 500
@@ -53,6 +53,16 @@ from typing import Any
 
 import numpy as np
 
+from reference.evaluation.catalog import (
+    MODELS,
+    SIZE_ATTRIBUTES,
+    build_model,
+    class_list,
+    import_backend,
+    make_stream,
+    model_class,
+)
+
 __all__ = ["Context", "PROTOCOLS", "ProtocolError", "trajectory_frame"]
 
 
@@ -77,9 +87,7 @@ class Context:
 
 
 def _data(ctx: Context) -> tuple[str, Any, Any]:
-    from reference.cli import _stream
-
-    task, (X, y) = _stream(ctx.stream, ctx.n, ctx.data_seed % (2**31), None)
+    task, (X, y) = make_stream(ctx.stream, ctx.n, ctx.data_seed % (2**31), None)
     if ctx.shuffle:
         order = np.random.default_rng(ctx.data_seed).permutation(len(y))
         X, y = X[order], y[order]
@@ -87,10 +95,8 @@ def _data(ctx: Context) -> tuple[str, Any, Any]:
 
 
 def _model(ctx: Context, task: str, y: Any, params: Mapping[str, Any]) -> Any:
-    from reference.cli import MODELS, _backend, _build, _classes, _model_class
-
-    cls = _model_class(ctx.model, _backend(ctx.backend))
-    return _build(cls, MODELS[ctx.model], ctx.model_seed % (2**31), _classes(task, y),
+    cls = model_class(ctx.model, import_backend(ctx.backend))
+    return build_model(cls, MODELS[ctx.model], ctx.model_seed % (2**31), class_list(task, y),
                   dict(params))
 
 
@@ -123,8 +129,7 @@ def _minmax(X: Any) -> Any:
 
 def prequential_protocol(ctx: Context) -> dict[str, float]:
     """Test-then-train over the stream; every metric of the final summary."""
-    from reference.cli import SIZE_ATTRIBUTES
-    from reference.prequential import prequential
+    from reference.evaluation.prequential import prequential
 
     params = dict(ctx.params)
     burn_in = int(params.pop("burn_in", 0))
@@ -174,15 +179,13 @@ def ag13_retirement_protocol(ctx: Context) -> dict[str, float]:
     test_n = int(params.pop("test_n", 1000))
     folds = int(params.pop("folds", 5))
     if ctx.stream == "friedman":
-        from reference.datasets import friedman1
+        from reference.evaluation.datasets import friedman1
 
         task = "regression"
         X, y = friedman1(ctx.n, seed=ctx.data_seed % (2**31))
         Xt, yt = friedman1(test_n, noise=0.0, seed=(ctx.data_seed + 1) % (2**31))
     elif ctx.stream.startswith("csv:"):
-        from reference.cli import _stream
-
-        task, (X_all, y_all) = _stream(ctx.stream, ctx.n, 0, None)
+        task, (X_all, y_all) = make_stream(ctx.stream, ctx.n, 0, None)
         order = np.random.default_rng(ctx.data_seed).permutation(len(y_all))
         fold = np.arange(len(order)) % folds == ctx.rep % folds
         test, train = order[fold], order[~fold]

@@ -1,19 +1,9 @@
-"""Baseline learners: the reference points every model has to beat.
+"""Classification baselines: the majority class and k nearest neighbours (NN3).
 
-``RunningMean`` predicts the mean of the targets seen so far (regression);
-``MajorityClass`` predicts the most frequent label so far (classification);
-``NearestNeighbours`` is the k-nearest-neighbour classifier that stores every example it
-learns (DOC15's NN3 with ``k = 3``, [DOC15, §IV-C]). They have the
-models' API ([DET-SPEC §4]): ``learn_one``, ``partial_fit``, ``predict_one``, ``predict``,
-``predict_proba_one``/``predict_proba`` (classifier), ``snapshot``, ``get_params``,
-``clone``, and the attributes ``n_features_in_``, ``n_seen_``, ``classes_``. They have no
-C twin: they are evaluation tools, shared by both backends.
-
-Public classes (signatures):
-
-- ``RunningMean()``
-- ``MajorityClass(classes=None, smoothing=0.0)``
-- ``NearestNeighbours(k=3, classes=None)``
+References
+----------
+[DOC15] R. De Rosa, F. Orabona and N. Cesa-Bianchi, "The ABACOC algorithm: a novel
+approach for nonparametric classification of data streams", ICDM 2015, §IV-C.
 """
 
 from __future__ import annotations
@@ -25,157 +15,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["MajorityClass", "NearestNeighbours", "RunningMean"]
+from reference.evaluation.baselines._inputs import _RowChecker, _rows
 
-
-class _RowChecker:
-    """Validation of input rows shared by the baselines (before any state change)."""
-
-    def __init__(self) -> None:
-        self.n_features_in_: int | None = None
-        self.feature_names_in_: list[str] | None = None
-
-    def check(self, x: Sequence[float] | Mapping[str, float]) -> list[float]:
-        """The row as a list of floats; raise ``ValueError``/``TypeError`` if it is bad."""
-        if isinstance(x, Mapping):
-            keys = [str(k) for k in x.keys()]
-            if self.feature_names_in_ is not None and keys != self.feature_names_in_:
-                raise ValueError(
-                    f"x has keys {keys}, expected {self.feature_names_in_} (from the first row)"
-                )
-            values = list(x.values())
-        else:
-            if isinstance(x, (str, bytes)):
-                raise TypeError("x must be a sequence of numbers or a mapping, not a string")
-            values = np.ravel(x).tolist() if isinstance(x, np.ndarray) else list(x)
-        row: list[float] = []
-        for value in values:
-            if isinstance(value, (str, bytes)) or value is None:
-                raise TypeError(f"x must be numeric, got {value!r}")
-            number = float(value)
-            if not math.isfinite(number):
-                raise ValueError(
-                    f"x contains a non-finite value ({number}); missing values are not supported"
-                )
-            row.append(number)
-        if self.n_features_in_ is not None and len(row) != self.n_features_in_:
-            raise ValueError(f"x has {len(row)} features, expected {self.n_features_in_}")
-        if self.n_features_in_ is None and not row:
-            raise ValueError("x is empty: need at least one feature")
-        return row
-
-    def fix(self, x: Sequence[float] | Mapping[str, float], row: list[float]) -> None:
-        """Fix the dimension (and keys) after the first accepted row."""
-        if self.n_features_in_ is None:
-            self.n_features_in_ = len(row)
-            if isinstance(x, Mapping):
-                self.feature_names_in_ = [str(k) for k in x.keys()]
-
-
-def _rows(X: npt.ArrayLike | Sequence[Mapping[str, float]]) -> list[Any]:
-    if isinstance(X, np.ndarray):
-        if X.ndim != 2:
-            raise ValueError(f"X must be 2-D, got {X.ndim}-D")
-        return list(X)
-    rows = list(X)  # type: ignore[arg-type]
-    return rows
-
-
-class RunningMean:
-    """Predict the running mean of the targets seen so far (regression baseline).
-
-    ``ŷ_t = (1/n) Σ_{s<t} y_s``, updated as ``mean += (y - mean) / n``; before any
-    target, the prediction is 0.0. It also keeps the running variance (Welford), so
-    :meth:`predict_dist_one` gives a Gaussian predictive for log-density scores.
-
-    Examples
-    --------
-    >>> model = RunningMean()
-    >>> for x, y in [([0.0], 1.0), ([1.0], 3.0)]:
-    ...     model.learn_one(x, y)
-    >>> model.predict_one([5.0]), model.n_seen_
-    (2.0, 2)
-    """
-
-    def __init__(self) -> None:
-        self._rows = _RowChecker()
-        self.n_seen_ = 0
-        self.mean_ = 0.0
-        self._m2 = 0.0
-
-    @property
-    def n_features_in_(self) -> int | None:
-        """Number of inputs, fixed by the first row (None before)."""
-        return self._rows.n_features_in_
-
-    def learn_one(self, x: Sequence[float] | Mapping[str, float], y: float) -> None:
-        """Update the mean with one target (``x`` is validated, otherwise unused)."""
-        row = self._rows.check(x)
-        if isinstance(y, (str, bytes)) or y is None:
-            raise TypeError(f"y must be a number, got {y!r}")
-        target = float(y)
-        if not math.isfinite(target):
-            raise ValueError(f"y must be finite, got {target}")
-        self._rows.fix(x, row)
-        self.n_seen_ += 1
-        delta = target - self.mean_
-        self.mean_ += delta / float(self.n_seen_)
-        self._m2 += delta * (target - self.mean_)
-
-    def partial_fit(self, X: npt.ArrayLike, y: npt.ArrayLike) -> RunningMean:
-        """Learn the rows of ``X`` in order; returns ``self``."""
-        rows = _rows(X)
-        targets = list(np.asarray(y).ravel())
-        if len(rows) != len(targets):
-            raise ValueError(f"X has {len(rows)} rows but y has {len(targets)}")
-        if not rows:
-            raise ValueError("empty input: X has no rows")
-        for row, target in zip(rows, targets, strict=True):
-            self.learn_one(row, target)
-        return self
-
-    def predict_one(self, x: Sequence[float] | Mapping[str, float]) -> float:
-        """The mean of the targets so far (0.0 before any)."""
-        self._rows.check(x)
-        return self.mean_
-
-    def predict(self, X: npt.ArrayLike) -> npt.NDArray[np.float64]:
-        """``predict_one`` for each row of ``X``."""
-        return np.asarray([self.predict_one(row) for row in _rows(X)], dtype=np.float64)
-
-    def predict_dist_one(self, x: Sequence[float] | Mapping[str, float]) -> dict[str, float]:
-        """Gaussian predictive ``{"mean", "variance"}`` from the running moments.
-
-        The variance is the unbiased sample variance times ``1 + 1/n`` (the predictive
-        variance of a new draw under a plug-in normal); infinite with fewer than two
-        targets.
-        """
-        self._rows.check(x)
-        if self.n_seen_ < 2:
-            return {"mean": self.mean_, "variance": math.inf}
-        n = float(self.n_seen_)
-        variance = self._m2 / (n - 1.0) * (1.0 + 1.0 / n)
-        return {"mean": self.mean_, "variance": variance}
-
-    def snapshot(self) -> dict[str, Any]:
-        """State as plain data."""
-        return {
-            "n_features_in": self.n_features_in_,
-            "n_seen": self.n_seen_,
-            "mean": self.mean_,
-            "m2": self._m2,
-        }
-
-    def get_params(self) -> dict[str, Any]:
-        """Constructor arguments (none)."""
-        return {}
-
-    def clone(self) -> RunningMean:
-        """A fresh, untrained copy with the same parameters."""
-        return RunningMean(**self.get_params())
-
-    def __repr__(self) -> str:
-        return "RunningMean()"
+__all__ = ["MajorityClass", "NearestNeighbours"]
 
 
 class MajorityClass:
@@ -184,8 +26,9 @@ class MajorityClass:
     Ties go to the label seen first. ``predict_proba_one`` gives the label
     frequencies, optionally with additive smoothing ``(count + a) / (n + a K)`` over
     the ``K`` labels known so far. Before any label, ``predict_one`` returns ``None``
-    (an abstention, counted as a mistake by :func:`reference.prequential.prequential`) and
-    ``predict_proba_one`` is uniform over ``classes`` if they were given, else empty.
+    (an abstention, counted as a mistake by
+    :func:`reference.evaluation.prequential.prequential`) and ``predict_proba_one`` is
+    uniform over ``classes`` if they were given, else empty.
 
     Parameters
     ----------
@@ -327,8 +170,8 @@ class NearestNeighbours:
     and among labels with equally many votes the one nearest to ``x`` wins. Before any
     example ``predict_one`` returns ``None`` (an abstention) and ``predict_proba_one`` is
     uniform over the known labels. Combined with the online sub-sampling protocol
-    (:func:`reference.prequential.prequential` with ``rate``), the stored rows are a random
-    sub-sample of the stream, the baseline of [DOC15, §IV-C] at a given model size
+    (:func:`reference.evaluation.prequential.prequential` with ``rate``), the stored rows
+    are a random sub-sample of the stream, the baseline of [DOC15, §IV-C] at a given model size
     (``n_stored_``).
 
     The search is brute force, ``O(n_stored d)`` per prediction: an evaluation tool, not

@@ -1,4 +1,4 @@
-"""Learning curves of :func:`reference.prequential.prequential` drawn with matplotlib.
+"""Learning curves of :func:`reference.evaluation.prequential.prequential` drawn with matplotlib.
 
 matplotlib is imported only when a figure is drawn, and only through ``pyplot``'s
 object-oriented API; without a display it falls back to the Agg backend, so figures can
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from reference.prequential import PrequentialResult
+from reference.evaluation.prequential import PrequentialResult
 
 __all__ = ["plot_learning_curves"]
 
@@ -72,9 +72,9 @@ def plot_learning_curves(
 
     Examples
     --------
-    >>> from reference.baselines import RunningMean
-    >>> from reference.datasets import friedman1
-    >>> from reference.prequential import prequential
+    >>> from reference.evaluation.baselines import RunningMean
+    >>> from reference.evaluation.datasets import friedman1
+    >>> from reference.evaluation.prequential import prequential
     >>> X, y = friedman1(500, seed=0)
     >>> fig = plot_learning_curves({"mean": prequential(RunningMean(), X, y, window=100)})
     >>> fig.axes[0].get_ylabel()

@@ -1,0 +1,73 @@
+"""The ``driftwood`` command line: run a model on a built-in stream, or compare backends.
+
+Usage::
+
+    driftwood run                               # running-mean baseline on Friedman-1
+    driftwood run --model majority --stream sea --n 20000 --curve sea.png
+    driftwood run --model sgt --backend fast --stream drift-fast -p max_depth=4
+    driftwood compare --model abacoc --stream sea --n 2000
+    driftwood list                              # models (per backend) and streams
+
+``python -m reference ...`` and ``python -m reference.evaluation.cli ...`` are the same
+program. ``run`` evaluates the model prequentially (test then train,
+:func:`reference.evaluation.prequential.prequential`) and prints a summary table;
+``compare`` runs the ``reference`` and ``fast`` twins in lockstep on the same stream,
+compares every prediction and (every ``--snapshot-every`` steps) the full ``snapshot()``
+exactly, and reports the agreement and the speed ratio.
+
+Models are looked up by class name in the chosen backend package, so a model appears
+here as soon as it is exported by ``reference``/``fast``. The baselines ``mean`` and
+``majority`` belong to the evaluation kit and have no fast twin.
+
+Public API (signatures):
+
+- ``main(argv=None) -> int``: the console script (exit status: 0 success, 1 the
+  backends disagree, 2 usage error or model/backend unavailable).
+- ``build_parser() -> argparse.ArgumentParser``.
+
+One module per subcommand (:mod:`~reference.evaluation.cli.run`,
+:mod:`~reference.evaluation.cli.compare`, :mod:`~reference.evaluation.cli.listing`,
+:mod:`~reference.evaluation.cli.data`, :mod:`~reference.evaluation.cli.grid`); the models
+and streams they offer are those of :mod:`reference.evaluation.catalog`, and ``compare``
+uses the lockstep driver of :mod:`reference.evaluation.compare`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+from reference.evaluation.catalog import UsageError
+from reference.evaluation.cli.parser import COMMANDS, build_parser
+
+__all__ = ["build_parser", "main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``driftwood`` console script; returns the exit status.
+
+    With no subcommand, ``run`` with its defaults (the running-mean baseline on
+    10,000 rows of Friedman-1).
+
+    Examples
+    --------
+    >>> main(["run", "--model", "mean", "--stream", "parabola", "--n", "500"])  # doctest: +ELLIPSIS
+    model    mean (RunningMean)
+    ...
+    rmse ...
+    0
+    """
+    parser = build_parser()
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if not arguments or arguments[0] not in (*COMMANDS, "-h", "--help"):
+        arguments = ["run", *arguments]
+    args = parser.parse_args(arguments)
+    try:
+        status: int = args.handler(args)
+    except UsageError as err:
+        print(f"driftwood: error: {err}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as err:
+        print(f"driftwood: error: {err}", file=sys.stderr)
+        return 2
+    return status

@@ -1,0 +1,75 @@
+"""``driftwood run``: a prequential run of one model on one stream, as a summary table."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+from reference.evaluation import catalog
+from reference.evaluation.catalog import UsageError
+from reference.evaluation.cli._output import table
+from reference.evaluation.prequential import prequential
+
+__all__ = ["cmd_run"]
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    """Run ``--model`` on ``--stream`` prequentially; print the header and the summary."""
+    spec = catalog.MODELS[args.model]
+    backend_name = args.backend
+    if backend_name is None:
+        backend_name = "fast"
+        try:
+            importlib.import_module("fast")
+        except ImportError:
+            backend_name = "reference"
+    backend = catalog.import_backend(backend_name)
+    cls = catalog.model_class(args.model, backend)
+    stream_name = args.stream or catalog.DEFAULT_STREAM[spec.task]
+    task, (X, y) = catalog.make_stream(stream_name, args.n, args.seed, args.data_dir)
+    if task != spec.task:
+        raise UsageError(
+            f"model {args.model!r} is for {spec.task} but stream {stream_name!r} is {task}"
+        )
+    classes = catalog.class_list(task, y)
+    model = catalog.build_model(cls, spec, args.seed, classes, catalog.parse_params(args.param))
+    size = next((name for name in catalog.SIZE_ATTRIBUTES if hasattr(model, name)), None)
+    result = prequential(
+        model,
+        X,
+        y,
+        task=task,
+        rate=args.rate,
+        label_seed=args.label_seed,
+        window=args.window,
+        size=size,
+        progress=args.progress,
+        description=f"{args.model} on {stream_name}",
+    )
+    where = "kit baseline (no backend)" if spec.baseline else backend_name
+    header = [
+        ("model", f"{args.model} ({cls.__name__})"),
+        ("backend", where),
+        ("stream", f"{stream_name} (n={result.n}, seed={args.seed})"),
+    ]
+    if size is not None:
+        header.append(("model size", f"attribute {size}"))
+    if args.rate < 1.0:
+        header.append(("label rate", f"{args.rate} (label seed {args.label_seed})"))
+    print(table(header))
+    print(result.summary())
+    if args.curve:
+        from reference.evaluation.plotting import plot_learning_curves
+
+        metric = args.metric or next(iter(result.windowed))
+        fig = plot_learning_curves(
+            {f"{args.model} ({where})": result},
+            metrics=metric,
+            title=f"{args.model} on {stream_name}",
+        )
+        fig.savefig(args.curve, dpi=100)
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
+        print(f"learning curve ({metric}, window {args.window}) written to {args.curve}")
+    return 0
