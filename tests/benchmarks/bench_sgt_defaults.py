@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from benchmarks.bench_sgt import friedman10 as numpy_friedman10  # noqa: E402
 
 import fast  # noqa: E402
-from reference import datasets  # noqa: E402
+from reference.evaluation import datasets  # noqa: E402
 
 WARMUP = 1000
 SETTINGS: dict[str, dict[str, Any]] = {
