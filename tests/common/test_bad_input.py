@@ -4,8 +4,8 @@ One matrix for all families ([DET-SPEC §4], "Errors"; docs/guarantees.md, "Vali
 input"). Every case runs on a reference model and on the identically built fast model. It
 must raise in both, with the same exception class and the same, non-empty message (the
 validation is shared Python code), and leave both models exactly as they were
-(``snapshot()`` and ``classes_`` before == after). Dynamic-tree rows have ids starting with ``DT-`` and
-the ``dynatree`` mark.
+(``snapshot()`` and ``classes_`` before == after). Row ids start with the class name;
+dynamic-tree rows start with ``DT-`` and carry the ``dynatree`` mark.
 
 Rows of :func:`test_bad_input`:
 
@@ -454,6 +454,9 @@ def _abacoc_row_cases() -> dict[str, Case]:
     return cases
 
 
+SGT_CLASS = {"reg": "SGTRegressor", "cls": "SGTClassifier", "custom": "SGT-custom"}
+
+
 def _family() -> dict[str, tuple[Callable[[ModuleType], Any], dict[str, Case]]]:
     """Model id -> (builder, cases) of the family rows."""
     reg_seen = _n_seen_is(30)
@@ -475,7 +478,7 @@ def _family() -> dict[str, tuple[Callable[[ModuleType], Any], dict[str, Case]]]:
             lambda m, b=t: m.partial_fit([[0.1, 0.2], [0.3, 0.4]], [1.0, b]), ValueError)
     for key, (X, y) in DT_BAD_BATCHES.items():
         cases[f"partial_fit-{key}"] = Case(lambda m, X=X, y=y: m.partial_fit(X, y), ValueError)
-    fam["dt-regressor-2d"] = (_dt_regressor, cases)
+    fam["DT-DynamicTreeRegressor-2-features"] = (_dt_regressor, cases)
 
     cases = {}
     for key, bad in DT_BAD_LABELS.items():
@@ -483,9 +486,9 @@ def _family() -> dict[str, tuple[Callable[[ModuleType], Any], dict[str, Case]]]:
                                                ValueError)
         cases[f"partial_fit-label-{key}-row2"] = Case(
             lambda m, b=bad: m.partial_fit([[0.1, 0.2], [0.2, 0.3]], ["a", b]), ValueError)
-    fam["dt-classifier-ab"] = (_dt_classifier, cases)
+    fam["DT-DynamicTreeClassifier-ab"] = (_dt_classifier, cases)
 
-    fam["dt-classifier-no-classes"] = (
+    fam["DT-DynamicTreeClassifier-no-classes"] = (
         lambda pkg: pkg.DynamicTreeClassifier(n_particles=4),
         {"learn_one-classes-unknown": Case(lambda m: m.learn_one([0.1], "a"), ValueError,
                                            after=_fresh_classifier_empty),
@@ -493,72 +496,74 @@ def _family() -> dict[str, tuple[Callable[[ModuleType], Any], dict[str, Case]]]:
              lambda m: m.partial_fit([[0.1], [0.2]], ["a", "a"]), ValueError,
              after=_fresh_classifier_empty)})
 
-    fam["dt-active-20"] = (_dt_active, {
+    fam["DT-DynamicTreeRegressor-pool-20"] = (_dt_active, {
         f"retire-{key}": Case(lambda m, i=idx, lam=lam: m.retire(i, lam=lam), exc,
                               after=_still_retires)
         for key, (idx, lam, exc) in RETIRE_BAD.items()} | {
         "entropy_active-regression": Case(lambda m: m.entropy_active(), ValueError)})
-    fam["dt-active-20-alc"] = (
+    fam["DT-DynamicTreeRegressor-pool-20-alc"] = (
         lambda pkg: _dt_active(pkg, retirement="alc"),
         {f"alc-{key}": Case(lambda m, X=X, rect=rect: m.alc(X, rect=rect), ValueError)
          for key, (X, rect) in ALC_BAD.items()})
-    fam["dt-active-classifier"] = (_dt_active_classifier, {
+    fam["DT-DynamicTreeClassifier-pool-10"] = (_dt_active_classifier, {
         "alc_active-classification": Case(lambda m: m.alc_active(), ValueError,
                                           after=_entropy_of_pool),
         "alc-classification": Case(lambda m: m.alc([[0.1, 0.2]]), ValueError,
                                    after=_entropy_of_pool)})
-    fam["dt-unfitted"] = (lambda pkg: pkg.DynamicTreeRegressor(n_particles=3),
+    fam["DT-DynamicTreeRegressor-unfitted"] = (lambda pkg: pkg.DynamicTreeRegressor(n_particles=3),
                           {"retire-before-fit": Case(lambda m: m.retire([0]), IndexError)})
-    fam["dt-linear-implicit-intercept"] = (
+    fam["DT-DynamicTreeRegressor-linear-implicit-intercept"] = (
         _dt_linear, {"retire-cannot-retire": Case(lambda m: m.retire([0]), ValueError)})
-    fam["dt-alc-rect-width-1"] = (
+    fam["DT-DynamicTreeRegressor-alc-rect-1-feature"] = (
         lambda pkg: pkg.DynamicTreeRegressor(n_particles=3, active_size=5, retirement="alc",
                                              rect=[(0.0, 1.0)]),
         {"learn_one-rect-shorter-than-row": Case(lambda m: m.learn_one([0.1, 0.2], 1.0),
                                                  ValueError, after=_learns_one_feature)})
 
     for name in ("reg", "cls", "custom"):
-        fam[f"sgt-{name}-nominal"] = (lambda pkg, n=name: _sgt(pkg, n), _sgt_family_cases(name))
-    fam["sgt-mil-nominal"] = (lambda pkg: _sgt(pkg, "mil"), _sgt_bag_cases())
-    fam["sgt-custom-nan-gradient"] = (_sgt_nan_gradient, {
+        fam[f"{SGT_CLASS[name]}-nominal"] = (lambda pkg, n=name: _sgt(pkg, n),
+                                             _sgt_family_cases(name))
+    fam["SGTMultiInstanceClassifier-nominal"] = (lambda pkg: _sgt(pkg, "mil"), _sgt_bag_cases())
+    fam["SGT-custom-nan-gradient"] = (_sgt_nan_gradient, {
         "learn_one-gradient-nan": Case(lambda m: m.learn_one([3.0], 1000.0), ValueError,
                                        after=_n_seen_is(20))})
-    fam["sgt-keyed"] = (_sgt_keyed, {
+    fam["SGTRegressor-keyed"] = (_sgt_keyed, {
         "learn_one-keys-reordered": Case(lambda m: m.learn_one({"v": 1.0, "u": 2.0}, 1.0),
                                          ValueError, after=_n_seen_is(1)),
         "learn_one-keys-different": Case(lambda m: m.learn_one({"u": 1.0, "w": 2.0}, 1.0),
                                          ValueError, after=_n_seen_is(1))})
-    fam["sgt-million-bins"] = (lambda pkg: pkg.SGTRegressor(bins=1_000_000), {
+    fam["SGTRegressor-million-bins"] = (lambda pkg: pkg.SGTRegressor(bins=1_000_000), {
         # the class agrees, the message does not yet: fast reports the C status code
         "learn_one-too-many-cells": Case(lambda m: m.learn_one([0.5] * 40, 1.0), MemoryError,
                                          after=_no_width_fixed, same_message=False)})
-    fam["sgt-nominal-feature-5"] = (lambda pkg: pkg.SGTRegressor(nominal={5: 3}), {
+    fam["SGTRegressor-nominal-feature-5"] = (lambda pkg: pkg.SGTRegressor(nominal={5: 3}), {
         "learn_one-declared-feature-outside-row": Case(
             lambda m: m.learn_one([1.0, 2.0], 1.0), ValueError,
             after=_width_from_declared_feature)})
 
     for variant in ("auto_adj", "base"):
-        fam[f"abacoc-{variant}"] = (lambda pkg, v=variant: _abacoc(pkg, variant=v),
-                                    _abacoc_row_cases())
-    fam["abacoc-auto_adj-budget"] = (lambda pkg: _abacoc(pkg, variant="auto_adj", budget=10), {
+        fam[f"ABACOCClassifier-{variant}-60-rows"] = (
+            lambda pkg, v=variant: _abacoc(pkg, variant=v), _abacoc_row_cases())
+    fam["ABACOCClassifier-auto_adj-budget-60-rows"] = (
+        lambda pkg: _abacoc(pkg, variant="auto_adj", budget=10), {
         f"{method}-{key}": Case(lambda m, f=method, X=X, y=y: getattr(m, f)(X, y), exc)
         for key, (X, y, exc) in ABACOC_BAD_BATCHES.items()
         for method in ("partial_fit", "prequential")})
-    fam["abacoc-auto"] = (lambda pkg: _abacoc(pkg, variant="auto"), {
+    fam["ABACOCClassifier-auto-60-rows"] = (lambda pkg: _abacoc(pkg, variant="auto"), {
         "learn_one-label-unhashable": Case(lambda m: m.learn_one([0.0, 0.0, 0.0], ["list"]),
                                            TypeError)} | {
         f"prequential-rate-{rate}": Case(
             lambda m, r=rate: m.prequential(np.zeros((2, 3)), [0, 1], rate=r), ValueError,
             match="rate")
         for rate in (0.0, 1.5, float("nan"), "1")})
-    fam["abacoc-base-labels-01"] = (
+    fam["ABACOCClassifier-base-labels-01"] = (
         lambda pkg: _abacoc(pkg, variant="base", labels=(0, 1)),
         {"learn_one-third-label": Case(lambda m: m.learn_one([0.0, 0.0, 0.0], 2), ValueError,
                                        match="labels", after=_classes_are([0, 1])),
          "partial_fit-third-label": Case(        # the valid rows are not learned either
              lambda m: m.partial_fit(np.zeros((3, 3)), [0, 1, 2]), ValueError,
              match="labels", after=_classes_are([0, 1]))})
-    fam["abacoc-keyed"] = (_abacoc_keyed, {
+    fam["ABACOCClassifier-keyed"] = (_abacoc_keyed, {
         "learn_one-keys-different": Case(lambda m: m.learn_one({"a": 0.0, "c": 1.0}, 1),
                                          ValueError, match="keys")})
     return fam
@@ -577,11 +582,10 @@ def _cases(model: str) -> dict[str, Case]:
 def _matrix() -> list[Any]:
     params = []
     for model in [*SPEC_BY_ID, *FAMILY]:
-        dt = model.startswith(("DT-", "dt-"))
+        assert model not in SPEC_BY_ID or model not in FAMILY, model
         for case in _cases(model):
-            marks = [pytest.mark.dynatree] if dt else []
-            label = model if model.startswith("DT-") or not dt else f"DT-{model}"
-            params.append(pytest.param(model, case, id=f"{label}:{case}", marks=marks))
+            marks = [pytest.mark.dynatree] if model.startswith("DT-") else []
+            params.append(pytest.param(model, case, id=f"{model}:{case}", marks=marks))
     return params
 
 
