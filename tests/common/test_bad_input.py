@@ -672,7 +672,7 @@ class BadConstructor:
     def id(self) -> str:
         dt = "DT-" if self.cls.startswith("Dynamic") else ""
         parts = [f"positional{self.args!r}"] if self.args else []
-        parts += [f"{k}={v!r}" for k, v in {**(self.fixed or {}), **self.kwargs}.items()]
+        parts += [f"{k}={_show(v)}" for k, v in {**(self.fixed or {}), **self.kwargs}.items()]
         return f"{dt}{self.cls}:{','.join(parts)}"
 
     def merged(self, other: BadConstructor) -> BadConstructor:
@@ -681,6 +681,11 @@ class BadConstructor:
         assert narrower, f"{self.id}: contradictory exception classes"
         return BadConstructor(self.cls, self.kwargs, narrower, self.names + other.names,
                               self.fixed, self.args)
+
+
+def _show(value: Any) -> str:
+    """A stable id for a value (a bare ``object()`` has no stable repr)."""
+    return "object()" if type(value) is object else repr(value)
 
 
 def _names_given(kw: dict[str, Any]) -> tuple[tuple[str, ...], ...]:
