@@ -268,7 +268,7 @@ static const double *cached_alc(const dt_pointset *ps, const double *lo, const d
 
 /* room for the rectangle and n values; 0 if the allocation failed. The cache is
  * optional by design: without it the caller computes the same values directly, so an
- * allocation failure here is not an error (tests/test_dynatree_atomic.py relies on it) */
+ * allocation failure here is not an error (tests/dynatree/test_atomic_updates.py relies on it) */
 static int reserve_alc(dt_pointset *ps, int need)
 {
     int cap = ps->alc_cap < 16 ? 16 : ps->alc_cap;

@@ -21,7 +21,8 @@ Choices where scikit-learn's conventions meet streaming models:
   no ``sample_weight``; ``score`` accepts one, since a weighted metric is well defined.
 * ``n_features_in_`` and ``classes_`` follow each family's streaming conventions (see the
   models' docstrings); the scikit-learn checks that assume otherwise are listed, with their
-  reasons, in ``tests/test_sklearn_protocol.py`` and in the "scikit-learn and River" tutorial.
+  reasons, in ``tests/common/test_estimator_protocol.py`` and in the "scikit-learn and River"
+  tutorial.
 """
 
 from __future__ import annotations

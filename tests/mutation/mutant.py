@@ -2,7 +2,7 @@
 
 Each edit is ``(path, old, new, count)``: ``old`` must occur exactly ``count`` times in
 the file, and every occurrence is replaced (so a stale mutant fails loudly instead of
-silently mutating nothing; ``tests/test_mutation_harness.py`` checks this in the default
+silently mutating nothing; ``tests/common/test_mutation_harness.py`` checks this in the default
 suite). ``killer`` is a pytest node id or file: the oracle test that computes the formula
 by another route. An *equivalent* mutant (one no test can kill, because the behaviour
 does not change) carries ``equivalent``: the reason.

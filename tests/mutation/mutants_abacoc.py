@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from tests.mutation.mutant import Mutant
 
-ABACOC = "tests/test_oracle_abacoc_rules.py"
-COVER = "tests/test_oracle_abacoc_cover.py"
+ABACOC = "tests/abacoc/test_oracle_rules.py"
+COVER = "tests/abacoc/test_oracle_cover.py"
 SE_PY, SE_C = "reference/abacoc/search.py", "csrc/ab_search.c"
 VA_PY, VA_C = "reference/abacoc/variants.py", "csrc/ab_variants.c"
 DISTANCE = f"{COVER}::test_distance_is_the_minkowski_distance"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from tests.mutation.mutant import Mutant
 
-EVIDENCE = "tests/test_oracle_leaf_evidence.py"
-LINEAR = "tests/test_oracle_linear_leaf.py"
-RETIRED = "tests/test_oracle_retired_stats.py"
-PRIOR = "tests/test_oracle_tree_prior_and_resampling.py"
-DISCARD = "tests/test_oracle_discard_stats.py"
+EVIDENCE = "tests/dynatree/test_oracle_leaf_evidence.py"
+LINEAR = "tests/dynatree/test_oracle_linear_leaf.py"
+RETIRED = "tests/dynatree/test_oracle_retired_stats.py"
+PRIOR = "tests/dynatree/test_oracle_tree_prior_and_resampling.py"
+DISCARD = "tests/dynatree/test_oracle_discard_stats.py"
 LM_PY, LM_C = "reference/dynatree/leaf_models.py", "csrc/dt_leaf_models.c"
 FG_PY, FG_C = "reference/dynatree/forgetting.py", "csrc/dt_forgetting.c"
 DS_PY, DS_C = "reference/dynatree/discard_stats.py", "csrc/dt_discard_stats.c"

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from tests.mutation.mutant import Mutant
 
-LOSSES = "tests/test_oracle_losses.py"
-STATS = "tests/test_oracle_sgt_statistics.py"
-SPLITS = "tests/test_oracle_sgt_splits.py"
+LOSSES = "tests/sgt/test_oracle_losses.py"
+STATS = "tests/sgt/test_oracle_statistics.py"
+SPLITS = "tests/sgt/test_oracle_splits.py"
 GH_PY, GH_C = "reference/sgt/grad_hess.py", "csrc/sgt_grad_hess.c"
 SP_PY, SP_C = "reference/sgt/splits.py", "csrc/sgt_splits.c"
 MOMENTS = f"{SPLITS}::test_loss_change_moments_are_the_sample_moments_of_the_loss_change"

@@ -1,7 +1,7 @@
 """Dynamic trees: one learned row (and one ``retire`` call) is atomic under allocation
 failure (the undo log of csrc/dt_txn.c).
 
-The hardening suite (test_hardening_alloc.py) sweeps the failure point over every
+The hardening suite (tests/common/test_allocation_failure.py) sweeps the failure point over every
 allocation of small models. Here the streams are longer and the models larger, so that
 the failures land in the paths that only appear later: resampling over dead particles,
 grow and prune of deep trees, copy-on-write of shared point sets, retirement with

@@ -72,3 +72,16 @@ def test_signatures_and_docstrings(fast: ModuleType, name: str) -> None:
             assert _subject(fast_m), f"fast.{name}.{attr} has no docstring"
         elif isinstance(ra, property):
             assert _subject(ra) and _subject(fa), f"{name}.{attr} property lacks a docstring"
+
+
+def test_dynamic_tree_method_signatures_and_docstrings(both: tuple[ModuleType, ModuleType]) -> None:
+    import inspect
+
+    ref, fast = both
+    for name in ("DynamicTreeRegressor", "DynamicTreeClassifier"):
+        a, b = getattr(ref, name), getattr(fast, name)
+        assert inspect.signature(a) == inspect.signature(b)
+        assert a.__doc__ and b.__doc__
+        for meth in ("learn_one", "partial_fit", "predict_one", "predict", "snapshot",
+                     "get_params", "clone", "tree_stats"):
+            assert inspect.signature(getattr(a, meth)) == inspect.signature(getattr(b, meth))

@@ -29,7 +29,8 @@ def test_auto_adj_balls_follow_algorithm_4_by_hand(backend: ModuleType) -> None:
     # x3 inside ball 1, predicted "a" correctly: u = 2, c = c + (x - c)/2
     model.learn_one([0.3, 0.0], "a")
     assert model.balls_["centers"][0].tolist() == [0.15, 0.0]
-    # x4 inside ball 1, mistake 1: eps = R * 1^(-1/(2+d)) = R (no shrink, A12)
+    # x4 inside ball 1, mistake 1: eps = R * 1^(-1/(2+d)) = R (no shrink; A12: the radius
+    # stays R until the first mistake)
     model.learn_one([0.2, 0.0], "b")
     assert model.balls_["radii"][0] == 1.0
     assert model.balls_["mistakes"][0] == 1

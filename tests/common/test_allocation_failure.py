@@ -182,7 +182,7 @@ def _c_sources() -> list[Any]:
     from pathlib import Path
 
     out = []
-    for path in sorted((Path(__file__).resolve().parent.parent / "csrc").glob("*.c")):
+    for path in sorted((Path(__file__).resolve().parents[2] / "csrc").glob("*.c")):
         if path.name == "alloc.c":
             continue
         marks: list[Any] = []

@@ -14,7 +14,7 @@ import pytest
 from tests.mutation.mutants import MUTANTS, Mutant
 from tests.mutation.run import apply_edits
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_mutant_ids_are_unique() -> None:

@@ -12,7 +12,7 @@ code with the leaf model:
   ``σ²`` by ``scipy.integrate.quad``; with one regressor and no intercept both integrals
   are numerical (``dblquad``). dynaTree's evidence replaces ``log(2π)`` by ``log(2/π)`` in
   the per-point constant, so ``ell = log Z + (n - k) log π`` (see the constant-leaf oracle
-  in ``test_oracle_leaf_evidence.py``);
+  in ``tests/dynatree/test_oracle_leaf_evidence.py``);
 - **predictive**: the Student-t of Bayesian linear regression written with numpy
   (location ``z'β̂``, squared scale ``Q (1 + z'(Z'Z)^-1 z)/df``, ``df = ν0 + n - k``,
   ``Q = RSS + ν0 s20``), the ratio of evidences with and without a new point (``π`` times

@@ -243,7 +243,7 @@ def test_require_data_turns_a_missing_set_from_skip_into_failure(tmp_path: Path)
         def test_needs_covtype():
             require_dataset("covtype_50k")
     """))
-    tests_dir = Path(__file__).resolve().parent
+    tests_dir = Path(__file__).resolve().parents[1]
     env = {**os.environ, "DRIFTWOOD_DATA": str(tmp_path / "empty"),
            "PYTHONPATH": os.pathsep.join([str(tests_dir), str(tests_dir.parent)])}
     env.pop("REQUIRE_DATA", None)
@@ -258,7 +258,7 @@ def test_require_data_turns_a_missing_set_from_skip_into_failure(tmp_path: Path)
 
 
 def test_docs_page_lists_every_set_with_its_licence() -> None:
-    page = (Path(__file__).resolve().parent.parent / "docs" / "data.md").read_text()
+    page = (Path(__file__).resolve().parents[2] / "docs" / "data.md").read_text()
     for name, data in REGISTRY.items():
         row = next(line for line in page.splitlines() if line.startswith(f"| `{name}` |"))
         assert data.licence in row and f"{data.n_rows:,}" in row

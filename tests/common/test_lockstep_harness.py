@@ -88,11 +88,12 @@ def test_missing_fast_build_fails_under_ci(tmp_path: Path) -> None:
     blocker = tmp_path / "sitecustomize.py"
     blocker.write_text("import sys\nsys.modules['fast._lib'] = None\n")
     code = "import conftest"
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(Path(__file__).parent)]))
+    tests_dir = Path(__file__).resolve().parents[1]   # holds conftest.py
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(tests_dir)]))
     for flag, should_fail in (("true", True), ("", False)):
         env["CI"], env["REQUIRE_FAST"] = flag, ""
         proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                              text=True, cwd=str(Path(__file__).parent.parent))
+                              text=True, cwd=str(tests_dir.parent))
         assert (proc.returncode != 0) == should_fail, proc.stderr
         if should_fail:
             assert "fast._lib" in proc.stderr

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SPEC_DIR = ROOT / "docs" / "spec"
 
 PAGES = {"DT": "dynamic_trees", "SGT": "sgt", "ABACOC": "abacoc", "DET": "determinism"}
@@ -39,7 +39,7 @@ FORBIDDEN = re.compile(rf"\.\./{_SHARED}|{_SHARED}/spec|spec" + " §")
 """Paths and citations that only existed beside the repository (spelled in pieces so that
 this file does not match itself)."""
 
-SKIPPED = ("tests/data/", ".ci/", "tests/test_citations.py")
+SKIPPED = ("tests/data/", ".ci/", "tests/common/test_citations.py")
 """Tracked paths not scanned: generated test vectors; CI scripts (which may point at CI's own
 data folder); this file, whose negative tests hold broken tags on purpose."""
 

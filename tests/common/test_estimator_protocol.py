@@ -246,7 +246,7 @@ def test_bad_array_input_leaves_the_model_unchanged(backend: ModuleType) -> None
 def test_the_tutorial_lists_every_expected_failure_with_its_reason() -> None:
     from pathlib import Path
 
-    page = (Path(__file__).resolve().parent.parent / "tutorials" / "06_sklearn_and_river.md")
+    page = (Path(__file__).resolve().parents[2] / "tutorials" / "06_sklearn_and_river.md")
     text = page.read_text(encoding="utf-8")
     for check, reason in EXPECTED_FAILED_CHECKS.items():
         row = next(line for line in text.splitlines() if line.startswith(f"| `{check}` |"))

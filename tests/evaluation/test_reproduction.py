@@ -19,7 +19,7 @@ pytest.importorskip("pandas")
 from conftest import require_dataset  # noqa: E402
 from reference.evaluation import grid  # noqa: E402
 
-STORE = Path(__file__).resolve().parents[1] / "docs" / "reproduction"
+STORE = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
 STORED = sorted(p.name for p in STORE.iterdir() if (p / "results.csv").exists()) \
     if STORE.is_dir() else []
 

@@ -13,7 +13,8 @@ import pytest
 
 from reference.rng import MASK, seed_state, splitmix64
 
-KNOWN = json.loads((Path(__file__).parent / "data" / "rng_known_answers.json").read_text())
+KNOWN = json.loads(
+    (Path(__file__).resolve().parents[1] / "data" / "rng_known_answers.json").read_text())
 SEEDS = [int(s) for s in KNOWN["seeds"]]
 
 

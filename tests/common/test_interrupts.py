@@ -97,7 +97,7 @@ def test_ctrl_c_stops_prequential_and_leaves_a_consistent_model(backend: str) ->
     registered, so the facade and the engine agree."""
     if backend == "fast":
         require_fast()
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     n = 1_500_000 if backend == "fast" else 100_000
     child = subprocess.Popen(
         [sys.executable, "-c", PREQUENTIAL_CHILD, backend, str(n)], cwd=root,
@@ -122,7 +122,7 @@ def test_ctrl_c_stops_partial_fit_between_rows_and_learning_can_resume(
 ) -> None:
     if backend == "fast":
         require_fast()
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, backend, name, str(n), str(d)], cwd=root,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -57,8 +57,8 @@ def test_lockstep_random_streams(both: Any, cfg: dict[str, Any], seed: int) -> N
 
 @pytest.mark.parametrize("variant", ["base_adj", "auto", "auto_adj"])
 def test_lockstep_lattice_ties_and_string_labels(both: Any, variant: str) -> None:
-    """A coarse 2-D lattice: many duplicate points and exact distance ties (tie rule T1
-    [ABACOC-SPEC T1])."""
+    """A coarse 2-D lattice: many duplicate points and exact distance ties (tie rule T1,
+    nearest-ball ties: [ABACOC-SPEC T1])."""
     ref, fast = both
     X, y = random_stream(11, 250, 2, 3, lattice=1.0, new_class_at=100, labels="abcd")
     a = ref.ABACOCClassifier(variant=variant, search="kdtree", leaf_size=2)

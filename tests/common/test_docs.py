@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 TUTORIALS = ROOT / "tutorials"
 PAPER_KEYS = {"AG13", "AG11", "TGP11", "GPF19", "DOC15", "BV21", "Hand09", "SK01", "HSD01"}

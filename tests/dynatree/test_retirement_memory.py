@@ -1,4 +1,4 @@
-"""Memory bounded by the active pool (issues 6, 7.5): a fast model with ``active_size=w``
+"""Memory bounded by the active pool: a fast model with ``active_size=w``
 and ``lpred_window=k`` streaming 10^5 points keeps its C capacities fixed and its resident
 size flat (nothing grows with the stream, Python state included)."""
 

@@ -1,5 +1,6 @@
-"""ABACOC behaviour on both backends: golden numbers, tie rules T1-T6 ([ABACOC-SPEC T1] to
-[ABACOC-SPEC T6]), invariants ([ABACOC-SPEC §17])."""
+"""ABACOC behaviour on both backends: golden numbers, the tie rules ([ABACOC-SPEC T1] to
+[ABACOC-SPEC T6]: T1 nearest-ball ties, T2 majority ties, T3 membership boundary, T4
+randomized BASE, T5 FIX victim, T6 AUTO initialisation), invariants ([ABACOC-SPEC §17])."""
 
 from __future__ import annotations
 
@@ -137,11 +138,11 @@ def test_auto_nearly_invariant_to_rotation_and_shift(backend: Any) -> None:
     assert np.mean(pa == pb) > 0.99
 
 
-# -- tie rules T1-T6 ([ABACOC-SPEC T1] to [ABACOC-SPEC T6]) ------------------------------
+# -- tie rules T1-T6 ([ABACOC-SPEC T1] to [ABACOC-SPEC T6]), one test each ----------------
 
 
 @pytest.mark.parametrize("search", ["scan", "kdtree"])
-def test_t1_nearest_ties_go_to_smallest_id_not_slot(backend: Any, search: str) -> None:
+def test_nearest_ball_ties_go_to_smallest_id_not_slot(backend: Any, search: str) -> None:
     for seed in range(1, 50):
         model = backend.ABACOCClassifier(variant="auto", budget=2, seed=seed, search=search)
         model.learn_one([0.0, 0.0], "a")
@@ -157,7 +158,7 @@ def test_t1_nearest_ties_go_to_smallest_id_not_slot(backend: Any, search: str) -
     assert model.predict_proba_one([6.0, 0.0]) == {"a": 0.0, "b": 1.0}
 
 
-def test_t2_t3_majority_ties_and_closed_balls(backend: Any) -> None:
+def test_majority_ties_and_closed_ball_boundary(backend: Any) -> None:
     model = backend.ABACOCClassifier(variant="auto")
     model.learn_one([0.0, 0.0], "a")
     model.learn_one([1.0, 0.0], "b")          # both radii 1
@@ -169,7 +170,7 @@ def test_t2_t3_majority_ties_and_closed_balls(backend: Any) -> None:
     assert model.predict_proba_one([-0.2, 0.0]) == {"a": 0.5, "b": 0.5}
 
 
-def test_t4_randomized_base_extremes_and_draws(backend: Any) -> None:
+def test_randomized_base_extremes_and_draws(backend: Any) -> None:
     model = backend.ABACOCClassifier(variant="base", labels=("neg", "pos"), seed=5)
     assert model.predict_proba_one([0.0]) == {"neg": 0.5, "pos": 0.5}
     for _ in range(3):
@@ -190,7 +191,7 @@ def test_t4_randomized_base_extremes_and_draws(backend: Any) -> None:
     assert [other.predict_one([0.0]) for _ in range(50)] == [0] * 50   # p = 0
 
 
-def test_t5_fix_victim_is_the_integer_walk(backend: Any) -> None:
+def test_fix_victim_is_the_integer_walk(backend: Any) -> None:
     X, y = random_stream(12, 300, 2, 3)
     model = backend.ABACOCClassifier(variant="auto_adj", budget=5, seed=21)
     checked = 0
@@ -215,17 +216,17 @@ def test_t5_fix_victim_is_the_integer_walk(backend: Any) -> None:
     assert checked > 5
 
 
-def test_t6_auto_initialisation(backend: Any) -> None:
+def test_auto_initialisation_drops_coincident_points(backend: Any) -> None:
     model = backend.ABACOCClassifier(variant="auto_adj")
     assert model.predict_one([0.0, 0.0]) is None and model.predict_proba_one([0.0, 0.0]) == {}
     model.learn_one([1.0, 1.0], "x")
-    model.learn_one([5.0, 5.0], "x")            # same label: dropped (I2, [ABACOC-SPEC §6])
+    model.learn_one([5.0, 5.0], "x")            # same label: dropped (I2 of [ABACOC-SPEC §6])
     model.learn_one([1.0, 1.0], "y")            # distance 0: dropped ([ABACOC-SPEC T6])
     snap = model.snapshot()
     assert snap["init_done"] == 0 and len(snap["balls"]) == 1
     assert snap["balls"][0]["counts"] == [1, 0] and model.classes_ == ["x", "y"]
     assert model.predict_one([9.0, 9.0]) == "x"
-    model.learn_one([4.0, 5.0], "y")            # I3 [ABACOC-SPEC §6]: two balls, R = eps = 5
+    model.learn_one([4.0, 5.0], "y")            # I3 of [ABACOC-SPEC §6]: two balls, R = eps = 5
     balls = model.snapshot()["balls"]
     assert [b["R"] for b in balls] == [5.0, 5.0] == [b["eps"] for b in balls]
     assert model.predict_one([3.9, 5.0]) == "y"

@@ -1,0 +1,1 @@
+"""Tests of the ABACOC ball-cover classifiers."""

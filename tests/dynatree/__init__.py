@@ -1,0 +1,1 @@
+"""Tests of the dynamic trees (particle learning, leaf models, data retirement)."""

@@ -1,0 +1,1 @@
+"""Tests of the evaluation kit: data sets, registry, metrics, prequential runs, grids, CLI."""
