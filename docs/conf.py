@@ -39,7 +39,10 @@ if str(ROOT) not in _pythonpath.split(os.pathsep):
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(DOCS / "_ext"))
-os.environ.setdefault("MPLBACKEND", "Agg")
+# The notebook kernels inherit this environment. CI (and many shells) export
+# MPLBACKEND=Agg, which would stop the executed pages from showing any figure: the kernels
+# must draw with the inline backend, so it is set here, not merely defaulted.
+os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
 
 from driftwood_docs import copy_tutorials, generate_api_pages  # noqa: E402
 
