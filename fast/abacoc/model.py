@@ -1,7 +1,7 @@
 """``fast.ABACOCClassifier``: the C twin of :class:`reference.ABACOCClassifier`.
 
 Same facade (``reference.abacoc.inputs.BallCoverFacade``: validation, labels, public
-methods), one C handle (``ab_model`` of ``csrc/ab_model.c``) holding the whole state; the
+methods), one C handle (``ab_model`` of ``csrc/abacoc/model.c``) holding the whole state; the
 learning, prediction and evaluation loops run in C (``ab_model_partial_fit``,
 ``ab_model_predict``, ``ab_model_prequential``). Pickling and ``copy.deepcopy`` go
 through :meth:`snapshot` and a restore that writes the snapshot back into C.

@@ -2,7 +2,7 @@
 
 Input validation, label mapping and the public methods are the backend-agnostic code of
 :mod:`reference.dynatree.model` (``RegressorMixin``, ``ClassifierMixin``); all model
-math runs in C (``csrc/dt_*.c``), including the whole ``partial_fit`` loop.
+math runs in C (``csrc/dynatree/*.c``), including the whole ``partial_fit`` loop.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from reference.state import StateFormatError
 
 def _block_to_list(block: Sequence[float], cfg: LeafConfig) -> list[float | int]:
     """A C stats block in the snapshot order of ``LeafStats.as_list``."""
-    # C layout: n, nu, sy, syy, syg, syyg, bb, logdet, ell, then vectors (core.h)
+    # C layout: n, nu, sy, syy, syg, syyg, bb, logdet, ell, then vectors (csrc/dynatree/dynatree.h)
     nu, sy, syy, syg, syyg, bb, logdet = (block[1], block[2], block[3], block[4], block[5],
                                           block[6], block[7])
     vec = list(block[9:])

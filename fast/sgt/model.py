@@ -1,4 +1,4 @@
-"""SGT models on the C core (``csrc/sgt_*.c``), same API as :mod:`reference.sgt.model`.
+"""SGT models on the C core (``csrc/sgt/*.c``), same API as :mod:`reference.sgt.model`.
 
 The public classes reuse the backend-agnostic facade logic of ``reference`` (input
 validation, label mapping) and replace the learning core by :class:`CCore`, which owns
@@ -36,7 +36,7 @@ def _c_doubles(arr: np.ndarray) -> Any:
 
 
 class CCore:
-    """The C twin of :class:`reference.sgt.core.SGTCore` (``csrc/sgt_model.c``)."""
+    """The C twin of :class:`reference.sgt.core.SGTCore` (``csrc/sgt/core.c``)."""
 
     def __init__(self, params: SGTParams, kinds: Sequence[int], loss_kind: int,
                  n_trees: int) -> None:

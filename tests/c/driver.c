@@ -15,7 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core.h"
+#include "common/common.h"
+#include "dynatree/dynatree.h"
+#include "sgt/sgt.h"
+#include "abacoc/abacoc.h"
 
 #define D 3
 #define N 400

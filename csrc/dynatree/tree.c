@@ -1,5 +1,5 @@
 /*
- * dt_tree.c -- the trees of the particles and the tree prior [AG13, §2.1]; mirrors
+ * dynatree/tree.c -- the trees of the particles and the tree prior [AG13, §2.1]; mirrors
  * reference/dynatree/tree.py.
  *
  * A particle's tree is an arena of dt_node addressed by int32 indices (-1 = none). Freed
@@ -15,7 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core.h"
+#include "dynatree/dynatree.h"
 
 /* [AG13, §2.1] mirrors log_split_prob */
 static double log_split_prob(int32_t depth, double alpha, double beta)
@@ -197,7 +197,7 @@ int32_t dt_gather_points(const dt_model *m, const dt_particle *t, int32_t leaf, 
 }
 
 /* ensure a set's capacity (contents kept); on allocation failure the model is marked
- * broken: inside a transaction the caller stops and rolls back (dt_txn.c), outside one
+ * broken: inside a transaction the caller stops and rolls back (dynatree/txn.c), outside one
  * (restoring a pickle) the model is lost */
 static int set_reserve(dt_model *m, int32_t id, int32_t need)
 {

@@ -1,15 +1,15 @@
 /*
- * ab_model.c -- the ABACOC handle: allocation, capacity, checked entry points and the
+ * abacoc/model.c -- the ABACOC handle: allocation, capacity, checked entry points and the
  * loops that run in C (partial_fit, predict, predict_proba, the sub-sampled
  * prequential protocol of [DOC15, Alg. 5]). Mirrors reference/abacoc/model.py and the
- * facade hooks of reference/abacoc/inputs.py; the mathematics is in ab_variants.c.
+ * facade hooks of reference/abacoc/inputs.py; the mathematics is in abacoc/variants.c.
  * Every entry point checks its arguments and secures memory for one more ball before
  * any state changes, and returns a status code (ST_*); nothing here aborts.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core.h"
+#include "abacoc/abacoc.h"
 
 ab_model *ab_model_new(int32_t variant, int32_t randomized, int32_t metric, double p, double d,
                        double C, int64_t budget, int32_t search, int64_t search_threshold,

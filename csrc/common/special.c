@@ -12,7 +12,7 @@
  * each expression rounds exactly as its Python twin.
  */
 #include <math.h>
-#include "core.h"
+#include "common/common.h"
 
 static const double LANCZOS_G = 7.0;
 static const double LANCZOS_COEF[9] = {

@@ -1,5 +1,5 @@
 /*
- * ab_balls.c -- the ABACOC ball record and its local update rules [DOC15, Alg. 2-4].
+ * abacoc/balls.c -- the ABACOC ball record and its local update rules [DOC15, Alg. 2-4].
  *
  * Mirrors reference/abacoc/balls.py function by function. A ball is a slot of the
  * model's contiguous table: id, centre c (D doubles), class counts n(k) (a row of
@@ -12,7 +12,7 @@
  * Invariants: every ball holds >= 1 count; R never changes once set; eps <= R.
  */
 #include <math.h>
-#include "core.h"
+#include "abacoc/abacoc.h"
 
 void ab_ball_write(ab_model *m, int64_t slot, int64_t id, const double *x, int64_t k,
                    double radius)

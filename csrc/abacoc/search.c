@@ -1,5 +1,5 @@
 /*
- * ab_search.c -- nearest-ball search for ABACOC: the distance rho, the exhaustive scan
+ * abacoc/search.c -- nearest-ball search for ABACOC: the distance rho, the exhaustive scan
  * and the loose kd-tree of [ABACOC-SPEC §13]. Mirrors reference/abacoc/search.py.
  *
  * Both structures return the same slot: the smallest computed distance sum ("raw"),
@@ -20,7 +20,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core.h"
+#include "abacoc/abacoc.h"
 
 static const double MINKOWSKI_PRUNE_SLACK = 1.0 - 1e-12;
 

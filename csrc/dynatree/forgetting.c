@@ -1,5 +1,5 @@
 /*
- * dt_forgetting.c -- the power-prior discount of retired information and the collapse of
+ * dynatree/forgetting.c -- the power-prior discount of retired information and the collapse of
  * improper leaves [AG13, §5]; [DT-SPEC §3.5], [DT-SPEC §6.3]; mirrors reference/dynatree/forgetting.py.
  *
  * absorb_retired: nu <- lam nu + 1 and every retired statistic <- lam * old + retiree.
@@ -8,7 +8,7 @@
  * promoted subtree's depths are decremented; a root leaf is left alone.
  */
 #include <string.h>
-#include "core.h"
+#include "dynatree/dynatree.h"
 
 /* mirrors absorb_retired; z is scratch for p doubles */
 void dt_absorb_retired(double *st, const dt_leaf_config *c, const double *x, double y,

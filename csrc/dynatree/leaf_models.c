@@ -1,5 +1,5 @@
 /*
- * dt_leaf_models.c -- conjugate leaf models of dynamic trees [AG13, Eq. 1]; mirrors
+ * dynatree/leaf_models.c -- conjugate leaf models of dynamic trees [AG13, Eq. 1]; mirrors
  * reference/dynatree/leaf_models.py function by function, operation by operation.
  *
  * A leaf's sufficient statistics are one flat block of doubles (layout in core.h, offsets
@@ -14,7 +14,7 @@
  */
 #include <math.h>
 #include <string.h>
-#include "core.h"
+#include "dynatree/dynatree.h"
 
 static const double DT_PI = 3.141592653589793;
 

@@ -1,5 +1,5 @@
 /*
- * ab_variants.c -- the ABACOC variants: template [DOC15, Alg. 1], BASE and BASE-ADJ
+ * abacoc/variants.c -- the ABACOC variants: template [DOC15, Alg. 1], BASE and BASE-ADJ
  * (Alg. 2-3), AUTO and AUTO-ADJ (Alg. 4) and the FIX budget rule (Sec. VII, Eq. 1).
  * Mirrors reference/abacoc/variants.py function by function, same branches and draws.
  *   BASE:  inside the nearest ball (delta <= eps, tie rule T3 [ABACOC-SPEC T3]) absorb the point (BASE-ADJ also
@@ -11,10 +11,10 @@
  *          ball of radius delta, replacing a drawn victim when the budget is full.
  * Random draws: one rng_uniform per randomized-BASE prediction; one rng_below(W) per
  * FIX deletion; nothing else.
- * The caller (ab_model.c) guarantees capacity for one more ball before a step.
+ * The caller (abacoc/model.c) guarantees capacity for one more ball before a step.
  */
 #include <math.h>
-#include "core.h"
+#include "abacoc/abacoc.h"
 
 int64_t ab_nearest_ball(ab_model *m, const double *x, double *delta_out)
 {

@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "core.h"
+#include "common/common.h"
 
 static int64_t fail_countdown = -1;   /* test hook: < 0 disarmed */
 static int64_t fail_count = 0;        /* failures injected so far */

@@ -1,5 +1,5 @@
 /*
- * dt_particles.c -- particle learning [AG13, §2.3]; mirrors reference/dynatree/particles.py.
+ * dynatree/particles.c -- particle learning [AG13, §2.3]; mirrors reference/dynatree/particles.py.
  *
  * One PL step ([DT-SPEC §5]): weights w_i = p(y_t | x_t, T_i) from each particle's leaf,
  * lpred_t = log(sum w) - log N, residual resampling when the weights differ, then
@@ -8,12 +8,12 @@
  * a memcpy of the node arena into a spare arena, sharing the leaves' point sets
  * copy-on-write (so the cost is proportional to the number of duplicates and their tree
  * sizes, not to N or the data size). The dead particle's arena joins the spare pool when
- * the row's transaction commits (dt_txn.c), so a rollback finds it intact.
+ * the row's transaction commits (dynatree/txn.c), so a rollback finds it intact.
  * Random draws ([DT-SPEC §0] item 6 (a)): one uniform() per residual draw, only if resampling.
  */
 #include <math.h>
 #include <string.h>
-#include "core.h"
+#include "dynatree/dynatree.h"
 
 /* mirrors particle_weight; returns 1 if the leaf predictive is proper */
 int dt_particle_weight(dt_model *m, const dt_particle *t, const double *x, double y,
@@ -105,7 +105,7 @@ double dt_resample(dt_model *m, const double *x, double y)
     for (i = 0; i < n; i++)
         if (counts[i] == 0) dead[n_dead++] = i;
     /* undo-log room for the sets the dead particles release, and one spare arena per
-     * copy: a dead particle's arena is kept intact until the row commits (dt_txn.c) */
+     * copy: a dead particle's arena is kept intact until the row commits (dynatree/txn.c) */
     {
         int64_t room = 0;
         for (j = 0; j < n_dead; j++) room += dt_log_bound(m, &m->parts[dead[j]], 0);

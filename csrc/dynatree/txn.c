@@ -1,5 +1,5 @@
 /*
- * dt_txn.c -- the undo log that makes one row of dt_model_learn (and one call of
+ * dynatree/txn.c -- the undo log that makes one row of dt_model_learn (and one call of
  * dt_model_retire) atomic under allocation failure. C-only machinery, like the
  * copy-on-write point sets: it has no twin in reference/ because the Python backend
  * cannot fail half-way through a step.
@@ -34,7 +34,7 @@
  */
 #include <stdint.h>
 #include <string.h>
-#include "core.h"
+#include "dynatree/dynatree.h"
 
 enum { LOG_NODE = 1, LOG_SET, LOG_PTS, LOG_FREED, LOG_STORE, LOG_RENUMBER };
 

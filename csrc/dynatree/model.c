@@ -1,5 +1,5 @@
 /*
- * dt_model.c -- the dynamic-tree model: store, particle cloud and the streaming loop;
+ * dynatree/model.c -- the dynamic-tree model: store, particle cloud and the streaming loop;
  * mirrors the ReferenceEngine of reference/dynatree/model.py.
  *
  * dt_model_learn runs the whole partial_fit loop: append the row to the store; the first
@@ -7,7 +7,7 @@
  * run one PL step (dt_pl_step). lml accumulates lpred. Capacities (store rows, node
  * arenas, the point-set pool, scratch) are reserved before a row changes any state; the
  * rest of the row (retirement, resampling, propagation, which may grow point lists) is
- * one transaction of the undo log (dt_txn.c). Either way an allocation failure leaves
+ * one transaction of the undo log (dynatree/txn.c). Either way an allocation failure leaves
  * the model exactly as it was before that row and returns ST_ENOMEM; rows before it in
  * the same call stay learned.
  * Export/import walk each tree in preorder: per node (depth, var, n) as ints and
@@ -16,7 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core.h"
+#include "dynatree/dynatree.h"
 
 static void free_scratch(dt_model *m)
 {
@@ -257,7 +257,7 @@ dt_model *dt_model_new(int kind, int p, int augmented, int delta, int n_classes,
 
 rng_state *dt_model_rng(dt_model *m) { return &m->rng; }
 
-/* room in the undo log for one particle's share of a row (dt_txn.c) */
+/* room in the undo log for one particle's share of a row (dynatree/txn.c) */
 static int log_room_particle(dt_model *m, const dt_particle *t, int with_points)
 {
     if (dt_log_room(m, dt_log_bound(m, t, with_points)) != ST_OK) {

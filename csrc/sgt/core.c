@@ -1,5 +1,5 @@
 /*
- * sgt_model.c -- the learning core of every SGT model: warm-up buffer and committee.
+ * sgt/core.c -- the learning core of every SGT model: warm-up buffer and committee.
  *
  * Mirrors reference/sgt/core.py (class SGTCore). During the warm-up, items (one row,
  * or the rows of a bag) widen the ranges and are buffered; when `warmup` rows have
@@ -14,7 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core.h"
+#include "sgt/sgt.h"
 
 static void scratch_free(sgt_scratch *s)
 {

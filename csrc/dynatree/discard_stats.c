@@ -1,11 +1,11 @@
 /*
- * dt_discard_stats.c -- active-discarding statistics [AG13, §4]; [DT-SPEC §7]; mirrors
+ * dynatree/discard_stats.c -- active-discarding statistics [AG13, §4]; [DT-SPEC §7]; mirrors
  * reference/dynatree/discard_stats.py. Each leaf's value is computed once per call and
  * added to the running sums of its points (particles in index order, leaves in preorder).
  */
 #include <math.h>
 #include <stdlib.h>
-#include "core.h"
+#include "dynatree/dynatree.h"
 
 /* mirrors leaf_entropy (§7.5) */
 double dt_leaf_entropy(const double *st, const dt_leaf_config *c)

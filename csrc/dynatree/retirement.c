@@ -1,5 +1,5 @@
 /*
- * dt_retirement.c -- data retirement into conjugate leaf priors [AG13, §3]; [DT-SPEC §6];
+ * dynatree/retirement.c -- data retirement into conjugate leaf priors [AG13, §3]; [DT-SPEC §6];
  * mirrors reference/dynatree/retirement.py.
  *
  * The store holds only the active pool, in arrival order. Retiring position r: in every
@@ -11,7 +11,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "core.h"
+#include "dynatree/dynatree.h"
 
 /* mirrors recompute_linear_totals (lam < 1) */
 void dt_recompute_linear_totals(double *st, const dt_leaf_config *c, const int32_t *points,
@@ -200,7 +200,7 @@ int dt_model_retire(dt_model *m, const int32_t *positions, int32_t n, double lam
     for (a = 0; a < n; a++)
         if (positions[a] < 0 || (int64_t)positions[a] >= m->n - a) return ST_ERANGE;
     if (m->cfg.kind == DT_LINEAR && m->cfg.delta == 1) return ST_EINVAL;
-    /* one transaction (dt_txn.c): all positions are retired, or none */
+    /* one transaction (dynatree/txn.c): all positions are retired, or none */
     dt_txn_begin(m);
     for (a = 0; a < n && !m->broken; a++) dt_retire_one(m, positions[a], lam);
     if (m->broken) {

@@ -1,5 +1,5 @@
 /*
- * dt_moves.c -- stay / grow / prune moves of one particle [AG13, Eq. 2, §2.2]; mirrors
+ * dynatree/moves.c -- stay / grow / prune moves of one particle [AG13, Eq. 2, §2.2]; mirrors
  * reference/dynatree/moves.py.
  *
  * dt_propagate inserts the new point into its leaf eta, scores the subtree under eta's
@@ -9,12 +9,12 @@
  * sbuf[2] = merged leaf. Node capacity for the two children is reserved by the caller.
  * Random draws ([DT-SPEC §0] item 6 (b)): below(d) and uniform() for the candidate (when
  * feasible), then one uniform() for the move when grow or prune is finite.
- * Every write to a node or set that existed before the row is logged first (dt_txn.c).
+ * Every write to a node or set that existed before the row is logged first (dynatree/txn.c).
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core.h"
+#include "dynatree/dynatree.h"
 
 /* [DT-SPEC §4.2] mirrors grow_candidate; points = the leaf's points (arrival order) */
 int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t *var,
