@@ -216,6 +216,8 @@ double dt_subtree_log_score(dt_model *m, const dt_particle *t, int32_t top, int3
 int32_t dt_collect_leaves(dt_model *m, const dt_particle *t, int32_t top, int32_t *out);
 int32_t dt_gather_points(const dt_model *m, const dt_particle *t, int32_t leaf, int32_t *out);
 int32_t dt_height(dt_model *m, const dt_particle *t);
+/* room in the point-set pool for one step plus `extra` sets (C only, capacity) */
+int dt_sets_reserve(dt_model *m, int64_t extra);
 /* moves (dynatree/moves.c) */
 int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t *var,
                       double *value);
@@ -252,7 +254,6 @@ int dt_model_export_particle(const dt_model *m, int32_t i, int32_t *ints, double
 int dt_model_import(dt_model *m, const double *X, const double *y, int64_t n, double lml,
                     const int32_t *sizes, const int32_t *ints, const double *dbls,
                     const int32_t *points);
-int dt_model_reserve_retire(dt_model *m);
 /* forgetting (dynatree/forgetting.c) */
 void dt_absorb_retired(double *st, const dt_leaf_config *c, const double *x, double y,
                        double lam, double *z);
@@ -266,6 +267,7 @@ void dt_retire_from_set(dt_model *m, int32_t set, int32_t index, double lam);
 void dt_retire_point(dt_model *m, int32_t index, double lam);
 void dt_renumber(dt_model *m, int32_t index);
 int32_t dt_choose_retiree(dt_model *m);
+int dt_model_reserve_retire(dt_model *m);
 int dt_retire_one(dt_model *m, int32_t index, double lam);
 int dt_model_set_retirement(dt_model *m, int32_t active_size, int rule, double lam,
                             int approx, const double *rect);

@@ -134,39 +134,6 @@ static int reserve_nodes(dt_model *m, int32_t cap)
     return ST_OK;
 }
 
-/* room in the point-set pool for one step: per particle at most one copy-on-write
- * clone and two new sets (grow) or one (prune) */
-static int reserve_sets_extra(dt_model *m, int64_t extra)
-{
-    int64_t need = (int64_t)m->n_sets + 3 * (int64_t)m->n_particles + 4 + extra;
-    int64_t cap = m->cap_sets;
-    dt_pointset *ns;
-    double *nst;
-    if (need <= cap) return ST_OK;
-    if (need > 2147483000) return ST_ENOMEM;
-    while (cap < need) cap = cap < 64 ? 64 : 2 * cap;
-    if (cap > 2147483000) cap = 2147483000;
-    ns = alloc_realloc(m->sets, sizeof(dt_pointset) * (size_t)cap);
-    if (!ns) return ST_ENOMEM;
-    /* new slots own no buffers yet (dt_set_new reuses a slot's buffers) */
-    memset(ns + m->cap_sets, 0, sizeof(dt_pointset) * (size_t)(cap - m->cap_sets));
-    m->sets = ns; /* cap_sets is raised once set_stats has grown too */
-    nst = alloc_realloc(m->set_stats, sizeof(double) * (size_t)cap * (size_t)m->cfg.sw);
-    if (!nst) return ST_ENOMEM;
-    m->set_stats = nst;
-    m->cap_sets = (int32_t)cap;
-    return ST_OK;
-}
-
-static int reserve_sets(dt_model *m) { return reserve_sets_extra(m, 0); }
-
-/* room for one retirement: a collapse re-inserts fewer than minp points per particle,
- * each possibly copying a shared point set */
-int dt_model_reserve_retire(dt_model *m)
-{
-    return reserve_sets_extra(m, (int64_t)m->n_particles * (int64_t)m->minp);
-}
-
 /* every particle must have room for the two children of a grow */
 static int reserve_grow(dt_model *m)
 {
@@ -241,7 +208,7 @@ dt_model *dt_model_new(int kind, int p, int augmented, int delta, int n_classes,
         dt_model_free(m);
         return NULL;
     }
-    if (reserve_sets(m) != ST_OK) {
+    if (dt_sets_reserve(m, 0) != ST_OK) {
         dt_model_free(m);
         return NULL;
     }
@@ -323,10 +290,10 @@ int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, dou
         /* capacities first: a failure here changes nothing */
         if (reserve_store(m, m->n + 1) != ST_OK) return ST_ENOMEM;
         if (reserve_grow(m) != ST_OK) return ST_ENOMEM;
-        if (reserve_sets(m) != ST_OK) return ST_ENOMEM;
+        if (dt_sets_reserve(m, 0) != ST_OK) return ST_ENOMEM;
         if (m->active_size > 0 && m->n >= m->active_size) {
             if (dt_model_reserve_retire(m) != ST_OK) return ST_ENOMEM;
-            if (reserve_sets(m) != ST_OK) return ST_ENOMEM;
+            if (dt_sets_reserve(m, 0) != ST_OK) return ST_ENOMEM;
         }
         dt_txn_begin(m);
         lp = learn_row(m, X + r * m->d, y[r]);
@@ -481,7 +448,7 @@ int dt_model_import(dt_model *m, const double *X, const double *y, int64_t n, do
         t->free_head = -1;
         t->n_free = 0;
         sp = 0;
-        if (reserve_sets_extra(m, sizes[i]) != ST_OK) return ST_ENOMEM;
+        if (dt_sets_reserve(m, sizes[i]) != ST_OK) return ST_ENOMEM;
         for (a = 0; a < sizes[i]; a++) {
             k = dt_node_alloc(m, t);
             t->nodes[k].depth = ints[3 * (node_off + a)];

@@ -97,17 +97,152 @@ static int32_t union_points(dt_model *m, const dt_particle *t, const int32_t *lv
     return count;
 }
 
-/* [DT-SPEC §4.1] mirrors propagate; leaf = the leaf of x (from the weights) or -1 */
-void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
+/* the grow children of one split (column j at xi), built in one pass over the leaf's
+ * points (m->ibuf, arrival order): left points in ibuf2, right points in ibuf2 + cap, and,
+ * except for the implicit linear leaf (fused = 0), the children's statistics accumulated
+ * in sbuf[0] and sbuf[1] with the same operations, per child, as dt_stats_from_points */
+static void split_points(dt_model *m, int32_t n_points, int32_t j, double xi, int fused,
+                         int32_t *n_left, int32_t *n_right)
 {
     const dt_leaf_config *c = &m->cfg;
     int sw = c->sw;
+    int32_t a, nl = 0, nr = 0;
+    if (fused) {
+        dt_stats_clear(m->sbuf, c);
+        dt_stats_clear(m->sbuf + sw, c);
+    }
+    for (a = 0; a < n_points; a++) {
+        int32_t pt = m->ibuf[a];
+        double *ch = m->sbuf;
+        if (m->X[(int64_t)pt * m->d + j] <= xi) {
+            m->ibuf2[nl++] = pt;
+        } else {
+            m->ibuf2[m->cap + nr++] = pt;
+            ch = m->sbuf + sw;
+        }
+        if (c->kind == DT_CLASS) {
+            /* inlined dt_stats_accumulate of the class leaf (same operations) */
+            ch[DT_OFF_N] += 1.0;
+            ch[c->off_counts + (int)m->y[pt]] += 1.0;
+        } else if (c->kind == DT_CONSTANT) {
+            /* inlined dt_stats_accumulate of the constant leaf (same operations) */
+            double yi = m->y[pt];
+            ch[DT_OFF_N] += 1.0;
+            ch[DT_OFF_SY] = ch[DT_OFF_SY] + yi;
+            ch[DT_OFF_SYY] = ch[DT_OFF_SYY] + yi * yi;
+        } else if (fused) {
+            dt_stats_accumulate(ch, c, pt, m->X, m->y, m->d, m->work);
+        }
+    }
+    *n_left = nl;
+    *n_right = nr;
+}
+
+/* the grow step of propagate: draw a candidate split of the leaf (points in ibuf) and, if
+ * both children keep minp points, fill sbuf[0], sbuf[1] and return the subtree score with
+ * the leaf grown (else -inf); *grown says whether the children are ready */
+static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_t top,
+                         const double *st, int32_t n_points, int32_t *j, double *xi,
+                         int32_t *nl, int32_t *nr, int *grown)
+{
+    const dt_leaf_config *c = &m->cfg;
+    int sw = c->sw, fused = !(c->kind == DT_LINEAR && c->delta == 1);
+    *grown = 0;
+    if (!dt_grow_candidate(m, m->ibuf, n_points, j, xi)) return -INFINITY;
+    split_points(m, n_points, *j, *xi, fused, nl, nr);
+    if (*nl < m->minp || *nr < m->minp) return -INFINITY;
+    if (fused) {
+        dt_stats_finish(m->sbuf, c, st, m->work);
+        dt_stats_finish(m->sbuf + sw, c, st, m->work);
+    } else {
+        dt_stats_from_points(m->sbuf, c, m->ibuf2, *nl, m->X, m->y, m->d, st, m->work);
+        dt_stats_from_points(m->sbuf + sw, c, m->ibuf2 + m->cap, *nr, m->X, m->y, m->d, st,
+                             m->work);
+    }
+    *grown = 1;
+    return dt_subtree_log_score(m, t, top, leaf, m->sbuf[DT_OFF_ELL], m->sbuf[sw + DT_OFF_ELL]);
+}
+
+/* the prune step of propagate: if the leaves under parent hold 2 minp points, merge their
+ * statistics into sbuf[2] and return the score of parent as one leaf (else -inf) */
+static double prune_score(dt_model *m, const dt_particle *t, int32_t parent, int *merged)
+{
+    const dt_leaf_config *c = &m->cfg;
+    int sw = c->sw;
+    int32_t a, count = 0, n_points = 0, *lv = m->stack + m->cap_nodes;
+    int32_t n_leaves = dt_collect_leaves(m, t, parent, lv);
+    *merged = 0;
+    for (a = 0; a < n_leaves; a++)
+        count += (int32_t)dt_leaf_stats(m, t, lv[a])[DT_OFF_N];
+    if (count < 2 * m->minp) return -INFINITY;
+    if (c->kind == DT_LINEAR && c->delta == 1)
+        n_points = union_points(m, t, lv, n_leaves, m->ibuf);
+    for (a = 0; a < n_leaves; a++) m->stack[a] = t->nodes[lv[a]].set;
+    dt_merge_stats(m->sbuf + 2 * sw, c, m->set_stats, m->stack, n_leaves, m->ibuf, n_points,
+                   m->X, m->y, m->d, m->work);
+    *merged = 1;
+    return dt_prior_leaf(m, t->nodes[parent].depth) + m->sbuf[2 * sw + DT_OFF_ELL];
+}
+
+/* apply a grow: two children of leaf (points in ibuf2, stats in sbuf[0], sbuf[1]) */
+static void apply_grow(dt_model *m, dt_particle *t, int32_t leaf, int32_t j, double xi,
+                       int32_t nl, int32_t nr)
+{
+    int sw = m->cfg.sw;
+    int32_t a, kids[2];
+    for (a = 0; a < 2; a++) {
+        kids[a] = dt_node_alloc(m, t);
+        t->nodes[kids[a]].depth = t->nodes[leaf].depth + 1;
+        t->nodes[kids[a]].parent = leaf;
+        t->nodes[kids[a]].set = dt_set_new(m, m->ibuf2 + (a == 0 ? 0 : m->cap),
+                                           a == 0 ? nl : nr);
+        memcpy(dt_leaf_stats(m, t, kids[a]), m->sbuf + a * sw, sizeof(double) * (size_t)sw);
+    }
+    dt_set_release(m, t->nodes[leaf].set);
+    dt_log_node(m, &t->nodes[leaf]);
+    t->nodes[leaf].var = j;
+    t->nodes[leaf].value = xi;
+    t->nodes[leaf].left = kids[0];
+    t->nodes[leaf].right = kids[1];
+    t->nodes[leaf].set = -1;
+}
+
+/* apply a prune: parent becomes one leaf holding the union of the points below it (stats
+ * from sbuf[2]); every node strictly below parent is released */
+static void apply_prune(dt_model *m, dt_particle *t, int32_t parent)
+{
+    int sw = m->cfg.sw;
+    int32_t a, *lv = m->stack + m->cap_nodes, *stack = m->stack, sp = 0, k;
+    int32_t n_leaves = dt_collect_leaves(m, t, parent, lv);
+    int32_t n_points = union_points(m, t, lv, n_leaves, m->ibuf);
+    for (a = 0; a < n_leaves; a++) dt_set_release(m, t->nodes[lv[a]].set);
+    stack[sp++] = t->nodes[parent].left;
+    stack[sp++] = t->nodes[parent].right;
+    while (sp > 0) {
+        k = stack[--sp];
+        if (t->nodes[k].var >= 0) {
+            stack[sp++] = t->nodes[k].right;
+            stack[sp++] = t->nodes[k].left;
+        }
+        dt_node_release(m, t, k);
+    }
+    dt_log_node(m, &t->nodes[parent]);
+    t->nodes[parent].var = -1;
+    t->nodes[parent].left = -1;
+    t->nodes[parent].right = -1;
+    t->nodes[parent].set = dt_set_new(m, m->ibuf, n_points);
+    memcpy(dt_leaf_stats(m, t, parent), m->sbuf + 2 * sw, sizeof(double) * (size_t)sw);
+}
+
+/* [DT-SPEC §4.1] mirrors propagate; leaf = the leaf of x (from the weights) or -1. The
+ * steps: insert the point, score stay, grow (grow_score) and prune (prune_score), draw
+ * the move, apply it (apply_grow, apply_prune) */
+void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
+{
+    const dt_leaf_config *c = &m->cfg;
     const double *x = m->X + (int64_t)index * m->d;
-    int32_t parent, top, j = 0, nl = 0, nr = 0, n_leaves = 0;
-    int32_t count, a, n_points = 0, kids[2];
-    int32_t *lv = m->stack + m->cap_nodes;
-    double *st, xi = 0.0, l_stay, l_grow = -INFINITY;
-    double l_prune = -INFINITY;
+    int32_t parent, top, j = 0, nl = 0, nr = 0, n_points = 0;
+    double *st, xi = 0.0, l_stay, l_grow, l_prune = -INFINITY;
     int have_children = 0, have_merged = 0, move;
 
     if (leaf < 0) leaf = dt_find_leaf(t, x);
@@ -122,130 +257,12 @@ void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
     parent = t->nodes[leaf].parent;
     top = parent >= 0 ? parent : leaf;
     l_stay = dt_subtree_log_score(m, t, top, -1, 0.0, 0.0);
-
-    if (dt_grow_candidate(m, m->ibuf, n_points, &j, &xi)) {
-        /* left points in ibuf2, right points in ibuf2 + cap, each in arrival order; the
-         * children's statistics are accumulated in the same pass (same operations, per
-         * child, as dt_stats_from_points) except for the implicit linear leaf */
-        int fused = !(c->kind == DT_LINEAR && c->delta == 1);
-        if (fused) {
-            dt_stats_clear(m->sbuf, c);
-            dt_stats_clear(m->sbuf + sw, c);
-        }
-        if (c->kind == DT_CLASS) {
-            /* inlined dt_stats_accumulate of the class leaf (same operations) */
-            for (a = 0; a < n_points; a++) {
-                int32_t pt = m->ibuf[a];
-                double *ch = m->sbuf;
-                if (m->X[(int64_t)pt * m->d + j] <= xi) {
-                    m->ibuf2[nl++] = pt;
-                } else {
-                    m->ibuf2[m->cap + nr++] = pt;
-                    ch = m->sbuf + sw;
-                }
-                ch[DT_OFF_N] += 1.0;
-                ch[c->off_counts + (int)m->y[pt]] += 1.0;
-            }
-        } else if (c->kind == DT_CONSTANT) {
-            /* inlined dt_stats_accumulate of the constant leaf (same operations) */
-            for (a = 0; a < n_points; a++) {
-                int32_t pt = m->ibuf[a];
-                double *ch = m->sbuf, yi = m->y[pt];
-                if (m->X[(int64_t)pt * m->d + j] <= xi) {
-                    m->ibuf2[nl++] = pt;
-                } else {
-                    m->ibuf2[m->cap + nr++] = pt;
-                    ch = m->sbuf + sw;
-                }
-                ch[DT_OFF_N] += 1.0;
-                ch[DT_OFF_SY] = ch[DT_OFF_SY] + yi;
-                ch[DT_OFF_SYY] = ch[DT_OFF_SYY] + yi * yi;
-            }
-        } else {
-            for (a = 0; a < n_points; a++) {
-                int32_t pt = m->ibuf[a];
-                if (m->X[(int64_t)pt * m->d + j] <= xi) {
-                    m->ibuf2[nl++] = pt;
-                    if (fused) dt_stats_accumulate(m->sbuf, c, pt, m->X, m->y, m->d, m->work);
-                } else {
-                    m->ibuf2[m->cap + nr++] = pt;
-                    if (fused)
-                        dt_stats_accumulate(m->sbuf + sw, c, pt, m->X, m->y, m->d, m->work);
-                }
-            }
-        }
-        if (nl >= m->minp && nr >= m->minp) {
-            if (fused) {
-                dt_stats_finish(m->sbuf, c, st, m->work);
-                dt_stats_finish(m->sbuf + sw, c, st, m->work);
-            } else {
-                dt_stats_from_points(m->sbuf, c, m->ibuf2, nl, m->X, m->y, m->d, st, m->work);
-                dt_stats_from_points(m->sbuf + sw, c, m->ibuf2 + m->cap, nr, m->X, m->y, m->d,
-                                     st, m->work);
-            }
-            l_grow = dt_subtree_log_score(m, t, top, leaf, m->sbuf[DT_OFF_ELL],
-                                          m->sbuf[sw + DT_OFF_ELL]);
-            have_children = 1;
-        }
-    }
-
-    if (parent >= 0) {
-        n_leaves = dt_collect_leaves(m, t, parent, lv);
-        count = 0;
-        for (a = 0; a < n_leaves; a++)
-            count += (int32_t)dt_leaf_stats(m, t, lv[a])[DT_OFF_N];
-        if (count >= 2 * m->minp) {
-            n_points = 0;
-            if (c->kind == DT_LINEAR && c->delta == 1)
-                n_points = union_points(m, t, lv, n_leaves, m->ibuf);
-            for (a = 0; a < n_leaves; a++) m->stack[a] = t->nodes[lv[a]].set;
-            dt_merge_stats(m->sbuf + 2 * sw, c, m->set_stats, m->stack, n_leaves, m->ibuf,
-                           n_points, m->X, m->y, m->d, m->work);
-            l_prune = dt_prior_leaf(m, t->nodes[parent].depth) + m->sbuf[2 * sw + DT_OFF_ELL];
-            have_merged = 1;
-        }
-    }
+    l_grow = grow_score(m, t, leaf, top, st, n_points, &j, &xi, &nl, &nr, &have_children);
+    if (parent >= 0) l_prune = prune_score(m, t, parent, &have_merged);
 
     move = dt_choose_move(l_stay, l_prune, l_grow, &m->rng);
-    if (move == DT_GROW && have_children) {
-        for (a = 0; a < 2; a++) {
-            kids[a] = dt_node_alloc(m, t);
-            t->nodes[kids[a]].depth = t->nodes[leaf].depth + 1;
-            t->nodes[kids[a]].parent = leaf;
-            t->nodes[kids[a]].set = dt_set_new(m, m->ibuf2 + (a == 0 ? 0 : m->cap),
-                                               a == 0 ? nl : nr);
-            memcpy(dt_leaf_stats(m, t, kids[a]), m->sbuf + a * sw, sizeof(double) * (size_t)sw);
-        }
-        dt_set_release(m, t->nodes[leaf].set);
-        dt_log_node(m, &t->nodes[leaf]);
-        t->nodes[leaf].var = j;
-        t->nodes[leaf].value = xi;
-        t->nodes[leaf].left = kids[0];
-        t->nodes[leaf].right = kids[1];
-        t->nodes[leaf].set = -1;
-    } else if (move == DT_PRUNE && have_merged) {
-        n_leaves = dt_collect_leaves(m, t, parent, lv);
-        n_points = union_points(m, t, lv, n_leaves, m->ibuf);
-        for (a = 0; a < n_leaves; a++) dt_set_release(m, t->nodes[lv[a]].set);
-        /* release every node strictly below parent */
-        {
-            int32_t *stack = m->stack, sp = 0, k;
-            stack[sp++] = t->nodes[parent].left;
-            stack[sp++] = t->nodes[parent].right;
-            while (sp > 0) {
-                k = stack[--sp];
-                if (t->nodes[k].var >= 0) {
-                    stack[sp++] = t->nodes[k].right;
-                    stack[sp++] = t->nodes[k].left;
-                }
-                dt_node_release(m, t, k);
-            }
-        }
-        dt_log_node(m, &t->nodes[parent]);
-        t->nodes[parent].var = -1;
-        t->nodes[parent].left = -1;
-        t->nodes[parent].right = -1;
-        t->nodes[parent].set = dt_set_new(m, m->ibuf, n_points);
-        memcpy(dt_leaf_stats(m, t, parent), m->sbuf + 2 * sw, sizeof(double) * (size_t)sw);
-    }
+    if (move == DT_GROW && have_children)
+        apply_grow(m, t, leaf, j, xi, nl, nr);
+    else if (move == DT_PRUNE && have_merged)
+        apply_prune(m, t, parent);
 }

@@ -143,6 +143,13 @@ int32_t dt_choose_retiree(dt_model *m)
     return best;
 }
 
+/* room for one retirement: a collapse re-inserts fewer than minp points per particle,
+ * each possibly copying a shared point set */
+int dt_model_reserve_retire(dt_model *m)
+{
+    return dt_sets_reserve(m, (int64_t)m->n_particles * (int64_t)m->minp);
+}
+
 /* retire store position index (ReferenceEngine._engine_retire for one position) */
 int dt_retire_one(dt_model *m, int32_t index, double lam)
 {

@@ -199,6 +199,30 @@ int32_t dt_gather_points(const dt_model *m, const dt_particle *t, int32_t leaf, 
 /* ensure a set's capacity (contents kept); on allocation failure the model is marked
  * broken: inside a transaction the caller stops and rolls back (dynatree/txn.c), outside one
  * (restoring a pickle) the model is lost */
+/* room in the point-set pool for one step: per particle at most one copy-on-write
+ * clone and two new sets (grow) or one (prune), plus `extra` more sets */
+int dt_sets_reserve(dt_model *m, int64_t extra)
+{
+    int64_t need = (int64_t)m->n_sets + 3 * (int64_t)m->n_particles + 4 + extra;
+    int64_t cap = m->cap_sets;
+    dt_pointset *ns;
+    double *nst;
+    if (need <= cap) return ST_OK;
+    if (need > 2147483000) return ST_ENOMEM;
+    while (cap < need) cap = cap < 64 ? 64 : 2 * cap;
+    if (cap > 2147483000) cap = 2147483000;
+    ns = alloc_realloc(m->sets, sizeof(dt_pointset) * (size_t)cap);
+    if (!ns) return ST_ENOMEM;
+    /* new slots own no buffers yet (dt_set_new reuses a slot's buffers) */
+    memset(ns + m->cap_sets, 0, sizeof(dt_pointset) * (size_t)(cap - m->cap_sets));
+    m->sets = ns; /* cap_sets is raised once set_stats has grown too */
+    nst = alloc_realloc(m->set_stats, sizeof(double) * (size_t)cap * (size_t)m->cfg.sw);
+    if (!nst) return ST_ENOMEM;
+    m->set_stats = nst;
+    m->cap_sets = (int32_t)cap;
+    return ST_OK;
+}
+
 static int set_reserve(dt_model *m, int32_t id, int32_t need)
 {
     dt_pointset *ps = &m->sets[id];
