@@ -134,4 +134,4 @@ def test_c_layer_rejects_bad_batches_without_state_change(lib: Any) -> None:
     bad_x = ffi.new("double[]", [0.1, math.inf, 0.3, 0.4])
     assert lib.dt_model_learn(m, bad_x, ffi.new("double[]", [0.0, 1.0]), 2, ffi.NULL) == \
         lib.ST_EINVAL
-    assert m.n == 2
+    assert m.store.n == 2

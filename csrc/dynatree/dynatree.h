@@ -91,46 +91,51 @@ typedef struct {
     int32_t n_free;    /* length of the free list */
 } dt_particle;
 
+/* hyper-parameters and the prior tables derived from them */
 typedef struct {
-    dt_leaf_config cfg;   /* leaf model */
     int32_t d;            /* input columns */
     int32_t minp;         /* minimum active points per leaf */
     int32_t nstart;       /* points placed in the root before PL */
     int32_t n_particles;  /* N */
     double alpha;         /* alpha of p_split */
     double beta;          /* beta of p_split */
-    double lml;           /* running sum of lpred [AG13, §2.3] */
+    double prior_split[64]; /* log p_split(d) for d < 64 [AG13, §2.1] */
+    double prior_leaf[64];  /* log(1 - p_split(d)) for d < 64 */
+} dt_params;
+
+/* the store: the active pool of points, in arrival order */
+typedef struct {
     int64_t n;            /* points in the store */
     int64_t cap;          /* store capacity (rows) */
     double *X;            /* store inputs, n x d row-major */
     double *y;            /* store targets (class index for DT_CLASS) */
-    int32_t cap_nodes;    /* arena capacity of every particle */
-    int32_t broken;       /* 1 after an allocation failure in the current transaction */
+    int64_t n_total;      /* points learned so far (the store holds only the active pool) */
+} dt_store;
+
+/* the particle set and the per-particle buffers of particle learning */
+typedef struct {
     dt_particle *parts;   /* the N particles */
     dt_particle *tmp;     /* scratch particle array for resampling */
+    int32_t cap_nodes;    /* arena capacity of every particle */
+    int32_t leafc_ok;     /* 1 if leafc holds the leaves of the current step */
+    double *w;            /* N weights */
+    int32_t *chosen;      /* N resampled indices */
+    int32_t *flags;       /* 2N flags / dead list */
+    int32_t *leafc;       /* 2N: leaf of x_t in each particle, cached by the weights */
+} dt_particle_set;
+
+/* the pool of leaf point sets, shared copy-on-write by the particles */
+typedef struct {
     dt_pointset *sets;    /* pool of leaf point sets, shared by the particles */
     double *set_stats;    /* the stats block of each point set (sw doubles per set) */
     int32_t n_sets;       /* high-water mark of the pool */
     int32_t cap_sets;     /* capacity of the pool */
     int32_t free_set;     /* free-list head of the pool, -1 if empty */
     int32_t pad_sets;     /* unused */
-    rng_state rng;        /* the model's generator */
-    double *w;            /* N weights */
-    int32_t *chosen;      /* N resampled indices */
-    int32_t *flags;       /* 2N flags / dead list */
-    int32_t *leafc;       /* 2N: leaf of x_t in each particle, cached by the weights */
-    int32_t leafc_ok;     /* 1 if leafc holds the leaves of the current step */
-    int32_t *ibuf;        /* cap point indices (scratch) */
-    int32_t *ibuf2;       /* 3 cap point indices (scratch: left | right children | merge) */
-    int32_t *stack;       /* cap_nodes node indices (scratch) */
-    double *vbuf;         /* cap values (scratch) */
-    double *sbuf;         /* 3 scratch stats blocks */
-    double *work;         /* linear-algebra scratch */
-    double *lg_half;      /* owner of cfg.lg_half */
-    double *lg_frac;      /* owner of cfg.lg_frac */
-    double prior_split[64]; /* log p_split(d) for d < 64 [AG13, §2.1] */
-    double prior_leaf[64];  /* log(1 - p_split(d)) for d < 64 */
-    int64_t n_total;      /* points learned so far (the store holds only the active pool) */
+} dt_pool;
+
+/* retirement and forgetting [AG13, §3.2, §5]: the automatic rule and its scratch */
+typedef struct {
     int32_t active_size;  /* w, active pool size; 0 = no automatic retirement */
     int32_t rule;         /* DT_RETIRE_* rule of automatic retirement */
     double lam;           /* forgetting factor of automatic retirements [AG13, §5] */
@@ -140,8 +145,24 @@ typedef struct {
     double *rect;         /* 2 d doubles: user ALC rectangle (low, high per column), or NULL */
     double *abuf;         /* ALC scratch: 14 (d + 2) doubles */
     int32_t *areg;        /* ALC scratch: d + 2 column indices */
-    /* C-only undo log (dynatree/txn.c): one row of learn (or one manual retire) is a
-     * transaction; an allocation failure inside it rolls the model back */
+} dt_retirement;
+
+/* scratch buffers of one step, and the owners of the cfg caches */
+typedef struct {
+    int32_t *ibuf;        /* cap point indices (scratch) */
+    int32_t *ibuf2;       /* 3 cap point indices (scratch: left | right children | merge) */
+    int32_t *stack;       /* cap_nodes node indices (scratch) */
+    double *vbuf;         /* cap values (scratch) */
+    double *sbuf;         /* 3 scratch stats blocks */
+    double *work;         /* linear-algebra scratch */
+    double *lg_half;      /* owner of cfg.lg_half */
+    double *lg_frac;      /* owner of cfg.lg_frac */
+} dt_scratch;
+
+/* C-only undo log (dynatree/txn.c): one row of learn (or one manual retire) is a
+ * transaction; an allocation failure inside it rolls the model back */
+typedef struct {
+    int32_t broken;       /* 1 after an allocation failure in the current transaction */
     int32_t in_txn;       /* 1 while a transaction is open */
     int32_t txn_id;       /* id of the open (or last) transaction, never 0 */
     int32_t lost;         /* 1 if the log itself could not grow: no rollback possible */
@@ -163,6 +184,20 @@ typedef struct {
     unsigned char *log;   /* undo records, each payload then trailer (dynatree/txn.c) */
     int64_t log_len;      /* bytes used */
     int64_t log_cap;      /* bytes allocated */
+} dt_undo;
+
+/* the model: one handle of the family (dt_model_new / dt_model_free) */
+typedef struct {
+    dt_leaf_config cfg;   /* leaf model */
+    dt_params par;        /* hyper-parameters */
+    dt_store store;       /* the active points */
+    dt_particle_set pf;   /* the N particles */
+    dt_pool pool;         /* leaf point sets */
+    dt_retirement ret;    /* retirement and forgetting */
+    dt_scratch buf;       /* scratch buffers */
+    dt_undo txn;          /* undo log */
+    rng_state rng;        /* the model's generator */
+    double lml;           /* running sum of lpred [AG13, §2.3] */
 } dt_model;
 
 enum { DT_RETIRE_RANDOM = 0, DT_RETIRE_HISTORICAL = 1, DT_RETIRE_ALC = 2, DT_RETIRE_ENTROPY = 3 };

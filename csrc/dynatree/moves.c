@@ -20,15 +20,15 @@
 int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t *var,
                       double *value)
 {
-    int32_t minp = m->minp, n_small = 0, n_large = 0, a, b, j;
-    double *small = m->vbuf, *large = m->vbuf + minp, v, lo, hi, u;
+    int32_t minp = m->par.minp, n_small = 0, n_large = 0, a, b, j;
+    double *small = m->buf.vbuf, *large = m->buf.vbuf + minp, v, lo, hi, u;
     const double *col;
-    if (!(m->alpha > 0.0) || n < 2 * minp) return 0;
-    j = (int32_t)rng_below(&m->rng, (uint64_t)m->d);
-    col = m->X + j;
+    if (!(m->par.alpha > 0.0) || n < 2 * minp) return 0;
+    j = (int32_t)rng_below(&m->rng, (uint64_t)m->par.d);
+    col = m->store.X + j;
     /* lo = minp-th smallest, hi = minp-th largest value of column j (= sorted order) */
     for (b = 0; b < n; b++) {
-        v = col[(int64_t)points[b] * m->d];
+        v = col[(int64_t)points[b] * m->par.d];
         if (n_small < minp || v < small[n_small - 1]) {
             a = n_small < minp ? n_small++ : minp - 1;
             while (a > 0 && small[a - 1] > v) {
@@ -81,9 +81,9 @@ static int32_t union_points(dt_model *m, const dt_particle *t, const int32_t *lv
      * that the grow children lists in its first two parts survive) */
     int32_t a, count = 0, i, j, k, nb;
     const dt_pointset *ps;
-    int32_t *tmp = m->ibuf2 + 2 * m->cap;
+    int32_t *tmp = m->buf.ibuf2 + 2 * m->store.cap;
     for (a = 0; a < n_leaves; a++) {
-        ps = &m->sets[t->nodes[lv[a]].set];
+        ps = &m->pool.sets[t->nodes[lv[a]].set];
         nb = ps->n;
         i = 0;
         j = 0;
@@ -98,7 +98,7 @@ static int32_t union_points(dt_model *m, const dt_particle *t, const int32_t *lv
 }
 
 /* the grow children of one split (column j at xi), built in one pass over the leaf's
- * points (m->ibuf, arrival order): left points in ibuf2, right points in ibuf2 + cap, and,
+ * points (m->buf.ibuf, arrival order): left points in ibuf2, right points in ibuf2 + cap, and,
  * except for the implicit linear leaf (fused = 0), the children's statistics accumulated
  * in sbuf[0] and sbuf[1] with the same operations, per child, as dt_stats_from_points */
 static void split_points(dt_model *m, int32_t n_points, int32_t j, double xi, int fused,
@@ -108,30 +108,30 @@ static void split_points(dt_model *m, int32_t n_points, int32_t j, double xi, in
     int sw = c->sw;
     int32_t a, nl = 0, nr = 0;
     if (fused) {
-        dt_stats_clear(m->sbuf, c);
-        dt_stats_clear(m->sbuf + sw, c);
+        dt_stats_clear(m->buf.sbuf, c);
+        dt_stats_clear(m->buf.sbuf + sw, c);
     }
     for (a = 0; a < n_points; a++) {
-        int32_t pt = m->ibuf[a];
-        double *ch = m->sbuf;
-        if (m->X[(int64_t)pt * m->d + j] <= xi) {
-            m->ibuf2[nl++] = pt;
+        int32_t pt = m->buf.ibuf[a];
+        double *ch = m->buf.sbuf;
+        if (m->store.X[(int64_t)pt * m->par.d + j] <= xi) {
+            m->buf.ibuf2[nl++] = pt;
         } else {
-            m->ibuf2[m->cap + nr++] = pt;
-            ch = m->sbuf + sw;
+            m->buf.ibuf2[m->store.cap + nr++] = pt;
+            ch = m->buf.sbuf + sw;
         }
         if (c->kind == DT_CLASS) {
             /* inlined dt_stats_accumulate of the class leaf (same operations) */
             ch[DT_OFF_N] += 1.0;
-            ch[c->off_counts + (int)m->y[pt]] += 1.0;
+            ch[c->off_counts + (int)m->store.y[pt]] += 1.0;
         } else if (c->kind == DT_CONSTANT) {
             /* inlined dt_stats_accumulate of the constant leaf (same operations) */
-            double yi = m->y[pt];
+            double yi = m->store.y[pt];
             ch[DT_OFF_N] += 1.0;
             ch[DT_OFF_SY] = ch[DT_OFF_SY] + yi;
             ch[DT_OFF_SYY] = ch[DT_OFF_SYY] + yi * yi;
         } else if (fused) {
-            dt_stats_accumulate(ch, c, pt, m->X, m->y, m->d, m->work);
+            dt_stats_accumulate(ch, c, pt, m->store.X, m->store.y, m->par.d, m->buf.work);
         }
     }
     *n_left = nl;
@@ -148,19 +148,19 @@ static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_
     const dt_leaf_config *c = &m->cfg;
     int sw = c->sw, fused = !(c->kind == DT_LINEAR && c->delta == 1);
     *grown = 0;
-    if (!dt_grow_candidate(m, m->ibuf, n_points, j, xi)) return -INFINITY;
+    if (!dt_grow_candidate(m, m->buf.ibuf, n_points, j, xi)) return -INFINITY;
     split_points(m, n_points, *j, *xi, fused, nl, nr);
-    if (*nl < m->minp || *nr < m->minp) return -INFINITY;
+    if (*nl < m->par.minp || *nr < m->par.minp) return -INFINITY;
     if (fused) {
-        dt_stats_finish(m->sbuf, c, st, m->work);
-        dt_stats_finish(m->sbuf + sw, c, st, m->work);
+        dt_stats_finish(m->buf.sbuf, c, st, m->buf.work);
+        dt_stats_finish(m->buf.sbuf + sw, c, st, m->buf.work);
     } else {
-        dt_stats_from_points(m->sbuf, c, m->ibuf2, *nl, m->X, m->y, m->d, st, m->work);
-        dt_stats_from_points(m->sbuf + sw, c, m->ibuf2 + m->cap, *nr, m->X, m->y, m->d, st,
-                             m->work);
+        dt_stats_from_points(m->buf.sbuf, c, m->buf.ibuf2, *nl, m->store.X, m->store.y, m->par.d, st, m->buf.work);
+        dt_stats_from_points(m->buf.sbuf + sw, c, m->buf.ibuf2 + m->store.cap, *nr, m->store.X, m->store.y, m->par.d, st,
+                             m->buf.work);
     }
     *grown = 1;
-    return dt_subtree_log_score(m, t, top, leaf, m->sbuf[DT_OFF_ELL], m->sbuf[sw + DT_OFF_ELL]);
+    return dt_subtree_log_score(m, t, top, leaf, m->buf.sbuf[DT_OFF_ELL], m->buf.sbuf[sw + DT_OFF_ELL]);
 }
 
 /* the prune step of propagate: if the leaves under parent hold 2 minp points, merge their
@@ -169,19 +169,19 @@ static double prune_score(dt_model *m, const dt_particle *t, int32_t parent, int
 {
     const dt_leaf_config *c = &m->cfg;
     int sw = c->sw;
-    int32_t a, count = 0, n_points = 0, *lv = m->stack + m->cap_nodes;
+    int32_t a, count = 0, n_points = 0, *lv = m->buf.stack + m->pf.cap_nodes;
     int32_t n_leaves = dt_collect_leaves(m, t, parent, lv);
     *merged = 0;
     for (a = 0; a < n_leaves; a++)
         count += (int32_t)dt_leaf_stats(m, t, lv[a])[DT_OFF_N];
-    if (count < 2 * m->minp) return -INFINITY;
+    if (count < 2 * m->par.minp) return -INFINITY;
     if (c->kind == DT_LINEAR && c->delta == 1)
-        n_points = union_points(m, t, lv, n_leaves, m->ibuf);
-    for (a = 0; a < n_leaves; a++) m->stack[a] = t->nodes[lv[a]].set;
-    dt_merge_stats(m->sbuf + 2 * sw, c, m->set_stats, m->stack, n_leaves, m->ibuf, n_points,
-                   m->X, m->y, m->d, m->work);
+        n_points = union_points(m, t, lv, n_leaves, m->buf.ibuf);
+    for (a = 0; a < n_leaves; a++) m->buf.stack[a] = t->nodes[lv[a]].set;
+    dt_merge_stats(m->buf.sbuf + 2 * sw, c, m->pool.set_stats, m->buf.stack, n_leaves, m->buf.ibuf, n_points,
+                   m->store.X, m->store.y, m->par.d, m->buf.work);
     *merged = 1;
-    return dt_prior_leaf(m, t->nodes[parent].depth) + m->sbuf[2 * sw + DT_OFF_ELL];
+    return dt_prior_leaf(m, t->nodes[parent].depth) + m->buf.sbuf[2 * sw + DT_OFF_ELL];
 }
 
 /* apply a grow: two children of leaf (points in ibuf2, stats in sbuf[0], sbuf[1]) */
@@ -194,9 +194,9 @@ static void apply_grow(dt_model *m, dt_particle *t, int32_t leaf, int32_t j, dou
         kids[a] = dt_node_alloc(m, t);
         t->nodes[kids[a]].depth = t->nodes[leaf].depth + 1;
         t->nodes[kids[a]].parent = leaf;
-        t->nodes[kids[a]].set = dt_set_new(m, m->ibuf2 + (a == 0 ? 0 : m->cap),
+        t->nodes[kids[a]].set = dt_set_new(m, m->buf.ibuf2 + (a == 0 ? 0 : m->store.cap),
                                            a == 0 ? nl : nr);
-        memcpy(dt_leaf_stats(m, t, kids[a]), m->sbuf + a * sw, sizeof(double) * (size_t)sw);
+        memcpy(dt_leaf_stats(m, t, kids[a]), m->buf.sbuf + a * sw, sizeof(double) * (size_t)sw);
     }
     dt_set_release(m, t->nodes[leaf].set);
     dt_log_node(m, &t->nodes[leaf]);
@@ -212,9 +212,9 @@ static void apply_grow(dt_model *m, dt_particle *t, int32_t leaf, int32_t j, dou
 static void apply_prune(dt_model *m, dt_particle *t, int32_t parent)
 {
     int sw = m->cfg.sw;
-    int32_t a, *lv = m->stack + m->cap_nodes, *stack = m->stack, sp = 0, k;
+    int32_t a, *lv = m->buf.stack + m->pf.cap_nodes, *stack = m->buf.stack, sp = 0, k;
     int32_t n_leaves = dt_collect_leaves(m, t, parent, lv);
-    int32_t n_points = union_points(m, t, lv, n_leaves, m->ibuf);
+    int32_t n_points = union_points(m, t, lv, n_leaves, m->buf.ibuf);
     for (a = 0; a < n_leaves; a++) dt_set_release(m, t->nodes[lv[a]].set);
     stack[sp++] = t->nodes[parent].left;
     stack[sp++] = t->nodes[parent].right;
@@ -230,8 +230,8 @@ static void apply_prune(dt_model *m, dt_particle *t, int32_t parent)
     t->nodes[parent].var = -1;
     t->nodes[parent].left = -1;
     t->nodes[parent].right = -1;
-    t->nodes[parent].set = dt_set_new(m, m->ibuf, n_points);
-    memcpy(dt_leaf_stats(m, t, parent), m->sbuf + 2 * sw, sizeof(double) * (size_t)sw);
+    t->nodes[parent].set = dt_set_new(m, m->buf.ibuf, n_points);
+    memcpy(dt_leaf_stats(m, t, parent), m->buf.sbuf + 2 * sw, sizeof(double) * (size_t)sw);
 }
 
 /* [DT-SPEC §4.1] mirrors propagate; leaf = the leaf of x (from the weights) or -1. The
@@ -240,20 +240,20 @@ static void apply_prune(dt_model *m, dt_particle *t, int32_t parent)
 void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
 {
     const dt_leaf_config *c = &m->cfg;
-    const double *x = m->X + (int64_t)index * m->d;
+    const double *x = m->store.X + (int64_t)index * m->par.d;
     int32_t parent, top, j = 0, nl = 0, nr = 0, n_points = 0;
     double *st, xi = 0.0, l_stay, l_grow, l_prune = -INFINITY;
     int have_children = 0, have_merged = 0, move;
 
     if (leaf < 0) leaf = dt_find_leaf(t, x);
     dt_leaf_append(m, t, leaf, index); /* may copy a shared point set: stats pointer after */
-    if (m->broken) return;             /* allocation failure: the row is rolled back */
+    if (m->txn.broken) return;             /* allocation failure: the row is rolled back */
     st = dt_leaf_stats(m, t, leaf);
     /* the leaf's points are needed by the implicit linear leaf and by a grow candidate */
     if ((c->kind == DT_LINEAR && c->delta == 1) ||
-        (m->alpha > 0.0 && st[DT_OFF_N] + 1.0 >= 2.0 * (double)m->minp))
-        n_points = dt_gather_points(m, t, leaf, m->ibuf);
-    dt_add_point(st, c, m->ibuf, n_points, index, m->X, m->y, m->d, m->work);
+        (m->par.alpha > 0.0 && st[DT_OFF_N] + 1.0 >= 2.0 * (double)m->par.minp))
+        n_points = dt_gather_points(m, t, leaf, m->buf.ibuf);
+    dt_add_point(st, c, m->buf.ibuf, n_points, index, m->store.X, m->store.y, m->par.d, m->buf.work);
     parent = t->nodes[leaf].parent;
     top = parent >= 0 ? parent : leaf;
     l_stay = dt_subtree_log_score(m, t, top, -1, 0.0, 0.0);

@@ -66,11 +66,11 @@ static dt_model *dt_copy(dt_model *src, int kind, int p, int n_classes, int minp
 {
     dt_model *dst = dt_make(kind, p, n_classes, minp, active);
     int32_t i, nn, np, total = 0, npts = 0, sw = src->cfg.sw;
-    int32_t *sizes = calloc((size_t)src->n_particles, sizeof(int32_t));
+    int32_t *sizes = calloc((size_t)src->par.n_particles, sizeof(int32_t));
     int32_t *ints, *pts;
     double *dbls;
     int64_t off_n = 0, off_p = 0;
-    for (i = 0; i < src->n_particles; i++) {
+    for (i = 0; i < src->par.n_particles; i++) {
         dt_model_particle_size(src, i, &nn, &np);
         sizes[i] = nn;
         total += nn;
@@ -79,7 +79,7 @@ static dt_model *dt_copy(dt_model *src, int kind, int p, int n_classes, int minp
     ints = calloc((size_t)total * 3 + 1, sizeof(int32_t));
     dbls = calloc((size_t)total * (size_t)(sw + 1) + 1, sizeof(double));
     pts = calloc((size_t)npts + 1, sizeof(int32_t));
-    for (i = 0; i < src->n_particles; i++) {
+    for (i = 0; i < src->par.n_particles; i++) {
         int32_t a, used = 0;
         CHECK(dt_model_export_particle(src, i, ints + 3 * off_n, dbls + off_n * (sw + 1),
                                        pts + off_p) == ST_OK, "dt export");
@@ -87,10 +87,10 @@ static dt_model *dt_copy(dt_model *src, int kind, int p, int n_classes, int minp
         off_n += sizes[i];
         off_p += used;
     }
-    CHECK(dt_model_import(dst, src->X, src->y, src->n, src->lml, sizes, ints, dbls, pts)
+    CHECK(dt_model_import(dst, src->store.X, src->store.y, src->store.n, src->lml, sizes, ints, dbls, pts)
           == ST_OK, "dt import");
     *dt_model_rng(dst) = *dt_model_rng(src);
-    dst->n_total = src->n_total;
+    dst->store.n_total = src->store.n_total;
     free(sizes);
     free(ints);
     free(dbls);
