@@ -164,5 +164,5 @@ def test_c_layer_returns_status_codes(lib: Any) -> None:
     bad = ffi.new("double[]", [0.0, float("nan")])
     assert lib.ab_model_partial_fit(h, bad, k, 1) == lib.ST_EINVAL
     assert lib.ab_model_partial_fit(h, ffi.NULL, k, 1) == lib.ST_EINVAL
-    assert h.n_seen == 0 and h.n_balls == 0
-    assert lib.ab_model_partial_fit(h, x, k, 1) == lib.ST_OK and h.n_balls == 1
+    assert h.n_seen == 0 and h.balls.n_balls == 0
+    assert lib.ab_model_partial_fit(h, x, k, 1) == lib.ST_OK and h.balls.n_balls == 1

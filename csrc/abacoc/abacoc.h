@@ -56,6 +56,7 @@ typedef struct {
     double delta;             /* delta = rho(x, c_slot) */
 } ab_found;
 
+/* hyper-parameters [DOC15, Alg. 2-4] and the search settings */
 typedef struct {
     int32_t variant;          /* AB_BASE .. AB_AUTO_ADJ */
     int32_t randomized;       /* 1: BASE randomized binary rule [DOC15, Alg. 2] */
@@ -67,10 +68,10 @@ typedef struct {
     int32_t search;           /* AB_SEARCH_* */
     int64_t search_threshold; /* kd-tree from this many balls on (AB_SEARCH_AUTO) */
     int64_t leaf_size;        /* kd-tree bucket size L */
-    int64_t n_features;       /* D (0 until the first learned row) */
-    int64_t n_classes;        /* K, size of the class registry Y */
-    int64_t class_cap;        /* row stride of counts */
-    int64_t n_seen;           /* training steps */
+} ab_params;
+
+/* the ball set S in slot order: centres, counts, radii and counters */
+typedef struct {
     int64_t n_balls;          /* |S| */
     int64_t ball_cap;         /* allocated slots */
     int64_t next_id;          /* creation counter */
@@ -81,14 +82,29 @@ typedef struct {
     double *R;                /* initial radii R_s (AUTO family) */
     double *eps;              /* current radii eps_s (AUTO family) */
     int64_t *m;               /* mistake counters m_s */
+} ab_ball_set;
+
+/* the state of the variants: BASE phases [DOC15, Alg. 2], AUTO initialisation [DOC15, Alg. 4] */
+typedef struct {
     int64_t phase;            /* BASE phase index i */
     int64_t phase_steps;      /* t_i, training steps in the phase */
     double phase_dim;         /* d_i, metric-dimension estimate */
     double radius;            /* eps, the global BASE radius */
     int32_t init_done;        /* AUTO initialisation finished */
     int64_t first_label;      /* y_1 of the AUTO initialisation, -1 before */
+} ab_variant_state;
+
+/* the model: one handle of the family (ab_model_new / ab_model_free) */
+typedef struct {
+    int64_t n_features;       /* D (0 until the first learned row) */
+    int64_t n_classes;        /* K, size of the class registry Y */
+    int64_t class_cap;        /* row stride of counts */
+    int64_t n_seen;           /* training steps */
     rng_state rng;            /* model generator (randomized BASE, FIX) */
     ab_tree *tree;            /* loose kd-tree, NULL while the scan is used */
+    ab_params par;            /* hyper-parameters and search settings */
+    ab_ball_set balls;        /* the ball set S */
+    ab_variant_state vs;      /* BASE phases, AUTO initialisation */
 } ab_model;
 
 /* abacoc/balls.c (mirrors reference/abacoc/balls.py) */

@@ -19,32 +19,32 @@ void ab_ball_write(ab_model *m, int64_t slot, int64_t id, const double *x, int64
 {
     int64_t j;
     int64_t D = m->n_features;
-    int64_t *row = m->counts + slot * m->class_cap;
-    m->id[slot] = id;
-    for (j = 0; j < D; j++) m->center[slot * D + j] = x[j];
+    int64_t *row = m->balls.counts + slot * m->class_cap;
+    m->balls.id[slot] = id;
+    for (j = 0; j < D; j++) m->balls.center[slot * D + j] = x[j];
     for (j = 0; j < m->class_cap; j++) row[j] = 0;
     ab_add_count(m, slot, k);
-    m->u[slot] = 1;
-    m->R[slot] = radius;
-    m->eps[slot] = radius;
-    m->m[slot] = 0;
+    m->balls.u[slot] = 1;
+    m->balls.R[slot] = radius;
+    m->balls.eps[slot] = radius;
+    m->balls.m[slot] = 0;
 }
 
 void ab_add_count(ab_model *m, int64_t slot, int64_t k)
 {
-    m->counts[slot * m->class_cap + k] += 1;
+    m->balls.counts[slot * m->class_cap + k] += 1;
 }
 
 int64_t ab_count_of(const ab_model *m, int64_t slot, int64_t k)
 {
-    if (k < m->n_classes) return m->counts[slot * m->class_cap + k];
+    if (k < m->n_classes) return m->balls.counts[slot * m->class_cap + k];
     return 0;
 }
 
 int64_t ab_total_count(const ab_model *m, int64_t slot)
 {
     int64_t k, n = 0;
-    const int64_t *row = m->counts + slot * m->class_cap;
+    const int64_t *row = m->balls.counts + slot * m->class_cap;
     for (k = 0; k < m->n_classes; k++) n += row[k];
     return n;
 }
@@ -52,7 +52,7 @@ int64_t ab_total_count(const ab_model *m, int64_t slot)
 int64_t ab_majority(const ab_model *m, int64_t slot)
 {
     int64_t k, best = 0, best_count = -1;
-    const int64_t *row = m->counts + slot * m->class_cap;
+    const int64_t *row = m->balls.counts + slot * m->class_cap;
     for (k = 0; k < m->n_classes; k++) {
         if (row[k] > best_count) {   /* strict: ties keep the smaller index (tie rule T2, [ABACOC-SPEC T2]) */
             best = k;
@@ -67,10 +67,10 @@ void ab_move_center(ab_model *m, int64_t slot, const double *x)
     /* [DOC15, Alg. 3-4 ADJ] online K-means step with the counter u */
     int64_t j;
     int64_t D = m->n_features;
-    double *c = m->center + slot * D;
+    double *c = m->balls.center + slot * D;
     double u;
-    m->u[slot] += 1;
-    u = (double)m->u[slot];
+    m->balls.u[slot] += 1;
+    u = (double)m->balls.u[slot];
     for (j = 0; j < D; j++) c[j] = c[j] + (x[j] - c[j]) / u;
 }
 
@@ -78,9 +78,9 @@ void ab_shrink_radius(ab_model *m, int64_t slot, double d)
 {
     /* [DOC15, Alg. 4 UpdateRadius] eps = R m^(-1/(2+d)); ambiguity A12 [ABACOC-SPEC A12]: eps = R until a mistake */
     double exponent;
-    m->m[slot] += 1;
+    m->balls.m[slot] += 1;
     exponent = -1.0 / (2.0 + d);
-    m->eps[slot] = m->R[slot] * pow((double)m->m[slot], exponent);
+    m->balls.eps[slot] = m->balls.R[slot] * pow((double)m->balls.m[slot], exponent);
 }
 
 double ab_randomized_probability(int64_t n1, int64_t n)

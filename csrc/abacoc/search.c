@@ -85,49 +85,49 @@ static int better(double raw, int64_t id, double best_raw, int64_t best_id)
 int64_t ab_scan_nearest(const ab_model *m, const double *x, double *raw_out)
 {
     int64_t slot, j, best_slot = -1, best_id = -1;
-    int64_t D = m->n_features, n = m->n_balls;
+    int64_t D = m->n_features, n = m->balls.n_balls;
     double raw, diff, best_raw = INFINITY;
     const double *c;
-    if (m->metric == AB_METRIC_EUCLIDEAN && D == 2) {
+    if (m->par.metric == AB_METRIC_EUCLIDEAN && D == 2) {
         /* the planar case unrolled: (0 + d0*d0) + d1*d1 is d0*d0 + d1*d1 exactly */
-        for (slot = 0, c = m->center; slot < n; slot++, c += 2) {
+        for (slot = 0, c = m->balls.center; slot < n; slot++, c += 2) {
             diff = x[0] - c[0];
             raw = diff * diff;
             diff = x[1] - c[1];
             raw += diff * diff;
-            if (raw < best_raw || best_id < 0 || (raw == best_raw && m->id[slot] < best_id)) {
+            if (raw < best_raw || best_id < 0 || (raw == best_raw && m->balls.id[slot] < best_id)) {
                 best_slot = slot;
                 best_raw = raw;
-                best_id = m->id[slot];
+                best_id = m->balls.id[slot];
             }
         }
         *raw_out = best_raw;
         return best_slot;
     }
-    if (m->metric == AB_METRIC_EUCLIDEAN && D <= 4) {
+    if (m->par.metric == AB_METRIC_EUCLIDEAN && D <= 4) {
         /* the common low-dimensional case: full sums, no early exit */
-        for (slot = 0, c = m->center; slot < n; slot++, c += D) {
+        for (slot = 0, c = m->balls.center; slot < n; slot++, c += D) {
             raw = 0.0;
             for (j = 0; j < D; j++) {
                 diff = x[j] - c[j];
                 raw += diff * diff;
             }
-            if (raw < best_raw || best_id < 0 || (raw == best_raw && m->id[slot] < best_id)) {
+            if (raw < best_raw || best_id < 0 || (raw == best_raw && m->balls.id[slot] < best_id)) {
                 best_slot = slot;
                 best_raw = raw;
-                best_id = m->id[slot];
+                best_id = m->balls.id[slot];
             }
         }
         *raw_out = best_raw;
         return best_slot;
     }
     for (slot = 0; slot < n; slot++) {
-        raw = raw_distance_bounded(x, m->center + slot * D, D, m->metric, m->p,
+        raw = raw_distance_bounded(x, m->balls.center + slot * D, D, m->par.metric, m->par.p,
                                    best_id < 0 ? INFINITY : best_raw);
-        if (better(raw, m->id[slot], best_raw, best_id)) {
+        if (better(raw, m->balls.id[slot], best_raw, best_id)) {
             best_slot = slot;
             best_raw = raw;
-            best_id = m->id[slot];
+            best_id = m->balls.id[slot];
         }
     }
     *raw_out = best_raw;
@@ -289,7 +289,7 @@ static int partition(ab_tree *t, const ab_model *m, int64_t node, int64_t start,
             hi[j] = -INFINITY;
         }
         for (i = 0; i < n; i++) {
-            c = m->center + t->work[s0 + i] * D;
+            c = m->balls.center + t->work[s0 + i] * D;
             for (j = 0; j < D; j++) {
                 if (c[j] < lo[j]) lo[j] = c[j];
                 if (c[j] > hi[j]) hi[j] = c[j];
@@ -313,7 +313,7 @@ static int partition(ab_tree *t, const ab_model *m, int64_t node, int64_t start,
             if (hi[j] - lo[j] > hi[widest] - lo[widest]) widest = j;
         for (i = 0; i < n; i++) {
             slot = t->work[s0 + i];
-            pairs[i].key = m->center[slot * D + widest];
+            pairs[i].key = m->balls.center[slot * D + widest];
             pairs[i].slot = slot;
         }
         qsort(pairs, (size_t)n, sizeof(key_slot), cmp_key_slot);
@@ -339,7 +339,7 @@ static int partition(ab_tree *t, const ab_model *m, int64_t node, int64_t start,
 
 int ab_tree_build(ab_tree *t, const ab_model *m)
 {
-    int64_t i, root, n = m->n_balls;
+    int64_t i, root, n = m->balls.n_balls;
     if (ensure_nodes(t, 2 * n + 2) || ensure_slots(t, n + 1) || ensure_work(t, n + 1))
         return ST_ENOMEM;
     for (i = 0; i < t->slot_cap; i++) {
@@ -376,7 +376,7 @@ static int contains(const ab_tree *t, int64_t node, const double *c)
 int ab_tree_insert(ab_tree *t, const ab_model *m, int64_t slot)
 {
     int64_t node = 0, len, i, L = t->leaf_size, B = L + 1, D = t->n_features;
-    const double *c = m->center + slot * D;
+    const double *c = m->balls.center + slot * D;
     if (ensure_slots(t, slot + 1) || ensure_work(t, B)
         || ensure_nodes(t, t->n_nodes + 2 * B + 2))
         return ST_ENOMEM;
@@ -415,7 +415,7 @@ void ab_tree_delete(ab_tree *t, int64_t slot)
 
 void ab_tree_move(ab_tree *t, const ab_model *m, int64_t slot)
 {
-    const double *c = m->center + slot * t->n_features;
+    const double *c = m->balls.center + slot * t->n_features;
     int64_t node = t->slot_leaf[slot];
     while (node >= 0 && !contains(t, node, c)) {
         enlarge(t, node, c);
@@ -480,12 +480,12 @@ int64_t ab_tree_nearest(ab_tree *t, const ab_model *m, const double *x, double *
             len = t->bucket_len[node];
             for (i = 0; i < len; i++) {
                 slot = t->bucket[node * B + i];
-                raw = raw_distance_bounded(x, m->center + slot * D, D, t->metric, t->p,
+                raw = raw_distance_bounded(x, m->balls.center + slot * D, D, t->metric, t->p,
                                            best_id < 0 ? INFINITY : best_raw);
-                if (better(raw, m->id[slot], best_raw, best_id)) {
+                if (better(raw, m->balls.id[slot], best_raw, best_id)) {
                     best_slot = slot;
                     best_raw = raw;
-                    best_id = m->id[slot];
+                    best_id = m->balls.id[slot];
                 }
             }
             continue;
@@ -559,18 +559,18 @@ void ab_index_cleared(ab_model *m)
 void ab_index_maintain(ab_model *m)
 {
     int64_t limit;
-    int wants = m->search == AB_SEARCH_KDTREE
-                || (m->search == AB_SEARCH_AUTO && m->n_balls >= m->search_threshold);
+    int wants = m->par.search == AB_SEARCH_KDTREE
+                || (m->par.search == AB_SEARCH_AUTO && m->balls.n_balls >= m->par.search_threshold);
     if (!wants) {
         drop_tree(m);
         return;
     }
     if (m->tree == NULL) {
-        m->tree = ab_tree_new(m->n_features, m->leaf_size, m->metric, m->p);
+        m->tree = ab_tree_new(m->n_features, m->par.leaf_size, m->par.metric, m->par.p);
         if (m->tree != NULL && ab_tree_build(m->tree, m) != ST_OK) drop_tree(m);
         return;
     }
-    limit = 2 * m->n_balls;
+    limit = 2 * m->balls.n_balls;
     if (limit < AB_REBUILD_MIN_OPS) limit = AB_REBUILD_MIN_OPS;
     if (m->tree->ops > limit && ab_tree_build(m->tree, m) != ST_OK) drop_tree(m);
 }

@@ -106,12 +106,8 @@ typedef struct {
     int64_t row_cap;      /* capacity of raws/grads/hess/zeros */
 } sgt_scratch;
 
+/* the warm-up: rows seen and the buffered items replayed when it ends */
 typedef struct {
-    sgt_params p;         /* hyper-parameters */
-    int32_t loss_kind;    /* SGT_LOSS_* */
-    int32_t n_trees;      /* 1, or k-1 for the softmax committee */
-    sgt_quantizer q;      /* ranges and cell layout */
-    sgt_tree *trees;      /* n_trees trees */
     int64_t warm_rows;    /* rows seen during the warm-up */
     double *buf_x;        /* buffered warm-up rows, row-major */
     int64_t buf_rows;     /* rows in buf_x */
@@ -120,8 +116,18 @@ typedef struct {
     int32_t *buf_len;     /* rows of each buffered item */
     int64_t buf_items;    /* buffered items */
     int64_t buf_items_cap;/* capacity of buf_target / buf_len */
+} sgt_warmup;
+
+/* the model: one handle of the family (sgt_model_new / sgt_model_free) */
+typedef struct {
+    sgt_params p;         /* hyper-parameters */
+    int32_t loss_kind;    /* SGT_LOSS_* */
+    int32_t n_trees;      /* 1, or k-1 for the softmax committee */
+    sgt_quantizer q;      /* ranges and cell layout */
+    sgt_tree *trees;      /* n_trees trees */
     int64_t done;         /* items learned by the last *_many / learn_bags call (each item
                            * is atomic: after an error, the items before it stay learned) */
+    sgt_warmup warm;      /* the warm-up: rows seen, buffered items */
     sgt_scratch s;        /* work space */
 } sgt_model;
 

@@ -159,17 +159,17 @@ static int sgt_copy(const sgt_model *a, sgt_model *b)
     int64_t it, off = 0;
     int32_t c, i, j, a_feat;
     int rc;
-    b->warm_rows = a->warm_rows;
+    b->warm.warm_rows = a->warm.warm_rows;
     b->q.frozen = a->q.frozen;
     for (a_feat = 0; a_feat < D; a_feat++) {
         b->q.lo[a_feat] = a->q.lo[a_feat];
         b->q.hi[a_feat] = a->q.hi[a_feat];
         b->q.seen[a_feat] = a->q.seen[a_feat];
     }
-    for (it = 0; it < a->buf_items; it++) {
-        rc = sgt_model_buffer_restore(b, a->buf_x + off * D, a->buf_len[it], a->buf_target[it]);
+    for (it = 0; it < a->warm.buf_items; it++) {
+        rc = sgt_model_buffer_restore(b, a->warm.buf_x + off * D, a->warm.buf_len[it], a->warm.buf_target[it]);
         if (rc != ST_OK) return rc;
-        off += a->buf_len[it];
+        off += a->warm.buf_len[it];
     }
     for (c = 0; c < a->n_trees; c++) {
         const sgt_tree *ta = &a->trees[c];
@@ -221,11 +221,11 @@ static int sgt_path(int32_t loss, int32_t n_trees, int check_copy)
                 if (rc == ST_OK) rc = sgt_model_warmup_push(m, X + i * D, 1, Y[i], &ended);
                 if (rc == ST_OK && ended) {
                     int64_t it;
-                    for (it = 0; it < m->buf_items && rc == ST_OK; it++) {
-                        rc = sgt_model_raws(m, m->buf_x + it * D, ra);
-                        g[0] = ra[0] - m->buf_target[it];
+                    for (it = 0; it < m->warm.buf_items && rc == ST_OK; it++) {
+                        rc = sgt_model_raws(m, m->warm.buf_x + it * D, ra);
+                        g[0] = ra[0] - m->warm.buf_target[it];
                         h[0] = 1.0;
-                        if (rc == ST_OK) rc = sgt_model_train_gh(m, m->buf_x + it * D, g, h);
+                        if (rc == ST_OK) rc = sgt_model_train_gh(m, m->warm.buf_x + it * D, g, h);
                     }
                     sgt_model_clear_buffer(m);
                 }
@@ -278,7 +278,7 @@ static ab_model *ab_make(int32_t variant, int64_t budget, int32_t search)
 static int ab_copy(ab_model *a, ab_model **out, int32_t variant, int64_t budget, int32_t search)
 {
     ab_model *b = ab_make(variant, budget, search);
-    int64_t s, k, n = a->n_balls, Df = a->n_features;
+    int64_t s, k, n = a->balls.n_balls, Df = a->n_features;
     int rc = ST_OK;
     *out = b;
     if (b == NULL) return ST_ENOMEM;
@@ -287,24 +287,24 @@ static int ab_copy(ab_model *a, ab_model **out, int32_t variant, int64_t budget,
     if (rc == ST_OK) rc = ab_model_reserve(b, n);
     if (rc != ST_OK) return rc;
     for (s = 0; s < n; s++) {
-        b->id[s] = a->id[s];
-        memcpy(b->center + s * Df, a->center + s * Df, sizeof(double) * (size_t)Df);
+        b->balls.id[s] = a->balls.id[s];
+        memcpy(b->balls.center + s * Df, a->balls.center + s * Df, sizeof(double) * (size_t)Df);
         for (k = 0; k < a->n_classes; k++)
-            b->counts[s * b->class_cap + k] = a->counts[s * a->class_cap + k];
-        b->u[s] = a->u[s];
-        b->R[s] = a->R[s];
-        b->eps[s] = a->eps[s];
-        b->m[s] = a->m[s];
+            b->balls.counts[s * b->class_cap + k] = a->balls.counts[s * a->class_cap + k];
+        b->balls.u[s] = a->balls.u[s];
+        b->balls.R[s] = a->balls.R[s];
+        b->balls.eps[s] = a->balls.eps[s];
+        b->balls.m[s] = a->balls.m[s];
     }
-    b->n_balls = n;
+    b->balls.n_balls = n;
     b->n_seen = a->n_seen;
-    b->next_id = a->next_id;
-    b->phase = a->phase;
-    b->phase_steps = a->phase_steps;
-    b->phase_dim = a->phase_dim;
-    b->radius = a->radius;
-    b->init_done = a->init_done;
-    b->first_label = a->first_label;
+    b->balls.next_id = a->balls.next_id;
+    b->vs.phase = a->vs.phase;
+    b->vs.phase_steps = a->vs.phase_steps;
+    b->vs.phase_dim = a->vs.phase_dim;
+    b->vs.radius = a->vs.radius;
+    b->vs.init_done = a->vs.init_done;
+    b->vs.first_label = a->vs.first_label;
     b->rng = a->rng;
     return ab_model_restored(b);
 }
@@ -328,7 +328,8 @@ static int ab_path(int32_t variant, int64_t budget, int32_t search, int check_co
     if (rc == ST_OK) rc = ab_model_partial_fit(m, X + 260 * D, KS + 260, 140);
     if (rc == ST_OK) rc = ab_model_partial_fit(c, X + 260 * D, KS + 260, 140);
     if (rc == ST_OK && check_copy)
-        CHECK(m->n_balls == c->n_balls && m->n_seen == c->n_seen, "ab copy learns the same");
+        CHECK(m->balls.n_balls == c->balls.n_balls && m->n_seen == c->n_seen,
+              "ab copy learns the same");
     ab_model_free(m);
     ab_model_free(c);
     return rc;

@@ -197,11 +197,11 @@ ABACOC_MUTANTS: list[Mutant] = [
             (VA_PY, "running += state.balls[slot].m + 1", "running += state.balls[slot].m + 2", 1),
             (
                 VA_C,
-                "weight_total += (uint64_t)(m->m[slot] + 1);",
-                "weight_total += (uint64_t)(m->m[slot] + 2);",
+                "weight_total += (uint64_t)(m->balls.m[slot] + 1);",
+                "weight_total += (uint64_t)(m->balls.m[slot] + 2);",
                 1,
             ),
-            (VA_C, "running += m->m[slot] + 1;", "running += m->m[slot] + 2;", 1),
+            (VA_C, "running += m->balls.m[slot] + 1;", "running += m->balls.m[slot] + 2;", 1),
         ),
     ),
     Mutant(
@@ -210,7 +210,7 @@ ABACOC_MUTANTS: list[Mutant] = [
         BASE,
         (
             (VA_PY, "-1.0 / (2.0 + state.phase_dim)", "-1.0 / (1.0 + state.phase_dim)", 1),
-            (VA_C, "-1.0 / (2.0 + m->phase_dim)", "-1.0 / (1.0 + m->phase_dim)", 1),
+            (VA_C, "-1.0 / (2.0 + m->vs.phase_dim)", "-1.0 / (1.0 + m->vs.phase_dim)", 1),
         ),
     ),
     Mutant(
@@ -219,7 +219,7 @@ ABACOC_MUTANTS: list[Mutant] = [
         BASE,
         (
             (VA_PY, "math.log(2.0 / state.radius)", "math.log(4.0 / state.radius)", 1),
-            (VA_C, "log(2.0 / m->radius)", "log(4.0 / m->radius)", 1),
+            (VA_C, "log(2.0 / m->vs.radius)", "log(4.0 / m->vs.radius)", 1),
         ),
     ),
 ]
