@@ -152,8 +152,11 @@ def test_c_layer_returns_status_codes(lib: Any) -> None:
     """The raw C entry points never crash on misuse; they return status codes."""
     from fast._ffi import ffi
 
-    assert lib.ab_model_new(9, 0, 0, 2.0, 2.0, 1.0, 0, 0, 256, 8, 1) == ffi.NULL
-    h = ffi.gc(lib.ab_model_new(3, 0, 0, 2.0, 2.0, 1.0, 0, 0, 256, 8, 1), lib.ab_model_free)
+    out = ffi.new("ab_model **")
+    assert lib.ab_model_new(9, 0, 0, 2.0, 2.0, 1.0, 0, 0, 256, 8, 1, out) == lib.ST_EINVAL
+    assert out[0] == ffi.NULL
+    assert lib.ab_model_new(3, 0, 0, 2.0, 2.0, 1.0, 0, 0, 256, 8, 1, out) == lib.ST_OK
+    h = ffi.gc(out[0], lib.ab_model_free)
     x = ffi.new("double[]", [0.0, 1.0])
     k = ffi.new("int64_t[]", [0])
     assert lib.ab_model_partial_fit(h, x, k, 1) == lib.ST_ESTATE      # no dimension yet

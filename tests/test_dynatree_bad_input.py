@@ -124,8 +124,12 @@ def test_c_layer_rejects_bad_batches_without_state_change(lib: Any) -> None:
     """The C library itself validates: status codes, no crash, model unchanged."""
     from fast._ffi import ffi
 
-    m = ffi.gc(lib.dt_model_new(2, 0, 0, 1, 3, 0.0, 0.0, 2, 1, 1, 4, 0.95, 2.0, 1),
-               lib.dt_model_free)
+    out = ffi.new("dt_model **")
+    assert lib.dt_model_new(2, 0, 0, 1, 0, 0.0, 0.0, 2, 1, 1, 4, 0.95, 2.0, 1, out) == \
+        lib.ST_EINVAL                                   # a class leaf needs classes
+    assert out[0] == ffi.NULL
+    assert lib.dt_model_new(2, 0, 0, 1, 3, 0.0, 0.0, 2, 1, 1, 4, 0.95, 2.0, 1, out) == lib.ST_OK
+    m = ffi.gc(out[0], lib.dt_model_free)
     good = ffi.new("double[]", [0.1, 0.2, 0.3, 0.4])
     assert lib.dt_model_learn(m, good, ffi.new("double[]", [0.0, 2.0]), 2, ffi.NULL) == 0
     for ys, code in (([0.0, 3.0], lib.ST_ERANGE), ([0.0, -1.0], lib.ST_ERANGE),

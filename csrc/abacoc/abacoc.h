@@ -122,8 +122,9 @@ double ab_distance_term(double diff, int32_t metric, double p);
 double ab_raw_distance(const double *x, const double *c, int64_t n_features, int32_t metric, double p);
 double ab_rho(double raw, int32_t metric, double p);
 int64_t ab_scan_nearest(const ab_model *m, const double *x, double *raw_out);
-ab_tree *ab_tree_new(int64_t n_features, int64_t leaf_size, int32_t metric, double p);
-void ab_tree_free(ab_tree *t);
+int32_t ab_tree_new(int64_t n_features, int64_t leaf_size, int32_t metric, double p,
+                    ab_tree **out);
+void ab_tree_free(ab_tree *t);   /* accepts NULL */
 int ab_tree_build(ab_tree *t, const ab_model *m);
 int ab_tree_insert(ab_tree *t, const ab_model *m, int64_t slot);
 void ab_tree_delete(ab_tree *t, int64_t slot);
@@ -147,8 +148,10 @@ void ab_learn(ab_model *m, const double *x, int64_t k, const ab_found *found);
 int64_t ab_predict_index(ab_model *m, const double *x, const ab_found *found);
 void ab_class_distribution(ab_model *m, const double *x, double *out);
 /* abacoc/model.c (mirrors reference/abacoc/model.py): the handle and its checked entry points */
-ab_model *ab_model_new(int32_t variant, int32_t randomized, int32_t metric, double p, double d, double C, int64_t budget, int32_t search, int64_t search_threshold, int64_t leaf_size, uint64_t seed);
-void ab_model_free(ab_model *m);
+int32_t ab_model_new(int32_t variant, int32_t randomized, int32_t metric, double p, double d,
+                     double C, int64_t budget, int32_t search, int64_t search_threshold,
+                     int64_t leaf_size, uint64_t seed, ab_model **out);
+void ab_model_free(ab_model *m);   /* accepts NULL */
 int ab_model_set_dim(ab_model *m, int64_t n_features);
 int ab_model_add_class(ab_model *m);
 /* undo set_dim/add_class of a call that failed before it learned a row (hardening) */

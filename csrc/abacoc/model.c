@@ -11,16 +11,19 @@
 #include <string.h>
 #include "abacoc/abacoc.h"
 
-ab_model *ab_model_new(int32_t variant, int32_t randomized, int32_t metric, double p, double d,
-                       double C, int64_t budget, int32_t search, int64_t search_threshold,
-                       int64_t leaf_size, uint64_t seed)
+/* the constructor (convention of common/common.h): ST_EINVAL for invalid parameters,
+ * ST_ENOMEM when the allocation fails; *out is NULL unless ST_OK */
+int32_t ab_model_new(int32_t variant, int32_t randomized, int32_t metric, double p, double d,
+                     double C, int64_t budget, int32_t search, int64_t search_threshold,
+                     int64_t leaf_size, uint64_t seed, ab_model **out)
 {
     ab_model *m;
+    *out = NULL;
     if (variant < AB_BASE || variant > AB_AUTO_ADJ || leaf_size < 2 || search_threshold < 1
         || budget < 0 || !(d > 0.0) || !(C > 0.0) || !(p >= 1.0))
-        return NULL;
+        return ST_EINVAL;
     m = (ab_model *)alloc_calloc(1, sizeof(ab_model));
-    if (m == NULL) return NULL;
+    if (m == NULL) return ST_ENOMEM;
     m->par.variant = variant;
     m->par.randomized = randomized ? 1 : 0;
     m->par.metric = metric;
@@ -38,7 +41,8 @@ ab_model *ab_model_new(int32_t variant, int32_t randomized, int32_t metric, doub
     m->vs.radius = 1.0;
     m->vs.first_label = -1;
     rng_seed(&m->rng, seed);
-    return m;
+    *out = m;
+    return ST_OK;
 }
 
 void ab_model_free(ab_model *m)
@@ -219,8 +223,8 @@ int ab_model_nearest(ab_model *m, const double *X, int64_t n, int32_t use_tree, 
     if (m == NULL || X == NULL || out == NULL || n < 0) return ST_EINVAL;
     if (m->n_features < 1) return ST_ESTATE;
     if (use_tree) {
-        t = ab_tree_new(m->n_features, m->par.leaf_size, m->par.metric, m->par.p);
-        if (t == NULL || ab_tree_build(t, m) != ST_OK) {
+        if (ab_tree_new(m->n_features, m->par.leaf_size, m->par.metric, m->par.p, &t) != ST_OK
+            || ab_tree_build(t, m) != ST_OK) {
             ab_tree_free(t);
             return ST_ENOMEM;
         }

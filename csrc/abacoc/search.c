@@ -211,15 +211,17 @@ static int ensure_work(ab_tree *t, int64_t need)
     return ST_OK;
 }
 
-ab_tree *ab_tree_new(int64_t n_features, int64_t leaf_size, int32_t metric, double p)
+int32_t ab_tree_new(int64_t n_features, int64_t leaf_size, int32_t metric, double p,
+                    ab_tree **out)
 {
     ab_tree *t = (ab_tree *)alloc_calloc(1, sizeof(ab_tree));
-    if (t == NULL) return NULL;
+    *out = t;
+    if (t == NULL) return ST_ENOMEM;
     t->n_features = n_features;
     t->leaf_size = leaf_size;
     t->metric = metric;
     t->p = p;
-    return t;
+    return ST_OK;
 }
 
 void ab_tree_free(ab_tree *t)
@@ -566,8 +568,8 @@ void ab_index_maintain(ab_model *m)
         return;
     }
     if (m->tree == NULL) {
-        m->tree = ab_tree_new(m->n_features, m->par.leaf_size, m->par.metric, m->par.p);
-        if (m->tree != NULL && ab_tree_build(m->tree, m) != ST_OK) drop_tree(m);
+        if (ab_tree_new(m->n_features, m->par.leaf_size, m->par.metric, m->par.p, &m->tree)
+            == ST_OK && ab_tree_build(m->tree, m) != ST_OK) drop_tree(m);
         return;
     }
     limit = 2 * m->balls.n_balls;

@@ -268,10 +268,11 @@ double dt_pl_step(dt_model *m, int32_t index);
 void dt_regression_summaries(dt_model *m, const double *x, double *out);
 void dt_class_summaries(dt_model *m, const double *x, double *probs, double *entropy);
 /* the model (dynatree/model.c) */
-dt_model *dt_model_new(int kind, int p, int augmented, int delta, int n_classes, double nu0,
-                       double s20, int32_t d, int32_t minp, int32_t nstart,
-                       int32_t n_particles, double alpha, double beta, uint64_t seed);
-void dt_model_free(dt_model *m);
+int32_t dt_model_new(int kind, int p, int augmented, int delta, int n_classes, double nu0,
+                     double s20, int32_t d, int32_t minp, int32_t nstart,
+                     int32_t n_particles, double alpha, double beta, uint64_t seed,
+                     dt_model **out);
+void dt_model_free(dt_model *m);   /* accepts NULL */
 rng_state *dt_model_rng(dt_model *m);
 int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, double *lpred);
 int dt_model_regression(const dt_model *m, const double *x, double *out);

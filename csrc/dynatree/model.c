@@ -160,18 +160,47 @@ static void reset_particle(dt_model *m, dt_particle *t)
     dt_refresh(dt_leaf_stats(m, t, root), &m->cfg);
 }
 
-dt_model *dt_model_new(int kind, int p, int augmented, int delta, int n_classes, double nu0,
-                       double s20, int32_t d, int32_t minp, int32_t nstart,
-                       int32_t n_particles, double alpha, double beta, uint64_t seed)
+/* the per-particle and scratch buffers of a new model (sizes from its parameters) */
+static int alloc_buffers(dt_model *m, int p)
+{
+    size_t n = (size_t)m->par.n_particles, d = (size_t)m->par.d, sw = (size_t)m->cfg.sw;
+    m->pf.parts = alloc_calloc(n, sizeof(dt_particle));
+    m->pf.tmp = alloc_calloc(n, sizeof(dt_particle));
+    m->txn.txn_parts = alloc_calloc(n, sizeof(dt_particle));
+    m->txn.spare = alloc_calloc(n, sizeof(dt_node *));
+    m->txn.taken = alloc_calloc(n, sizeof(dt_node *));
+    m->pf.w = alloc_malloc(sizeof(double) * 4 * n);
+    m->pf.chosen = alloc_malloc(sizeof(int32_t) * n);
+    m->pf.flags = alloc_malloc(sizeof(int32_t) * 2 * n);
+    m->pf.leafc = alloc_malloc(sizeof(int32_t) * 2 * n);
+    m->buf.stack = alloc_malloc(sizeof(int32_t) * 2 * (size_t)m->pf.cap_nodes);
+    m->buf.sbuf = alloc_malloc(sizeof(double) * 3 * sw);
+    m->buf.work = alloc_malloc(sizeof(double) * (size_t)(2 * p * p + 2 * p + 8));
+    m->buf.vbuf = alloc_malloc(sizeof(double) * (size_t)(2 * m->par.minp + 1));
+    m->ret.abuf = alloc_malloc(sizeof(double) * 14 * (d + 2));
+    m->ret.areg = alloc_malloc(sizeof(int32_t) * (d + 2));
+    if (!m->pf.parts || !m->pf.tmp || !m->txn.txn_parts || !m->txn.spare || !m->txn.taken ||
+        !m->pf.w || !m->pf.chosen || !m->pf.flags || !m->pf.leafc || !m->buf.stack ||
+        !m->buf.sbuf || !m->buf.work || !m->buf.vbuf || !m->ret.abuf || !m->ret.areg)
+        return ST_ENOMEM;
+    return ST_OK;
+}
+
+/* the constructor (convention of common/common.h): ST_EINVAL for invalid sizes, ST_ENOMEM
+ * when an allocation fails; *out is NULL unless ST_OK */
+int32_t dt_model_new(int kind, int p, int augmented, int delta, int n_classes, double nu0,
+                     double s20, int32_t d, int32_t minp, int32_t nstart,
+                     int32_t n_particles, double alpha, double beta, uint64_t seed,
+                     dt_model **out)
 {
     dt_model *m;
-    int32_t i, n = n_particles, sw;
-    if (d < 1 || minp < 1 || nstart < 1 || n_particles < 1) return NULL;
-    if (kind == DT_CLASS && n_classes < 1) return NULL;
+    int32_t i;
+    *out = NULL;
+    if (d < 1 || minp < 1 || nstart < 1 || n_particles < 1) return ST_EINVAL;
+    if (kind == DT_CLASS && n_classes < 1) return ST_EINVAL;
     m = alloc_calloc(1, sizeof(dt_model));
-    if (!m) return NULL;
+    if (!m) return ST_ENOMEM;
     dt_leaf_config_init(&m->cfg, kind, p, augmented, delta, n_classes, nu0, s20);
-    sw = m->cfg.sw;
     m->par.d = d;
     m->par.minp = minp;
     m->par.nstart = nstart;
@@ -188,38 +217,19 @@ dt_model *dt_model_new(int kind, int p, int augmented, int delta, int n_classes,
         m->par.prior_split[i] = dt_log_split_prob(i, alpha, beta);
         m->par.prior_leaf[i] = dt_log_leaf_prob(i, alpha, beta);
     }
-    m->pf.parts = alloc_calloc((size_t)n, sizeof(dt_particle));
-    m->pf.tmp = alloc_calloc((size_t)n, sizeof(dt_particle));
-    m->txn.txn_parts = alloc_calloc((size_t)n, sizeof(dt_particle));
-    m->txn.spare = alloc_calloc((size_t)n, sizeof(dt_node *));
-    m->txn.taken = alloc_calloc((size_t)n, sizeof(dt_node *));
-    m->pf.w = alloc_malloc(sizeof(double) * 4 * (size_t)n);
-    m->pf.chosen = alloc_malloc(sizeof(int32_t) * (size_t)n);
-    m->pf.flags = alloc_malloc(sizeof(int32_t) * 2 * (size_t)n);
-    m->pf.leafc = alloc_malloc(sizeof(int32_t) * 2 * (size_t)n);
-    m->buf.stack = alloc_malloc(sizeof(int32_t) * 2 * (size_t)m->pf.cap_nodes);
-    m->buf.sbuf = alloc_malloc(sizeof(double) * 3 * (size_t)sw);
-    m->buf.work = alloc_malloc(sizeof(double) * (size_t)(2 * p * p + 2 * p + 8));
-    m->buf.vbuf = alloc_malloc(sizeof(double) * (size_t)(2 * minp + 1));
-    m->ret.abuf = alloc_malloc(sizeof(double) * 14 * (size_t)(d + 2));
-    m->ret.areg = alloc_malloc(sizeof(int32_t) * (size_t)(d + 2));
-    if (!m->pf.parts || !m->pf.tmp || !m->txn.txn_parts || !m->txn.spare || !m->txn.taken || !m->pf.w || !m->pf.chosen || !m->pf.flags || !m->pf.leafc || !m->buf.stack || !m->buf.sbuf ||
-        !m->buf.work || !m->buf.vbuf || !m->ret.abuf || !m->ret.areg) {
+    if (alloc_buffers(m, p) != ST_OK || dt_sets_reserve(m, 0) != ST_OK) {
         dt_model_free(m);
-        return NULL;
+        return ST_ENOMEM;
     }
-    if (dt_sets_reserve(m, 0) != ST_OK) {
-        dt_model_free(m);
-        return NULL;
-    }
-    for (i = 0; i < n; i++) {
+    for (i = 0; i < n_particles; i++) {
         if (dt_particle_init(&m->pf.parts[i], m->pf.cap_nodes) != ST_OK) {
             dt_model_free(m);
-            return NULL;
+            return ST_ENOMEM;
         }
         reset_particle(m, &m->pf.parts[i]);
     }
-    return m;
+    *out = m;
+    return ST_OK;
 }
 
 rng_state *dt_model_rng(dt_model *m) { return &m->rng; }

@@ -80,6 +80,7 @@ double *dt_leaf_stats(const dt_model *m, const dt_particle *t, int32_t leaf)
 
 void dt_particle_free(dt_particle *t)
 {
+    if (t == NULL) return;
     alloc_free(t->nodes);
     t->nodes = NULL;
 }

@@ -115,9 +115,9 @@ void sgt_model_free(sgt_model *m)
     alloc_free(m);
 }
 
-int sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, const double *lo,
-                  const double *hi, const uint8_t *fixed, int32_t loss_kind, int32_t n_trees,
-                  sgt_model **out)
+int32_t sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, const double *lo,
+                      const double *hi, const uint8_t *fixed, int32_t loss_kind,
+                      int32_t n_trees, sgt_model **out)
 {
     sgt_model *m;
     int32_t c;

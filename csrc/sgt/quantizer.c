@@ -27,6 +27,8 @@ int32_t sgt_bin_index(double x, double lo, double hi, int32_t bins)
 
 void sgt_quantizer_free(sgt_quantizer *q)
 {
+    if (!q)
+        return;
     alloc_free(q->kinds);
     alloc_free(q->offsets);
     alloc_free(q->lo);

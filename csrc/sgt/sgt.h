@@ -189,10 +189,10 @@ int sgt_tree_restore(sgt_tree *t, const sgt_quantizer *q, int32_t n_nodes, const
 /* C only (hardening): secure node slots and leaf buffers for `splits` coming splits */
 int sgt_tree_reserve(sgt_tree *t, const sgt_quantizer *q, int64_t splits);
 /* sgt/core.c (reference/sgt/core.py) */
-int sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, const double *lo,
-                  const double *hi, const uint8_t *fixed, int32_t loss_kind, int32_t n_trees,
-                  sgt_model **out);
-void sgt_model_free(sgt_model *m);
+int32_t sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, const double *lo,
+                      const double *hi, const uint8_t *fixed, int32_t loss_kind,
+                      int32_t n_trees, sgt_model **out);
+void sgt_model_free(sgt_model *m);   /* accepts NULL */
 int sgt_model_raws(sgt_model *m, const double *x, double *out);
 int sgt_model_raws_many(sgt_model *m, const double *X, int64_t n, double *out);
 int sgt_model_warmup_push(sgt_model *m, const double *rows, int32_t n_rows, double target,

@@ -52,7 +52,7 @@ int sgt_tree_init(sgt_tree *t, const sgt_quantizer *q)
 void sgt_tree_free(sgt_tree *t)
 {
     int32_t i;
-    if (!t->nodes)
+    if (!t || !t->nodes)
         return;
     for (i = 0; i < t->n_nodes; i++) {
         alloc_free(t->nodes[i].cells);

@@ -113,14 +113,13 @@ class ABACOCClassifier(BallCoverFacade):
 
     def _new_handle(self) -> Any:
         p = self._params
-        handle = lib.ab_model_new(
+        out = ffi.new("ab_model **")
+        check(lib.ab_model_new(
             _VARIANT_CODES[p.variant], int(p.randomized), p.metric_code, float(p.p),
             float(p.d), float(p.C), int(p.budget or 0), _SEARCH_CODES[p.search],
-            int(p.search_threshold), int(p.leaf_size), int(p.seed) & MASK,
-        )
-        if handle == ffi.NULL:
-            raise MemoryError("ab_model_new failed")
-        return ffi.gc(handle, lib.ab_model_free)
+            int(p.search_threshold), int(p.leaf_size), int(p.seed) & MASK, out,
+        ), "ab_model_new")
+        return ffi.gc(out[0], lib.ab_model_free)
 
     # -- backend hooks ------------------------------------------------------------------
     def _set_dim(self, n_features: int) -> None:

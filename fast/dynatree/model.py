@@ -92,13 +92,12 @@ class FastEngine(DynamicTreeBase):
     def _engine_init(self, d: int, n_classes: int) -> None:
         p = self._params
         cfg = leaf_config(p, d, n_classes)
-        h = lib.dt_model_new(cfg.kind, cfg.p, int(cfg.augmented), cfg.delta, cfg.n_classes,
-                             cfg.nu0, cfg.s20, d, p.resolved_min_leaf(d),
-                             p.resolved_nstart(d), p.n_particles, float(p.alpha),
-                             float(p.beta), p.seed & MASK)
-        if h == ffi.NULL:
-            raise MemoryError("dt_model_new failed")
-        h = ffi.gc(h, lib.dt_model_free)
+        out = ffi.new("dt_model **")
+        check(lib.dt_model_new(cfg.kind, cfg.p, int(cfg.augmented), cfg.delta, cfg.n_classes,
+                               cfg.nu0, cfg.s20, d, p.resolved_min_leaf(d),
+                               p.resolved_nstart(d), p.n_particles, float(p.alpha),
+                               float(p.beta), p.seed & MASK, out), "dt_model_new")
+        h = ffi.gc(out[0], lib.dt_model_free)
         rect = ffi.NULL
         if p.rect is not None:
             rect = ffi.new("double[]", [v for pair in p.rect for v in pair])

@@ -54,8 +54,10 @@ static void make_data(void)
 
 static dt_model *dt_make(int kind, int p, int n_classes, int minp, int active)
 {
-    dt_model *m = dt_model_new(kind, p, 0, 1, n_classes, 0.0, 0.0, D, minp, minp, 10, 0.95,
-                               2.0, 7);
+    dt_model *m = NULL;
+    int32_t rc = dt_model_new(kind, p, 0, 1, n_classes, 0.0, 0.0, D, minp, minp, 10, 0.95, 2.0,
+                              7, &m);
+    CHECK((rc == ST_OK) == (m != NULL), "dt_model_new: handle iff ST_OK");
     if (m != NULL && active > 0)
         CHECK(dt_model_set_retirement(m, active, DT_RETIRE_RANDOM, 1.0, 0, NULL) == ST_OK,
               "dt retirement");
@@ -271,8 +273,11 @@ static int sgt_path(int32_t loss, int32_t n_trees, int check_copy)
 
 static ab_model *ab_make(int32_t variant, int64_t budget, int32_t search)
 {
-    return ab_model_new(variant, 0, AB_METRIC_EUCLIDEAN, 2.0, 2.0, 1.0, budget, search, 8, 4,
-                        99);
+    ab_model *m = NULL;
+    int32_t rc = ab_model_new(variant, 0, AB_METRIC_EUCLIDEAN, 2.0, 2.0, 1.0, budget, search, 8,
+                              4, 99, &m);
+    CHECK((rc == ST_OK) == (m != NULL), "ab_model_new: handle iff ST_OK");
+    return m;
 }
 
 static int ab_copy(ab_model *a, ab_model **out, int32_t variant, int64_t budget, int32_t search)
