@@ -5,10 +5,12 @@
  * model's contiguous table: id, centre c (D doubles), class counts n(k) (a row of
  * class_cap int64), update counter u, initial radius R, radius eps, mistakes m.
  *   ab_add_count            n(k) <- n(k) + 1                       [DOC15, Alg. 2]
- *   ab_majority             maj(s), ties to the smallest class index (tie rule T2 [ABACOC-SPEC T2])
+ *   ab_majority             maj(s), ties to the smallest class index (tie rule T2 [ABACOC-SPEC T2]: equal counts go to the
+ *                           class registered first)
  *   ab_move_center          u <- u + 1; c <- c + (x - c)/u         [DOC15, Alg. 3-4 ADJ]
  *   ab_shrink_radius        m <- m + 1; eps <- R m^(-1/(2+d))      [DOC15, Alg. 4]
- *   ab_randomized_probability  Laplace estimate and FMG band (P1-P3) [DOC15, Alg. 2] [ABACOC-SPEC §4]
+ *   ab_randomized_probability  Laplace estimate and FMG band (steps P1-P3 of the spec: Laplace
+ *                              estimate, band half-width, clip) [DOC15, Alg. 2] [ABACOC-SPEC §4]
  * Invariants: every ball holds >= 1 count; R never changes once set; eps <= R.
  */
 #include <math.h>
@@ -76,7 +78,8 @@ void ab_move_center(ab_model *m, int64_t slot, const double *x)
 
 void ab_shrink_radius(ab_model *m, int64_t slot, double d)
 {
-    /* [DOC15, Alg. 4 UpdateRadius] eps = R m^(-1/(2+d)); ambiguity A12 [ABACOC-SPEC A12]: eps = R until a mistake */
+    /* [DOC15, Alg. 4 UpdateRadius] eps = R m^(-1/(2+d)); ambiguity A12 [ABACOC-SPEC A12] (m_s = 0 makes
+     * the formula undefined): eps = R until a mistake */
     double exponent;
     m->balls.m[slot] += 1;
     exponent = -1.0 / (2.0 + d);
@@ -85,7 +88,8 @@ void ab_shrink_radius(ab_model *m, int64_t slot, double d)
 
 double ab_randomized_probability(int64_t n1, int64_t n)
 {
-    /* [DOC15, Alg. 2 lines 5-8] P1 Laplace, P2 band half-width, P3 clip [ABACOC-SPEC §4] */
+    /* [DOC15, Alg. 2 lines 5-8] steps P1 Laplace, P2 band half-width, P3 clip
+     * [ABACOC-SPEC §4] */
     double q = (double)(n1 + 1) / (double)(n + 2);
     double gamma = 1.0 / (2.0 * sqrt((double)(n + 2)));
     double p = 0.5 + (q - 0.5) / (2.0 * gamma);

@@ -3,7 +3,7 @@
  * and the loose kd-tree of [ABACOC-SPEC §13]. Mirrors reference/abacoc/search.py.
  *
  * Both structures return the same slot: the smallest computed distance sum ("raw"),
- * ties to the smallest ball id (tie rule T1 [ABACOC-SPEC T1]). The kd-tree is exact in floating point:
+ * ties to the smallest ball id (tie rule T1 [ABACOC-SPEC T1]: equal distances go to the smallest id). The kd-tree is exact in floating point:
  * subtraction rounds monotonically, so a box gap term never exceeds the term of any
  * centre inside the box, sums of non-negative terms are monotone, and a node is pruned
  * only when its lower bound is strictly greater than the best sum so far.

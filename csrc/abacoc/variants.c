@@ -2,11 +2,14 @@
  * abacoc/variants.c -- the ABACOC variants: template [DOC15, Alg. 1], BASE and BASE-ADJ
  * (Alg. 2-3), AUTO and AUTO-ADJ (Alg. 4) and the FIX budget rule (Sec. VII, Eq. 1).
  * Mirrors reference/abacoc/variants.py function by function, same branches and draws.
- *   BASE:  inside the nearest ball (delta <= eps, tie rule T3 [ABACOC-SPEC T3]) absorb the point (BASE-ADJ also
+ *   BASE:  inside the nearest ball (delta <= eps: tie rule T3 [ABACOC-SPEC T3], the
+ *          boundary counts as inside) absorb the point (BASE-ADJ also
  *          moves the centre when maj(s) = y); outside add a ball after the dimension
  *          check |S|+1 > C 2^d_i eps^-d_i, which starts a new phase with S empty and
  *          d_{i+1} = log((|S|+1)/C)/log(2/eps). Then t_i += 1, eps = t_i^(-1/(2+d_i)).
- *   AUTO:  two-label start-up (I1-I3, tie rule T6 [ABACOC-SPEC T6]); inside: a mistake of maj(s) shrinks the [ABACOC-SPEC §6]
+ *   AUTO:  two-label start-up (steps I1-I3 of the spec: first ball, skip same-label or
+ *          coincident points, second ball; tie rule T6 [ABACOC-SPEC T6]: a point at distance 0
+ *          from ball 1 is dropped); inside: a mistake of maj(s) shrinks the [ABACOC-SPEC §6]
  *          radius, a correct prediction moves the centre (AUTO-ADJ); outside: a new
  *          ball of radius delta, replacing a drawn victim when the budget is full.
  * Random draws: one rng_uniform per randomized-BASE prediction; one rng_below(W) per
@@ -47,7 +50,8 @@ static void append_ball(ab_model *m, const double *x, int64_t k, double radius)
 
 void ab_base_add_ball(ab_model *m, const double *x, int64_t k)
 {
-    /* [DOC15, Alg. 2 lines 15-18] dimension check D1-D3, then insert D4 ([ABACOC-SPEC §4]) */
+    /* [DOC15, Alg. 2 lines 15-18] dimension check (steps D1-D3 of the spec: a new phase
+     * when |S| + 1 exceeds the packing bound), then insert (step D4) ([ABACOC-SPEC §4]) */
     double size = (double)(m->balls.n_balls + 1);
     double capacity = m->par.C * ab_pow_or_inf(2.0, m->vs.phase_dim);
     capacity = capacity * ab_pow_or_inf(m->vs.radius, -m->vs.phase_dim);
@@ -83,7 +87,7 @@ void ab_base_learn(ab_model *m, const double *x, int64_t k, const ab_found *foun
     } else {
         ab_base_add_ball(m, x, k);
     }
-    /* [DOC15, Alg. 2 UpdateRadius] E1-E2 [ABACOC-SPEC §4] */
+    /* [DOC15, Alg. 2 UpdateRadius] steps E1-E2 of the spec: t_i += 1, eps = t_i^(-1/(2+d_i)) [ABACOC-SPEC §4] */
     m->vs.phase_steps += 1;
     m->vs.radius = ab_pow_or_inf((double)m->vs.phase_steps, -1.0 / (2.0 + m->vs.phase_dim));
 }
@@ -92,7 +96,7 @@ void ab_base_learn(ab_model *m, const double *x, int64_t k, const ab_found *foun
 
 int64_t ab_fix_victim(ab_model *m)
 {
-    /* [DOC15, Eq. 1] P(v = i) = (m_i + 1)/(sum_j m_j + |S|), exact integer walk (tie rule T5, [ABACOC-SPEC T5]).
+    /* [DOC15, Eq. 1] P(v = i) = (m_i + 1)/(sum_j m_j + |S|), exact integer walk (tie rule T5, [ABACOC-SPEC T5]: the walk goes in slot order).
      * Random draws: one rng_below(W). */
     int64_t slot, running = 0;
     uint64_t weight_total = 0, r;
@@ -107,7 +111,8 @@ int64_t ab_fix_victim(ab_model *m)
 
 void ab_auto_add_ball(ab_model *m, const double *x, int64_t k, double delta)
 {
-    /* [DOC15, Alg. 4 line 29] R = eps = delta; F1-F2 when the budget is full [ABACOC-SPEC §7] */
+    /* [DOC15, Alg. 4 line 29] R = eps = delta; steps F1-F2 of the spec when the budget is full (evict a
+     * victim drawn by ab_fix_victim, then insert) [ABACOC-SPEC §7] */
     int64_t victim;
     if (m->par.budget > 0 && m->balls.n_balls == m->par.budget) {
         victim = ab_fix_victim(m);
@@ -122,7 +127,8 @@ void ab_auto_add_ball(ab_model *m, const double *x, int64_t k, double delta)
 
 static void auto_initialise(ab_model *m, const double *x, int64_t k)
 {
-    /* [DOC15, Alg. 4 InitProcedure] I1-I3, tie rule T6 [ABACOC-SPEC T6] [ABACOC-SPEC §6] */
+    /* [DOC15, Alg. 4 InitProcedure] steps I1-I3 of the spec (see the file comment), tie rule T6
+     * [ABACOC-SPEC T6] (distance 0 to ball 1: dropped) [ABACOC-SPEC §6] */
     double r;
     if (m->balls.n_balls == 0) {
         append_ball(m, x, k, 0.0);
@@ -180,7 +186,8 @@ static double randomized_p(ab_model *m, const double *x, const ab_found *found)
 
 int64_t ab_predict_index(ab_model *m, const double *x, const ab_found *found)
 {
-    /* Random draws: one rng_uniform for randomized BASE (P4, tie rule T4 [ABACOC-SPEC T4]), none otherwise. [ABACOC-SPEC §4] */
+    /* Random draws: one rng_uniform for randomized BASE (step P4 of the spec: label_1 iff U < p;
+     * tie rule T4 [ABACOC-SPEC T4]: p = 0 never, p = 1 always predicts label_1), none otherwise. [ABACOC-SPEC §4] */
     double probability, delta;
     int64_t slot;
     if (m->par.randomized) {

@@ -1,5 +1,5 @@
 /*
- * alloc.c -- the allocation wrappers of the library (see core.h, section "alloc").
+ * alloc.c -- the allocation wrappers of the library (see common/common.h, section "alloc").
  *
  * Every allocation in csrc/ goes through alloc_malloc / alloc_calloc / alloc_realloc /
  * alloc_free, so a test can make any single allocation fail (alloc_fail_after) and check

@@ -80,7 +80,8 @@ typedef struct {
                         * stats, invalidated with alc_ok whenever the stats change */
     double *alc;       /* C-only ALC cache: leaf rectangle (lo[mc], hi[mc]), then one value
                         * per point; invalidated whenever the set's points or stats change,
-                        * and keyed by the rectangle [AG13, §4.4; [DT-SPEC §7.6] REC] */
+                        * and keyed by the rectangle [AG13, §4.4; [DT-SPEC §7.6] REC,
+                        * REC = driftwood's choice where dynaTree is silent] */
 } dt_pointset;
 
 typedef struct {

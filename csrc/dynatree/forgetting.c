@@ -58,7 +58,8 @@ void dt_insert_sorted(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
     ps->pts[pos] = point;
 }
 
-/* mirrors collapse ([DT-SPEC §6.3] [REC]) */
+/* mirrors collapse ([DT-SPEC §6.3] [REC]: driftwood's choice where dynaTree is fragile, collapse
+ * at or next to the root handled and depths recomputed) */
 void dt_collapse(dt_model *m, dt_particle *t, int32_t leaf)
 {
     dt_node *nd = t->nodes;

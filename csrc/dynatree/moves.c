@@ -55,7 +55,8 @@ int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t *va
     return 1;
 }
 
-/* [DT-SPEC §0] item 6, §4.4 REC mirrors choose_move */
+/* [DT-SPEC §0] item 6, §4.4 REC (REC = driftwood's own choice where dynaTree is buggy or
+ * silent: log-sum-exp with the maximum subtracted) mirrors choose_move */
 int dt_choose_move(double l_stay, double l_prune, double l_grow, rng_state *r)
 {
     double l_max = -INFINITY, w_stay, w_prune, w_grow, z, u;
