@@ -21,14 +21,11 @@ enum {
     AB_SEARCH_SCAN = 1,        /* always the exhaustive scan */
     AB_SEARCH_KDTREE = 2,      /* always the loose kd-tree */
     AB_ABSTAIN = -1,           /* predicted class index when there is no ball */
-    AB_REBUILD_MIN_OPS = 256   /* rebuild when ops > max(256, 2|S|) (spec 13) */
+    AB_REBUILD_MIN_OPS = 256   /* rebuild when ops > max(256, 2|S|) [ABACOC-SPEC §13] */
 };
 
+/* the node arena of the kd-tree; node 0 is the root */
 typedef struct {
-    int64_t n_features;   /* D */
-    int64_t leaf_size;    /* L, bucket size of a leaf */
-    int32_t metric;       /* AB_METRIC_* */
-    double p;             /* Minkowski exponent */
     int64_t n_nodes;      /* nodes in the arena; node 0 is the root */
     int64_t node_cap;     /* allocated nodes */
     int64_t *split_dim;   /* split coordinate, -1 for a leaf */
@@ -38,17 +35,36 @@ typedef struct {
     int64_t *parent;      /* parent or -1 */
     double *lo;           /* box lower corners, node_cap x D */
     double *hi;           /* box upper corners, node_cap x D */
+} ab_kd_nodes;
+
+/* the leaf buckets and where each ball slot sits in them */
+typedef struct {
     int64_t *bucket;      /* leaf buckets, node_cap x (L + 1) slots */
     int64_t *bucket_len;  /* slots in each bucket */
     int64_t slot_cap;     /* allocated entries of slot_leaf / slot_pos */
     int64_t *slot_leaf;   /* leaf holding each slot, -1 if none */
     int64_t *slot_pos;    /* position of each slot in its leaf bucket */
-    int64_t ops;          /* inserts + deletes + moves since the last build */
+} ab_kd_buckets;
+
+/* scratch of the partition and of the traversal */
+typedef struct {
     int64_t *work;        /* scratch: slots being partitioned */
     int64_t work_cap;     /* allocated entries of work */
     int64_t *stack;       /* scratch: traversal stack */
     double *stack_bound;  /* scratch: lower bound of each stacked node */
     int64_t stack_cap;    /* allocated entries of stack and stack_bound */
+} ab_kd_scratch;
+
+/* the loose kd-tree over the ball centres (abacoc/search.c) */
+typedef struct {
+    int64_t n_features;   /* D */
+    int64_t leaf_size;    /* L, bucket size of a leaf */
+    int32_t metric;       /* AB_METRIC_* */
+    double p;             /* Minkowski exponent */
+    int64_t ops;          /* inserts + deletes + moves since the last build */
+    ab_kd_nodes nodes;    /* node arena */
+    ab_kd_buckets leaves; /* leaf buckets, slot positions */
+    ab_kd_scratch buf;    /* scratch */
 } ab_tree;
 
 typedef struct {
