@@ -25,9 +25,11 @@ STATUS_EXCEPTIONS: dict[int, type[Exception]] = {
 
 
 def raise_status(rc: int, what: str = "") -> NoReturn:
-    """Raise the exception for a non-zero status code ``rc``."""
+    """Raise the exception for a non-zero status code ``rc``, with the C library's words
+    for it (``st_message``, the one error-message function of ``csrc/common/common.h``)."""
     exc = STATUS_EXCEPTIONS.get(rc, RuntimeError)
-    raise exc(f"{what or 'C library'} failed with status {rc}")
+    words = ffi.string(lib.st_message(rc)).decode()
+    raise exc(f"{what or 'C library'} failed with status {rc} ({words})")
 
 
 def check(rc: int, what: str = "") -> None:

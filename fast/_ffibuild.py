@@ -1,8 +1,10 @@
 """cffi builder for ``fast._lib``.
 
-The cdef is *derived* from ``csrc/core.h``: every line starting with ``#`` is dropped
-and the rest is handed to ``ffibuilder.cdef`` (numpy's cffi example does the same), so
-the binding and the header cannot drift. Every ``csrc/*.c`` file is compiled, with
+The cdef is *derived* from the headers in :data:`HEADERS` (``csrc/common/common.h``, then
+one header per family): every line starting with ``#`` is dropped and the rest is handed
+to ``ffibuilder.cdef`` (numpy's cffi example does the same), so the binding and the
+headers cannot drift. Every ``.c`` file under ``csrc/`` (searched recursively: ``common/``
+and one folder per family) is compiled, with
 ``-ffp-contract=off`` so GCC never fuses ``a*b + c`` into an FMA (which would break
 bit-parity with the Python reference, [DET-SPEC §2]).
 """
@@ -16,7 +18,11 @@ from cffi import FFI
 
 ROOT = Path(__file__).resolve().parent.parent
 CSRC = ROOT / "csrc"
-HEADER = CSRC / "core.h"
+HEADERS = [CSRC / "common" / "common.h", CSRC / "dynatree" / "dynatree.h",
+           CSRC / "sgt" / "sgt.h", CSRC / "abacoc" / "abacoc.h"]
+"""The public headers in dependency order (each family header includes only common.h)."""
+SOURCES = sorted(CSRC.rglob("*.c"))
+"""Every C source of the library, all folders."""
 CFLAGS = ["-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Wextra"]
 EXTRA_FLAGS = os.environ.get("DRIFTWOOD_EXTRA_CFLAGS", "").split()
 """Extra compile and link flags, e.g. sanitizers for ``.ci/sanitize``; empty normally."""
@@ -28,13 +34,14 @@ def cdef_from_header(text: str) -> str:
 
 
 ffibuilder = FFI()
-ffibuilder.cdef(cdef_from_header(HEADER.read_text()))
+ffibuilder.cdef("\n".join(cdef_from_header(h.read_text()) for h in HEADERS))
 ffibuilder.set_source(
     "fast._lib",
-    '#include "core.h"',
-    sources=[str(p.relative_to(ROOT)) for p in sorted(CSRC.glob("*.c"))],
+    "\n".join(f'#include "{h.relative_to(CSRC).as_posix()}"' for h in HEADERS),
+    sources=[str(p.relative_to(ROOT)) for p in SOURCES],
     include_dirs=[str(CSRC.relative_to(ROOT))],
-    depends=[str(HEADER.relative_to(ROOT))],  # ships core.h in the sdist (no MANIFEST.in)
+    # ships every header in the sdist (no MANIFEST.in)
+    depends=[str(h.relative_to(ROOT)) for h in sorted(CSRC.rglob("*.h"))],
     extra_compile_args=CFLAGS + EXTRA_FLAGS,
     extra_link_args=EXTRA_FLAGS,
     libraries=["m"],

@@ -1,4 +1,4 @@
-"""``fast.rng.Rng``: the C twin of :class:`reference.rng.Rng` (``csrc/rng.c``)."""
+"""``fast.rng.Rng``: the C twin of :class:`reference.rng.Rng` (``csrc/common/rng.c``)."""
 
 from __future__ import annotations
 

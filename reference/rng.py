@@ -2,7 +2,7 @@
 
 Every stochastic routine in both backends draws from an :class:`Rng` passed to it
 explicitly; nothing else produces randomness ([DET-SPEC §1]). The C twin is
-``csrc/rng.c`` (``rng_seed``, ``rng_next_u64``, ``rng_uniform``, ``rng_below``).
+``csrc/common/rng.c`` (``rng_seed``, ``rng_next_u64``, ``rng_uniform``, ``rng_below``).
 
 Notation
 --------

@@ -3,7 +3,7 @@
 ``math.lgamma`` is CPython's own code and differs from the C library's ``lgamma`` in the
 last bits, so both backends use the log-gamma below; the Student-t functions and the
 regularised incomplete beta are built on it. Each function has exactly one algorithm,
-with a fixed tolerance and iteration cap, and ``csrc/special.c`` repeats it operation by
+with a fixed tolerance and iteration cap, and ``csrc/common/special.c`` repeats it operation by
 operation (``special_<name>``). ``math.exp``, ``math.log``, ``math.log1p``,
 ``math.sqrt``, ``math.tan`` and ``math.atan`` match the C library and are used freely.
 

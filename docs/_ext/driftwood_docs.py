@@ -229,7 +229,7 @@ def generate_api_pages(out: Path) -> None:
         modules_page(
             "Generator and numerics",
             "The building blocks written twice, once in Python and once in C with the same "
-            "operations in the same order (``csrc/rng.c``, ``csrc/special.c``, ...).",
+            "operations in the same order (``csrc/common/rng.c``, ``csrc/common/special.c``, ...).",
             NUMERICS,
         ),
     )

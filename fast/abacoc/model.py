@@ -1,7 +1,7 @@
 """``fast.ABACOCClassifier``: the C twin of :class:`reference.ABACOCClassifier`.
 
 Same facade (``reference.abacoc.inputs.BallCoverFacade``: validation, labels, public
-methods), one C handle (``ab_model`` of ``csrc/ab_model.c``) holding the whole state; the
+methods), one C handle (``ab_model`` of ``csrc/abacoc/model.c``) holding the whole state; the
 learning, prediction and evaluation loops run in C (``ab_model_partial_fit``,
 ``ab_model_predict``, ``ab_model_prequential``). Pickling and ``copy.deepcopy`` go
 through :meth:`snapshot` and a restore that writes the snapshot back into C.
@@ -113,14 +113,13 @@ class ABACOCClassifier(BallCoverFacade):
 
     def _new_handle(self) -> Any:
         p = self._params
-        handle = lib.ab_model_new(
+        out = ffi.new("ab_model **")
+        check(lib.ab_model_new(
             _VARIANT_CODES[p.variant], int(p.randomized), p.metric_code, float(p.p),
             float(p.d), float(p.C), int(p.budget or 0), _SEARCH_CODES[p.search],
-            int(p.search_threshold), int(p.leaf_size), int(p.seed) & MASK,
-        )
-        if handle == ffi.NULL:
-            raise MemoryError("ab_model_new failed")
-        return ffi.gc(handle, lib.ab_model_free)
+            int(p.search_threshold), int(p.leaf_size), int(p.seed) & MASK, out,
+        ), "ab_model_new")
+        return ffi.gc(out[0], lib.ab_model_free)
 
     # -- backend hooks ------------------------------------------------------------------
     def _set_dim(self, n_features: int) -> None:
@@ -226,7 +225,7 @@ class ABACOCClassifier(BallCoverFacade):
         protocol_rng = ffi.new("rng_state *")
         lib.rng_seed(protocol_rng, seed & MASK)
         correct = learned = 0
-        max_balls = int(self._h.n_balls)
+        max_balls = int(self._h.balls.n_balls)
         try:
             with Interruptible() as guard:  # Ctrl-C between pieces of rows
                 for start, stop in pieces(X.shape[0], self._piece_rows):
@@ -344,7 +343,7 @@ class ABACOCClassifier(BallCoverFacade):
     @property
     def n_balls_(self) -> int:
         """Number of live balls ``|S|``."""
-        return int(self._h.n_balls)
+        return int(self._h.balls.n_balls)
 
     @property
     def balls_(self) -> dict[str, np.ndarray]:
@@ -356,17 +355,17 @@ class ABACOCClassifier(BallCoverFacade):
         h = self._h
         n_features = int(h.n_features)
         n_classes = int(h.n_classes)
-        n = int(h.n_balls)
+        n = int(h.balls.n_balls)
         stride = int(h.class_cap)
         balls = []
         if n > 0:
-            ids = ffi.unpack(h.id, n)
-            centers = ffi.unpack(h.center, n * n_features)
-            counts = ffi.unpack(h.counts, n * stride)
-            us = ffi.unpack(h.u, n)
-            radii0 = ffi.unpack(h.R, n)
-            radii = ffi.unpack(h.eps, n)
-            mistakes = ffi.unpack(h.m, n)
+            ids = ffi.unpack(h.balls.id, n)
+            centers = ffi.unpack(h.balls.center, n * n_features)
+            counts = ffi.unpack(h.balls.counts, n * stride)
+            us = ffi.unpack(h.balls.u, n)
+            radii0 = ffi.unpack(h.balls.R, n)
+            radii = ffi.unpack(h.balls.eps, n)
+            mistakes = ffi.unpack(h.balls.m, n)
             for s in range(n):
                 balls.append({
                     "id": int(ids[s]),
@@ -380,13 +379,13 @@ class ABACOCClassifier(BallCoverFacade):
             "n_features": n_features,
             "n_classes": n_classes,
             "n_seen": int(h.n_seen),
-            "next_id": int(h.next_id),
-            "phase": int(h.phase),
-            "phase_steps": int(h.phase_steps),
-            "phase_dim": float(h.phase_dim),
-            "radius": float(h.radius),
-            "init_done": int(h.init_done),
-            "first_label": int(h.first_label),
+            "next_id": int(h.balls.next_id),
+            "phase": int(h.vs.phase),
+            "phase_steps": int(h.vs.phase_steps),
+            "phase_dim": float(h.vs.phase_dim),
+            "radius": float(h.vs.radius),
+            "init_done": int(h.vs.init_done),
+            "first_label": int(h.vs.first_label),
             "balls": balls,
             "rng_state": [int(h.rng.s[i]) for i in range(4)],
         }
@@ -403,24 +402,24 @@ class ABACOCClassifier(BallCoverFacade):
         n_features = int(snap["n_features"])
         stride = int(h.class_cap)
         for s, ball in enumerate(balls):
-            h.id[s] = ball["id"]
+            h.balls.id[s] = ball["id"]
             for j in range(n_features):
-                h.center[s * n_features + j] = ball["center"][j]
+                h.balls.center[s * n_features + j] = ball["center"][j]
             for k in range(stride):
-                h.counts[s * stride + k] = ball["counts"][k] if k < len(ball["counts"]) else 0
-            h.u[s] = ball["u"]
-            h.R[s] = ball["R"]
-            h.eps[s] = ball["eps"]
-            h.m[s] = ball["m"]
-        h.n_balls = len(balls)
+                h.balls.counts[s * stride + k] = ball["counts"][k] if k < len(ball["counts"]) else 0
+            h.balls.u[s] = ball["u"]
+            h.balls.R[s] = ball["R"]
+            h.balls.eps[s] = ball["eps"]
+            h.balls.m[s] = ball["m"]
+        h.balls.n_balls = len(balls)
         h.n_seen = snap["n_seen"]
-        h.next_id = snap["next_id"]
-        h.phase = snap["phase"]
-        h.phase_steps = snap["phase_steps"]
-        h.phase_dim = snap["phase_dim"]
-        h.radius = snap["radius"]
-        h.init_done = snap["init_done"]
-        h.first_label = snap["first_label"]
+        h.balls.next_id = snap["next_id"]
+        h.vs.phase = snap["phase"]
+        h.vs.phase_steps = snap["phase_steps"]
+        h.vs.phase_dim = snap["phase_dim"]
+        h.vs.radius = snap["radius"]
+        h.vs.init_done = snap["init_done"]
+        h.vs.first_label = snap["first_label"]
         for i in range(4):
             h.rng.s[i] = snap["rng_state"][i]
         check(lib.ab_model_restored(h), "ab_model_restored")

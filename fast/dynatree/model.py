@@ -2,7 +2,7 @@
 
 Input validation, label mapping and the public methods are the backend-agnostic code of
 :mod:`reference.dynatree.model` (``RegressorMixin``, ``ClassifierMixin``); all model
-math runs in C (``csrc/dt_*.c``), including the whole ``partial_fit`` loop.
+math runs in C (``csrc/dynatree/*.c``), including the whole ``partial_fit`` loop.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from reference.state import StateFormatError
 
 def _block_to_list(block: Sequence[float], cfg: LeafConfig) -> list[float | int]:
     """A C stats block in the snapshot order of ``LeafStats.as_list``."""
-    # C layout: n, nu, sy, syy, syg, syyg, bb, logdet, ell, then vectors (core.h)
+    # C layout: n, nu, sy, syy, syg, syyg, bb, logdet, ell, then vectors (csrc/dynatree/dynatree.h)
     nu, sy, syy, syg, syyg, bb, logdet = (block[1], block[2], block[3], block[4], block[5],
                                           block[6], block[7])
     vec = list(block[9:])
@@ -92,13 +92,12 @@ class FastEngine(DynamicTreeBase):
     def _engine_init(self, d: int, n_classes: int) -> None:
         p = self._params
         cfg = leaf_config(p, d, n_classes)
-        h = lib.dt_model_new(cfg.kind, cfg.p, int(cfg.augmented), cfg.delta, cfg.n_classes,
-                             cfg.nu0, cfg.s20, d, p.resolved_min_leaf(d),
-                             p.resolved_nstart(d), p.n_particles, float(p.alpha),
-                             float(p.beta), p.seed & MASK)
-        if h == ffi.NULL:
-            raise MemoryError("dt_model_new failed")
-        h = ffi.gc(h, lib.dt_model_free)
+        out = ffi.new("dt_model **")
+        check(lib.dt_model_new(cfg.kind, cfg.p, int(cfg.augmented), cfg.delta, cfg.n_classes,
+                               cfg.nu0, cfg.s20, d, p.resolved_min_leaf(d),
+                               p.resolved_nstart(d), p.n_particles, float(p.alpha),
+                               float(p.beta), p.seed & MASK, out), "dt_model_new")
+        h = ffi.gc(out[0], lib.dt_model_free)
         rect = ffi.NULL
         if p.rect is not None:
             rect = ffi.new("double[]", [v for pair in p.rect for v in pair])
@@ -117,13 +116,13 @@ class FastEngine(DynamicTreeBase):
         flat = ffi.new("double[]", [v for row in rows for v in row])
         ys = ffi.new("double[]", targets)
         out = ffi.new("double[]", n)
-        before = int(self._h.n_total)
+        before = int(self._h.store.n_total)
         try:
             check(lib.dt_model_learn(self._h, flat, ys, n, out), "dt_model_learn")
         except MemoryError as exc:
             # the C loop learned the rows before the failing one (each row is atomic)
             exc.learned_lpreds = [  # type: ignore[attr-defined]
-                out[i] for i in range(int(self._h.n_total) - before)]
+                out[i] for i in range(int(self._h.store.n_total) - before)]
             raise
         return [out[i] for i in range(n)]
 
@@ -133,11 +132,11 @@ class FastEngine(DynamicTreeBase):
         during the C call, the row (learned or not, as C tells) is accounted for first."""
         h = self._h
         out = self._buffers.out
-        before = h.n_total
+        before = h.store.n_total
         try:
             rc = lib.dt_model_learn_row(h, row, len(row), target, out)
         finally:
-            if h.n_total != before:
+            if h.store.n_total != before:
                 self.n_seen_ += 1
                 self._lpred.append(out[0])
         if rc == ST_ENOMEM:
@@ -156,10 +155,10 @@ class FastEngine(DynamicTreeBase):
 
     def _engine_pool(self) -> tuple[list[list[float]], list[float]]:
         h = self._h
-        n = int(h.n)
-        d = int(h.d)
-        xs = ffi.unpack(h.X, n * d) if n else []
-        return [xs[i * d:(i + 1) * d] for i in range(n)], (ffi.unpack(h.y, n) if n else [])
+        n = int(h.store.n)
+        d = int(h.par.d)
+        xs = ffi.unpack(h.store.X, n * d) if n else []
+        return [xs[i * d:(i + 1) * d] for i in range(n)], (ffi.unpack(h.store.y, n) if n else [])
 
     def _engine_retired(self) -> list[float]:
         n = self._params.n_particles
@@ -168,7 +167,7 @@ class FastEngine(DynamicTreeBase):
         return [float(v) for v in ffi.unpack(out, n)]
 
     def _engine_alc_active(self, box: list[tuple[float, float]]) -> list[float]:
-        n = int(self._h.n)
+        n = int(self._h.store.n)
         out = ffi.new("double[]", max(n, 1))
         flat = ffi.new("double[]", [v for pair in box for v in pair])
         check(lib.dt_model_alc_active(self._h, flat, out), "alc_active")
@@ -190,7 +189,7 @@ class FastEngine(DynamicTreeBase):
         return values
 
     def _engine_entropy(self) -> list[float]:
-        n = int(self._h.n)
+        n = int(self._h.store.n)
         out = ffi.new("double[]", max(n, 1))
         check(lib.dt_model_entropy_active(self._h, out), "entropy_active")
         return [float(v) for v in ffi.unpack(out, n)]
@@ -239,13 +238,13 @@ class FastEngine(DynamicTreeBase):
 
     def _engine_snapshot(self) -> dict[str, Any]:
         h = self._h
-        n = int(h.n)
-        d = int(h.d)
-        xs = ffi.unpack(h.X, n * d) if n else []
+        n = int(h.store.n)
+        d = int(h.par.d)
+        xs = ffi.unpack(h.store.X, n * d) if n else []
         return {"log_marginal_likelihood": float(h.lml),
                 "rng_state": list(self.rng.state),
                 "X": [xs[i * d:(i + 1) * d] for i in range(n)],
-                "y": ffi.unpack(h.y, n) if n else [],
+                "y": ffi.unpack(h.store.y, n) if n else [],
                 "particles": [self._export_particle(i)
                               for i in range(self._params.n_particles)]}
 
@@ -302,7 +301,7 @@ class FastEngine(DynamicTreeBase):
             ffi.new("int32_t[]", sizes), ffi.new("int32_t[]", ints),
             ffi.new("double[]", [float(v) for v in dbls]), ffi.new("int32_t[]", pts)), "import")
         Rng._wrap(lib.dt_model_rng(self._h)).state = tuple(snap["rng_state"])
-        self._h.n_total = self.n_seen_
+        self._h.store.n_total = self.n_seen_
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Any:
         import pickle

@@ -1,4 +1,4 @@
-"""SGT models on the C core (``csrc/sgt_*.c``), same API as :mod:`reference.sgt.model`.
+"""SGT models on the C core (``csrc/sgt/*.c``), same API as :mod:`reference.sgt.model`.
 
 The public classes reuse the backend-agnostic facade logic of ``reference`` (input
 validation, label mapping) and replace the learning core by :class:`CCore`, which owns
@@ -36,7 +36,7 @@ def _c_doubles(arr: np.ndarray) -> Any:
 
 
 class CCore:
-    """The C twin of :class:`reference.sgt.core.SGTCore` (``csrc/sgt_model.c``)."""
+    """The C twin of :class:`reference.sgt.core.SGTCore` (``csrc/sgt/core.c``)."""
 
     def __init__(self, params: SGTParams, kinds: Sequence[int], loss_kind: int,
                  n_trees: int) -> None:
@@ -121,11 +121,11 @@ class CCore:
         m, d = self._m, self._d
         items = []
         offset = 0
-        for i in range(m.buf_items):
-            n_rows = m.buf_len[i]
-            flat = ffi.unpack(m.buf_x + offset * d, n_rows * d)
+        for i in range(m.warm.buf_items):
+            n_rows = m.warm.buf_len[i]
+            flat = ffi.unpack(m.warm.buf_x + offset * d, n_rows * d)
             rows = [list(flat[r * d:(r + 1) * d]) for r in range(n_rows)]
-            items.append((rows, float(m.buf_target[i])))
+            items.append((rows, float(m.warm.buf_target[i])))
             offset += n_rows
         return items
 
@@ -239,7 +239,7 @@ class CCore:
         """Plain-data state, same schema as ``SGTCore.snapshot``."""
         q, d = self._m.q, self._d
         return {
-            "warm_rows": int(self._m.warm_rows),
+            "warm_rows": int(self._m.warm.warm_rows),
             "frozen": int(q.frozen),
             "lo": [float(v) for v in ffi.unpack(q.lo, d)],
             "hi": [float(v) for v in ffi.unpack(q.hi, d)],
@@ -283,7 +283,7 @@ class CCore:
         """Write a core snapshot into this new core (``snap`` checked by
         :func:`reference.sgt.state_check.check_core`)."""
         m, q, d = self._m, self._m.q, self._d
-        m.warm_rows = snap["warm_rows"]
+        m.warm.warm_rows = snap["warm_rows"]
         q.frozen = snap["frozen"]
         for a in range(d):
             q.lo[a], q.hi[a], q.seen[a] = snap["lo"][a], snap["hi"][a], snap["seen"][a]

@@ -4,7 +4,7 @@ A ball is a centre ``c`` with class counts ``n(k)``; the AUTO family adds its ow
 ``eps`` (shrinking from the initial radius ``R`` with the mistake count ``m``), and the ADJ
 variants a centre-update counter ``u``. Every rule here touches one ball only; the
 model-level logic (which ball, when to add or delete) lives in ``variants.py``.
-C twin: ``csrc/ab_balls.c``.
+C twin: ``csrc/abacoc/balls.c``.
 
 Notation
 --------

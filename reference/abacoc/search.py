@@ -14,7 +14,7 @@ inserts and deletes are cheap, and the search stays exact in floating point beca
   so a node holding a tie is always visited, and candidates are compared by the pair
   (distance, id) whatever order the traversal finds them in.
 
-C twin: ``csrc/ab_search.c``.
+C twin: ``csrc/abacoc/search.c``.
 
 Notation
 --------

@@ -4,7 +4,7 @@ AUTO, AUTO-ADJ (Alg. 4) and the FIX budget rule (Sec. VII, Eq. 1).
 :class:`CoverState` is the model-level state of [ABACOC-SPEC §2] (balls in slot order,
 the creation counter, the BASE phase state, the AUTO initialisation state and the RNG).
 The functions below are the variants' prediction and training steps; they see class
-*indices* only (the facade in ``model.py`` maps user labels). C twin: ``csrc/ab_variants.c``.
+*indices* only (the facade in ``model.py`` maps user labels). C twin: ``csrc/abacoc/variants.c``.
 
 Notation
 --------

@@ -5,7 +5,7 @@ entropy (§7.5): points deep inside class interiors (low entropy) are the cheape
 retire. ``alc`` gives the particle average of the integrated reduction in predictive
 variance that a point brings to its leaf (§7.1-7.4). Values are computed once per leaf
 and shared by the leaf's points (the per-leaf scheme of [AG13, §4.4]). C twin:
-``csrc/dt_discard_stats.c``.
+``csrc/dynatree/discard_stats.c``.
 """
 
 from __future__ import annotations

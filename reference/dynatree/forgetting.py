@@ -10,7 +10,7 @@ that is closest in KL divergence to the full posterior under a constraint on its
 information (see the tutorial). With ``lam < 1`` a leaf's retired strength is bounded by
 ``1/(1 - lam)``, so a leaf may become improper (``n + nu < minp``) and is then collapsed
 into its sibling (:func:`collapse`). The baseline prior (``nu0 s20``, ``1/C``) is never
-discounted. C twin: ``csrc/dt_forgetting.c``.
+discounted. C twin: ``csrc/dynatree/forgetting.c``.
 """
 
 from __future__ import annotations

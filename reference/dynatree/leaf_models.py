@@ -11,7 +11,7 @@ Tags such as ``[DT-SPEC §3.1]`` cite the dynamic-tree specification
 (``docs/spec/dynamic_trees.md``); a bare ``§3.3`` is a section of that page. The
 retired-information fields
 (``nu``, ``syg``, ``syyg``, ``Gg``, ``bg``, ``gcounts``) are part of every formula but stay 0
-until data retirement (a later issue) is implemented. C twin: ``csrc/dt_leaf_models.c``.
+until data retirement (a later issue) is implemented. C twin: ``csrc/dynatree/leaf_models.c``.
 
 Notation
 --------

@@ -4,7 +4,7 @@ One call of :func:`propagate` moves one particle with the new point ``(x_t, y_t)
 insert the point into its leaf ``eta``, score the three candidate configurations of the
 subtree under ``eta``'s parent ``Pi`` (stay, grow with one ``luvar`` candidate, prune of
 the whole subtree under ``Pi``) and sample one move with log-sum-exp normalised
-probabilities. C twin: ``csrc/dt_moves.c`` (``dt_grow_candidate``, ``dt_choose_move``,
+probabilities. C twin: ``csrc/dynatree/moves.c`` (``dt_grow_candidate``, ``dt_choose_move``,
 ``dt_propagate``).
 """
 

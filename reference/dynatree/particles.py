@@ -4,7 +4,7 @@ The cloud is a list of ``N`` equally weighted particles (trees). One PL step wit
 point ([DT-SPEC §5]): weights ``w_i = p(y_t | x_t, T_i)`` (leaf predictive, natural scale),
 ``lpred_t = log(sum_i w_i / N)``, residual resampling if the weights are not all equal,
 then :func:`~reference.dynatree.moves.propagate` on every particle in index order.
-C twin: ``csrc/dt_particles.c``.
+C twin: ``csrc/dynatree/particles.c``.
 """
 
 from __future__ import annotations

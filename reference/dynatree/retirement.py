@@ -6,7 +6,7 @@ folds it into that leaf's informative prior (``forgetting.absorb_retired``, disc
 unchanged [AG13, §3.1]; only the point's value as a split candidate is lost. The active
 pool is a list in arrival order: positions shift down after a retirement and the point
 indices stored in the leaves are renumbered accordingly, so memory is bounded by the pool.
-C twin: ``csrc/dt_retirement.c``.
+C twin: ``csrc/dynatree/retirement.c``.
 
 Notation
 --------

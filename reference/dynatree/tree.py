@@ -4,7 +4,7 @@ A node is internal (split variable ``var`` and value ``value``; a point goes lef
 ``x[var] <= value``) or a leaf (active point indices in arrival order and a
 :class:`~reference.dynatree.leaf_models.LeafStats`). Depths are stored (root 0).
 Traversals are iterative, in preorder (left before right), the canonical order of the
-project. C twin: ``csrc/dt_tree.c`` (nodes live in an arena addressed by int32 indices).
+project. C twin: ``csrc/dynatree/tree.c`` (nodes live in an arena addressed by int32 indices).
 
 Notation
 --------

@@ -4,7 +4,7 @@
 (one for regression, binary classification, multi-instance learning and custom losses;
 k-1 for the softmax committee). The public classes in :mod:`reference.sgt.model` only
 validate inputs, map labels and call this core; the ``fast`` backend swaps it for the
-C core ``csrc/sgt_model.c`` with the same methods. C twin: ``csrc/sgt_model.c``.
+C core ``csrc/sgt/core.c`` with the same methods. C twin: ``csrc/sgt/core.c``.
 
 Learning one item ([SGT-SPEC §2], [SGT-SPEC §5.6]): during the warm-up the rows only widen the
 feature

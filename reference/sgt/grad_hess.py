@@ -8,7 +8,7 @@ suffix merges, never subtracting one cell from another.
 
 This module also holds the two per-child formulas of split scoring: the Newton step
 Δ (:func:`delta_prediction`) and the mean and variance of the per-instance loss change
-(:func:`loss_change_moments`). C twin: ``csrc/sgt_grad_hess.c``.
+(:func:`loss_change_moments`). C twin: ``csrc/sgt/grad_hess.c``.
 
 Notation
 --------

@@ -7,7 +7,7 @@ losses (:class:`SquaredError`, :class:`BinaryCrossEntropy`) are computed in C by
 ``fast`` backend; any other object with these two methods (for example
 :class:`CustomLoss`) is called from Python by both backends. The committee and
 multi-instance gradients are the functions :func:`softmax_gradients` and
-:func:`bag_gradients`. C twin: ``csrc/sgt_losses.c``.
+:func:`bag_gradients`. C twin: ``csrc/sgt/losses.c``.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The ranges are global (one per feature) and frozen after the warm-up ([SGT-SPEC §5.6]). Each
 leaf keeps one statistics cell per (feature, bin) or (feature, category); the
 :class:`Quantizer` also fixes that cell layout: cell 0 is the leaf total, then the
-cells of feature 0, feature 1, ... in order. C twin: ``csrc/sgt_quantizer.c``.
+cells of feature 0, feature 1, ... in order. C twin: ``csrc/sgt/quantizer.c``.
 
 Notation
 --------

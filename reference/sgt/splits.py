@@ -5,7 +5,7 @@ split of each numeric feature at a bin boundary and one multiway split per nomin
 feature not yet used on its path ([SGT-SPEC §6]). Each candidate gets the pooled mean and
 variance of the per-instance loss change over its children ([SGT-SPEC §7.3]), the mean is
 penalised by γ|Q_u|/n ([SGT-SPEC §7.4]), and only the best candidate is tested with the
-two-sided one-sample t-test plus a sign check ([SGT-SPEC §8]). C twin: ``csrc/sgt_splits.c``.
+two-sided one-sample t-test plus a sign check ([SGT-SPEC §8]). C twin: ``csrc/sgt/splits.c``.
 
 Notation
 --------

@@ -7,7 +7,7 @@ its path. :meth:`Tree.learn` adds one (g, h) pair to the leaf that a row reaches
 (routed by its bins/categories) and runs a split attempt every ``grace_period``
 instances ([SGT-SPEC §2], [SGT-SPEC §10]); :meth:`Tree.apply` performs the winning update
 ([SGT-SPEC §9]).
-C twin: ``csrc/sgt_tree.c``.
+C twin: ``csrc/sgt/tree.c``.
 """
 
 from __future__ import annotations

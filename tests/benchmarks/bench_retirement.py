@@ -104,8 +104,8 @@ def memory(n: int = 200_000) -> None:
     for start in range(0, n, 20_000):
         m.partial_fit(X[start:start + 20_000], y[start:start + 20_000])
         h = m._h
-        print(f"   {start + 20_000:7d} points  RSS {_rss_mb():7.1f} MB  store rows {h.cap}  "
-              f"point sets {h.cap_sets}  nodes/particle {h.cap_nodes}  active {h.n}")
+        print(f"   {start + 20_000:7d} points  RSS {_rss_mb():7.1f} MB  store rows {h.store.cap}  "
+              f"point sets {h.pool.cap_sets}  nodes/particle {h.pf.cap_nodes}  active {h.store.n}")
 
 
 def _rmse(a: Any, b: Any) -> float:

@@ -85,7 +85,7 @@ def _size(model: Any) -> str:
         return f"{model.n_nodes_} nodes"
     h = getattr(model, "_h", None)
     if h is not None and hasattr(h, "n"):
-        return f"{int(h.n)} stored pts"
+        return f"{int(h.store.n)} stored pts"
     return ""
 
 

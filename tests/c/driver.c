@@ -15,7 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core.h"
+#include "common/common.h"
+#include "dynatree/dynatree.h"
+#include "sgt/sgt.h"
+#include "abacoc/abacoc.h"
 
 #define D 3
 #define N 400
@@ -51,8 +54,10 @@ static void make_data(void)
 
 static dt_model *dt_make(int kind, int p, int n_classes, int minp, int active)
 {
-    dt_model *m = dt_model_new(kind, p, 0, 1, n_classes, 0.0, 0.0, D, minp, minp, 10, 0.95,
-                               2.0, 7);
+    dt_model *m = NULL;
+    int32_t rc = dt_model_new(kind, p, 0, 1, n_classes, 0.0, 0.0, D, minp, minp, 10, 0.95, 2.0,
+                              7, &m);
+    CHECK((rc == ST_OK) == (m != NULL), "dt_model_new: handle iff ST_OK");
     if (m != NULL && active > 0)
         CHECK(dt_model_set_retirement(m, active, DT_RETIRE_RANDOM, 1.0, 0, NULL) == ST_OK,
               "dt retirement");
@@ -63,11 +68,11 @@ static dt_model *dt_copy(dt_model *src, int kind, int p, int n_classes, int minp
 {
     dt_model *dst = dt_make(kind, p, n_classes, minp, active);
     int32_t i, nn, np, total = 0, npts = 0, sw = src->cfg.sw;
-    int32_t *sizes = calloc((size_t)src->n_particles, sizeof(int32_t));
+    int32_t *sizes = calloc((size_t)src->par.n_particles, sizeof(int32_t));
     int32_t *ints, *pts;
     double *dbls;
     int64_t off_n = 0, off_p = 0;
-    for (i = 0; i < src->n_particles; i++) {
+    for (i = 0; i < src->par.n_particles; i++) {
         dt_model_particle_size(src, i, &nn, &np);
         sizes[i] = nn;
         total += nn;
@@ -76,7 +81,7 @@ static dt_model *dt_copy(dt_model *src, int kind, int p, int n_classes, int minp
     ints = calloc((size_t)total * 3 + 1, sizeof(int32_t));
     dbls = calloc((size_t)total * (size_t)(sw + 1) + 1, sizeof(double));
     pts = calloc((size_t)npts + 1, sizeof(int32_t));
-    for (i = 0; i < src->n_particles; i++) {
+    for (i = 0; i < src->par.n_particles; i++) {
         int32_t a, used = 0;
         CHECK(dt_model_export_particle(src, i, ints + 3 * off_n, dbls + off_n * (sw + 1),
                                        pts + off_p) == ST_OK, "dt export");
@@ -84,10 +89,10 @@ static dt_model *dt_copy(dt_model *src, int kind, int p, int n_classes, int minp
         off_n += sizes[i];
         off_p += used;
     }
-    CHECK(dt_model_import(dst, src->X, src->y, src->n, src->lml, sizes, ints, dbls, pts)
+    CHECK(dt_model_import(dst, src->store.X, src->store.y, src->store.n, src->lml, sizes, ints, dbls, pts)
           == ST_OK, "dt import");
     *dt_model_rng(dst) = *dt_model_rng(src);
-    dst->n_total = src->n_total;
+    dst->store.n_total = src->store.n_total;
     free(sizes);
     free(ints);
     free(dbls);
@@ -156,17 +161,17 @@ static int sgt_copy(const sgt_model *a, sgt_model *b)
     int64_t it, off = 0;
     int32_t c, i, j, a_feat;
     int rc;
-    b->warm_rows = a->warm_rows;
+    b->warm.warm_rows = a->warm.warm_rows;
     b->q.frozen = a->q.frozen;
     for (a_feat = 0; a_feat < D; a_feat++) {
         b->q.lo[a_feat] = a->q.lo[a_feat];
         b->q.hi[a_feat] = a->q.hi[a_feat];
         b->q.seen[a_feat] = a->q.seen[a_feat];
     }
-    for (it = 0; it < a->buf_items; it++) {
-        rc = sgt_model_buffer_restore(b, a->buf_x + off * D, a->buf_len[it], a->buf_target[it]);
+    for (it = 0; it < a->warm.buf_items; it++) {
+        rc = sgt_model_buffer_restore(b, a->warm.buf_x + off * D, a->warm.buf_len[it], a->warm.buf_target[it]);
         if (rc != ST_OK) return rc;
-        off += a->buf_len[it];
+        off += a->warm.buf_len[it];
     }
     for (c = 0; c < a->n_trees; c++) {
         const sgt_tree *ta = &a->trees[c];
@@ -218,11 +223,11 @@ static int sgt_path(int32_t loss, int32_t n_trees, int check_copy)
                 if (rc == ST_OK) rc = sgt_model_warmup_push(m, X + i * D, 1, Y[i], &ended);
                 if (rc == ST_OK && ended) {
                     int64_t it;
-                    for (it = 0; it < m->buf_items && rc == ST_OK; it++) {
-                        rc = sgt_model_raws(m, m->buf_x + it * D, ra);
-                        g[0] = ra[0] - m->buf_target[it];
+                    for (it = 0; it < m->warm.buf_items && rc == ST_OK; it++) {
+                        rc = sgt_model_raws(m, m->warm.buf_x + it * D, ra);
+                        g[0] = ra[0] - m->warm.buf_target[it];
                         h[0] = 1.0;
-                        if (rc == ST_OK) rc = sgt_model_train_gh(m, m->buf_x + it * D, g, h);
+                        if (rc == ST_OK) rc = sgt_model_train_gh(m, m->warm.buf_x + it * D, g, h);
                     }
                     sgt_model_clear_buffer(m);
                 }
@@ -268,14 +273,17 @@ static int sgt_path(int32_t loss, int32_t n_trees, int check_copy)
 
 static ab_model *ab_make(int32_t variant, int64_t budget, int32_t search)
 {
-    return ab_model_new(variant, 0, AB_METRIC_EUCLIDEAN, 2.0, 2.0, 1.0, budget, search, 8, 4,
-                        99);
+    ab_model *m = NULL;
+    int32_t rc = ab_model_new(variant, 0, AB_METRIC_EUCLIDEAN, 2.0, 2.0, 1.0, budget, search, 8,
+                              4, 99, &m);
+    CHECK((rc == ST_OK) == (m != NULL), "ab_model_new: handle iff ST_OK");
+    return m;
 }
 
 static int ab_copy(ab_model *a, ab_model **out, int32_t variant, int64_t budget, int32_t search)
 {
     ab_model *b = ab_make(variant, budget, search);
-    int64_t s, k, n = a->n_balls, Df = a->n_features;
+    int64_t s, k, n = a->balls.n_balls, Df = a->n_features;
     int rc = ST_OK;
     *out = b;
     if (b == NULL) return ST_ENOMEM;
@@ -284,24 +292,24 @@ static int ab_copy(ab_model *a, ab_model **out, int32_t variant, int64_t budget,
     if (rc == ST_OK) rc = ab_model_reserve(b, n);
     if (rc != ST_OK) return rc;
     for (s = 0; s < n; s++) {
-        b->id[s] = a->id[s];
-        memcpy(b->center + s * Df, a->center + s * Df, sizeof(double) * (size_t)Df);
+        b->balls.id[s] = a->balls.id[s];
+        memcpy(b->balls.center + s * Df, a->balls.center + s * Df, sizeof(double) * (size_t)Df);
         for (k = 0; k < a->n_classes; k++)
-            b->counts[s * b->class_cap + k] = a->counts[s * a->class_cap + k];
-        b->u[s] = a->u[s];
-        b->R[s] = a->R[s];
-        b->eps[s] = a->eps[s];
-        b->m[s] = a->m[s];
+            b->balls.counts[s * b->class_cap + k] = a->balls.counts[s * a->class_cap + k];
+        b->balls.u[s] = a->balls.u[s];
+        b->balls.R[s] = a->balls.R[s];
+        b->balls.eps[s] = a->balls.eps[s];
+        b->balls.m[s] = a->balls.m[s];
     }
-    b->n_balls = n;
+    b->balls.n_balls = n;
     b->n_seen = a->n_seen;
-    b->next_id = a->next_id;
-    b->phase = a->phase;
-    b->phase_steps = a->phase_steps;
-    b->phase_dim = a->phase_dim;
-    b->radius = a->radius;
-    b->init_done = a->init_done;
-    b->first_label = a->first_label;
+    b->balls.next_id = a->balls.next_id;
+    b->vs.phase = a->vs.phase;
+    b->vs.phase_steps = a->vs.phase_steps;
+    b->vs.phase_dim = a->vs.phase_dim;
+    b->vs.radius = a->vs.radius;
+    b->vs.init_done = a->vs.init_done;
+    b->vs.first_label = a->vs.first_label;
     b->rng = a->rng;
     return ab_model_restored(b);
 }
@@ -325,7 +333,8 @@ static int ab_path(int32_t variant, int64_t budget, int32_t search, int check_co
     if (rc == ST_OK) rc = ab_model_partial_fit(m, X + 260 * D, KS + 260, 140);
     if (rc == ST_OK) rc = ab_model_partial_fit(c, X + 260 * D, KS + 260, 140);
     if (rc == ST_OK && check_copy)
-        CHECK(m->n_balls == c->n_balls && m->n_seen == c->n_seen, "ab copy learns the same");
+        CHECK(m->balls.n_balls == c->balls.n_balls && m->n_seen == c->n_seen,
+              "ab copy learns the same");
     ab_model_free(m);
     ab_model_free(c);
     return rc;

@@ -1,4 +1,6 @@
-"""The allocation-failure hook of ``csrc/alloc.c`` as a context manager (hardening tests).
+"""The allocation-failure hook of ``csrc/common/alloc.c`` as a context manager.
+
+Used by the hardening tests.
 
 ``alloc_fail_after(n)`` makes the n-th next allocation of the C library return NULL once;
 :func:`fail_at` arms it for the duration of a block and reports whether a failure was

@@ -1,6 +1,6 @@
 """Allocation failure: every C allocation can fail; the fast models turn it into MemoryError.
 
-``alloc_fail_after(n)`` (csrc/alloc.c) makes the n-th next allocation of the C library
+``alloc_fail_after(n)`` (csrc/common/alloc.c) makes the n-th next allocation of the C library
 return NULL once. For each model path (create, learn_one along a stream, partial_fit,
 predict, copy) the failure point is moved over every allocation the path makes; each time
 the call must raise ``MemoryError`` (or succeed with the normal result when the failed
@@ -182,19 +182,21 @@ def _c_sources() -> list[Any]:
     from pathlib import Path
 
     out = []
-    for path in sorted((Path(__file__).resolve().parents[2] / "csrc").glob("*.c")):
-        if path.name == "alloc.c":
+    csrc = Path(__file__).resolve().parents[2] / "csrc"
+    for path in sorted(csrc.rglob("*.c")):
+        name = path.relative_to(csrc).as_posix()
+        if name == "common/alloc.c":
             continue
         marks: list[Any] = []
-        if path.name.startswith("dt_"):
+        if name.startswith("dynatree/"):
             marks = [pytest.mark.dynatree]
-        out.append(pytest.param(path, id=path.name, marks=marks))
+        out.append(pytest.param(path, id=name, marks=marks))
     return out
 
 
 @pytest.mark.parametrize("path", _c_sources())
 def test_every_allocation_goes_through_alloc_c(path: Any) -> None:
-    """No direct malloc/calloc/realloc/free outside csrc/alloc.c (the hook must see all)."""
+    """No direct malloc/calloc/realloc/free outside csrc/common/alloc.c (the hook must see all)."""
     import re
 
     text = re.sub(r"/\*.*?\*/", "", path.read_text(), flags=re.S)

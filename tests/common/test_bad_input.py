@@ -864,8 +864,12 @@ def test_c_layer_dynamic_tree_rejects_bad_batches_without_state_change(lib: Any)
     """The C library itself validates: status codes, no crash, model unchanged."""
     from fast._ffi import ffi
 
-    m = ffi.gc(lib.dt_model_new(2, 0, 0, 1, 3, 0.0, 0.0, 2, 1, 1, 4, 0.95, 2.0, 1),
-               lib.dt_model_free)
+    out = ffi.new("dt_model **")
+    assert lib.dt_model_new(2, 0, 0, 1, 0, 0.0, 0.0, 2, 1, 1, 4, 0.95, 2.0, 1, out) == \
+        lib.ST_EINVAL                                   # a class leaf needs classes
+    assert out[0] == ffi.NULL
+    assert lib.dt_model_new(2, 0, 0, 1, 3, 0.0, 0.0, 2, 1, 1, 4, 0.95, 2.0, 1, out) == lib.ST_OK
+    m = ffi.gc(out[0], lib.dt_model_free)
     good = ffi.new("double[]", [0.1, 0.2, 0.3, 0.4])
     assert lib.dt_model_learn(m, good, ffi.new("double[]", [0.0, 2.0]), 2, ffi.NULL) == 0
     for ys, code in (([0.0, 3.0], lib.ST_ERANGE), ([0.0, -1.0], lib.ST_ERANGE),
@@ -874,7 +878,7 @@ def test_c_layer_dynamic_tree_rejects_bad_batches_without_state_change(lib: Any)
     bad_x = ffi.new("double[]", [0.1, math.inf, 0.3, 0.4])
     assert lib.dt_model_learn(m, bad_x, ffi.new("double[]", [0.0, 1.0]), 2, ffi.NULL) == \
         lib.ST_EINVAL
-    assert m.n == 2
+    assert m.store.n == 2
 
 
 def test_c_layer_sgt_rejects_bad_values(lib: Any) -> None:
@@ -907,8 +911,11 @@ def test_c_layer_abacoc_returns_status_codes(lib: Any) -> None:
     """The raw C entry points never crash on misuse; they return status codes."""
     from fast._ffi import ffi
 
-    assert lib.ab_model_new(9, 0, 0, 2.0, 2.0, 1.0, 0, 0, 256, 8, 1) == ffi.NULL
-    h = ffi.gc(lib.ab_model_new(3, 0, 0, 2.0, 2.0, 1.0, 0, 0, 256, 8, 1), lib.ab_model_free)
+    out = ffi.new("ab_model **")
+    assert lib.ab_model_new(9, 0, 0, 2.0, 2.0, 1.0, 0, 0, 256, 8, 1, out) == lib.ST_EINVAL
+    assert out[0] == ffi.NULL
+    assert lib.ab_model_new(3, 0, 0, 2.0, 2.0, 1.0, 0, 0, 256, 8, 1, out) == lib.ST_OK
+    h = ffi.gc(out[0], lib.ab_model_free)
     x = ffi.new("double[]", [0.0, 1.0])
     k = ffi.new("int64_t[]", [0])
     assert lib.ab_model_partial_fit(h, x, k, 1) == lib.ST_ESTATE      # no dimension yet
@@ -919,5 +926,5 @@ def test_c_layer_abacoc_returns_status_codes(lib: Any) -> None:
     bad = ffi.new("double[]", [0.0, float("nan")])
     assert lib.ab_model_partial_fit(h, bad, k, 1) == lib.ST_EINVAL
     assert lib.ab_model_partial_fit(h, ffi.NULL, k, 1) == lib.ST_EINVAL
-    assert h.n_seen == 0 and h.n_balls == 0
-    assert lib.ab_model_partial_fit(h, x, k, 1) == lib.ST_OK and h.n_balls == 1
+    assert h.n_seen == 0 and h.balls.n_balls == 0
+    assert lib.ab_model_partial_fit(h, x, k, 1) == lib.ST_OK and h.balls.n_balls == 1

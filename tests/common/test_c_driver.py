@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
 def test_driver_runs_clean(tmp_path: Path) -> None:
     exe = tmp_path / "driver"
-    sources = sorted(str(p) for p in (ROOT / "csrc").glob("*.c"))
+    sources = sorted(str(p) for p in (ROOT / "csrc").rglob("*.c"))
     subprocess.run(["gcc", "-std=c99", "-O1", "-ffp-contract=off", "-Wall", "-Wextra",
                     "-Werror", f"-I{ROOT / 'csrc'}", "-o", str(exe),
                     str(ROOT / "tests/c/driver.c"), *sources, "-lm"], check=True)

@@ -128,7 +128,7 @@ def test_first_tutorial_shows_the_generator_code() -> None:
     includes = literalincludes((TUTORIALS / "01_determinism.md").read_text(encoding="utf-8"))
     shown = {opts.get("pyobject") for _, opts in includes}
     assert {"splitmix64", "seed_state", "Rng.next_u64", "Rng.uniform", "Rng.below"} <= shown
-    assert any(path.endswith("csrc/rng.c") for path, _ in includes)
+    assert any(path.endswith("csrc/common/rng.c") for path, _ in includes)
 
 
 def _driftwood_docs() -> Any:

@@ -1,5 +1,5 @@
 """Dynamic trees: one learned row (and one ``retire`` call) is atomic under allocation
-failure (the undo log of csrc/dt_txn.c).
+failure (the undo log of csrc/dynatree/txn.c).
 
 The hardening suite (tests/common/test_allocation_failure.py) sweeps the failure point over every
 allocation of small models. Here the streams are longer and the models larger, so that

@@ -22,7 +22,7 @@ from fast._ffi import check, ffi, lib
 
 
 def _uncached(model: Any) -> np.ndarray:
-    n = int(model._h.n)
+    n = int(model._h.store.n)
     out = ffi.new("double[]", max(n, 1))
     check(lib.dt_model_entropy_active_uncached(model._h, out), "entropy_active")
     return np.array([float(v) for v in ffi.unpack(out, n)], dtype=float)

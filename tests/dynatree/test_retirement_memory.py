@@ -33,7 +33,7 @@ def test_constant_memory_over_1e5_points(both: tuple[ModuleType, ModuleType],
     for start in range(0, n, chunk):
         m.partial_fit(X[start:start + chunk], y[start:start + chunk])
         h = m._h
-        caps.append((int(h.cap), int(h.cap_sets), int(h.cap_nodes), int(h.n)))
+        caps.append((int(h.store.cap), int(h.pool.cap_sets), int(h.pf.cap_nodes), int(h.store.n)))
         rss.append(_rss_mb())
     assert m.n_seen_ == n and len(m.lpred_) == 100
     # capacities depend on the pool (w = 60, minp = 4), not on the stream length

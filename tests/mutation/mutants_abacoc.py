@@ -6,8 +6,8 @@ from tests.mutation.mutant import Mutant
 
 ABACOC = "tests/abacoc/test_oracle_rules.py"
 COVER = "tests/abacoc/test_oracle_cover.py"
-SE_PY, SE_C = "reference/abacoc/search.py", "csrc/ab_search.c"
-VA_PY, VA_C = "reference/abacoc/variants.py", "csrc/ab_variants.c"
+SE_PY, SE_C = "reference/abacoc/search.py", "csrc/abacoc/search.c"
+VA_PY, VA_C = "reference/abacoc/variants.py", "csrc/abacoc/variants.c"
 DISTANCE = f"{COVER}::test_distance_is_the_minkowski_distance"
 NEAREST = f"{COVER}::test_nearest_ball_is_the_brute_force_nearest_centre"
 BASE = f"{COVER}::test_base_radius_and_dimension_follow_algorithm_2"
@@ -25,7 +25,7 @@ ABACOC_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/ab_balls.c",
+                "csrc/abacoc/balls.c",
                 "c[j] + (x[j] - c[j]) / u;",
                 "c[j] + (x[j] - c[j]) / (u + 1.0);",
                 1,
@@ -43,7 +43,7 @@ ABACOC_MUTANTS: list[Mutant] = [
                 "exponent = -1.0 / (1.0 + d)",
                 1,
             ),
-            ("csrc/ab_balls.c", "exponent = -1.0 / (2.0 + d);", "exponent = -1.0 / (1.0 + d);", 1),
+            ("csrc/abacoc/balls.c", "exponent = -1.0 / (2.0 + d);", "exponent = -1.0 / (1.0 + d);", 1),
         ),
     ),
     Mutant(
@@ -58,7 +58,7 @@ ABACOC_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/ab_balls.c",
+                "csrc/abacoc/balls.c",
                 "double gamma = 1.0 / (2.0 * sqrt((double)(n + 2)));",
                 "double gamma = 1.0 / (2.0 * sqrt((double)(n + 1)));",
                 1,
@@ -77,7 +77,7 @@ ABACOC_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/ab_balls.c",
+                "csrc/abacoc/balls.c",
                 "double q = (double)(n1 + 1) / (double)(n + 2);",
                 "double q = (double)(n1 + 1) / (double)(n + 3);",
                 1,
@@ -197,11 +197,11 @@ ABACOC_MUTANTS: list[Mutant] = [
             (VA_PY, "running += state.balls[slot].m + 1", "running += state.balls[slot].m + 2", 1),
             (
                 VA_C,
-                "weight_total += (uint64_t)(m->m[slot] + 1);",
-                "weight_total += (uint64_t)(m->m[slot] + 2);",
+                "weight_total += (uint64_t)(m->balls.m[slot] + 1);",
+                "weight_total += (uint64_t)(m->balls.m[slot] + 2);",
                 1,
             ),
-            (VA_C, "running += m->m[slot] + 1;", "running += m->m[slot] + 2;", 1),
+            (VA_C, "running += m->balls.m[slot] + 1;", "running += m->balls.m[slot] + 2;", 1),
         ),
     ),
     Mutant(
@@ -210,7 +210,7 @@ ABACOC_MUTANTS: list[Mutant] = [
         BASE,
         (
             (VA_PY, "-1.0 / (2.0 + state.phase_dim)", "-1.0 / (1.0 + state.phase_dim)", 1),
-            (VA_C, "-1.0 / (2.0 + m->phase_dim)", "-1.0 / (1.0 + m->phase_dim)", 1),
+            (VA_C, "-1.0 / (2.0 + m->vs.phase_dim)", "-1.0 / (1.0 + m->vs.phase_dim)", 1),
         ),
     ),
     Mutant(
@@ -219,7 +219,7 @@ ABACOC_MUTANTS: list[Mutant] = [
         BASE,
         (
             (VA_PY, "math.log(2.0 / state.radius)", "math.log(4.0 / state.radius)", 1),
-            (VA_C, "log(2.0 / m->radius)", "log(4.0 / m->radius)", 1),
+            (VA_C, "log(2.0 / m->vs.radius)", "log(4.0 / m->vs.radius)", 1),
         ),
     ),
 ]

@@ -9,9 +9,9 @@ LINEAR = "tests/dynatree/test_oracle_linear_leaf.py"
 RETIRED = "tests/dynatree/test_oracle_retired_stats.py"
 PRIOR = "tests/dynatree/test_oracle_tree_prior_and_resampling.py"
 DISCARD = "tests/dynatree/test_oracle_discard_stats.py"
-LM_PY, LM_C = "reference/dynatree/leaf_models.py", "csrc/dt_leaf_models.c"
-FG_PY, FG_C = "reference/dynatree/forgetting.py", "csrc/dt_forgetting.c"
-DS_PY, DS_C = "reference/dynatree/discard_stats.py", "csrc/dt_discard_stats.c"
+LM_PY, LM_C = "reference/dynatree/leaf_models.py", "csrc/dynatree/leaf_models.c"
+FG_PY, FG_C = "reference/dynatree/forgetting.py", "csrc/dynatree/forgetting.c"
+DS_PY, DS_C = "reference/dynatree/discard_stats.py", "csrc/dynatree/discard_stats.c"
 
 DYNATREE_MUTANTS: list[Mutant] = [
     Mutant(
@@ -27,13 +27,13 @@ DYNATREE_MUTANTS: list[Mutant] = [
                 2,
             ),
             (
-                "csrc/dt_leaf_models.c",
+                "csrc/dynatree/leaf_models.c",
                 "double inv_c = 1.0 / (double)c->n_classes",
                 "double inv_c = 2.0 / (double)c->n_classes",
                 2,
             ),
             (
-                "csrc/dt_model.c",
+                "csrc/dynatree/model.c",
                 "? 1.0 / (double)m->cfg.n_classes",
                 "? 2.0 / (double)m->cfg.n_classes",
                 1,
@@ -58,13 +58,13 @@ DYNATREE_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/dt_leaf_models.c",
+                "csrc/dynatree/leaf_models.c",
                 "a = st[DT_OFF_N] + st[DT_OFF_NU] + 1.0;",
                 "a = st[DT_OFF_N] + st[DT_OFF_NU] + 2.0;",
                 1,
             ),
             (
-                "csrc/dt_leaf_models.c",
+                "csrc/dynatree/leaf_models.c",
                 "(st[DT_OFF_N] + st[DT_OFF_NU] + 1.0);",
                 "(st[DT_OFF_N] + st[DT_OFF_NU] + 2.0);",
                 1,
@@ -83,7 +83,7 @@ DYNATREE_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/dt_leaf_models.c",
+                "csrc/dynatree/leaf_models.c",
                 "ell = ell - 0.5 * log(n);",
                 "ell = ell - 0.5 * log(n + 1.0);",
                 1,
@@ -102,7 +102,7 @@ DYNATREE_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/dt_leaf_models.c",
+                "csrc/dynatree/leaf_models.c",
                 "ell = ell - 0.5 * df * log(q / 2.0)",
                 "ell = ell - 0.5 * df * log(q)",
                 1,
@@ -120,7 +120,7 @@ DYNATREE_MUTANTS: list[Mutant] = [
                 "        h = 2.0 / tot\n",
                 1,
             ),
-            ("csrc/dt_leaf_models.c", "tot > 0.0) h = 1.0 / tot;", "tot > 0.0) h = 2.0 / tot;", 1),
+            ("csrc/dynatree/leaf_models.c", "tot > 0.0) h = 1.0 / tot;", "tot > 0.0) h = 2.0 / tot;", 1),
         ),
     ),
     Mutant(
@@ -354,7 +354,7 @@ DYNATREE_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/dt_tree.c",
+                "csrc/dynatree/tree.c",
                 "beta * log(1.0 + (double)depth)",
                 "beta * log(2.0 + (double)depth)",
                 1,
@@ -373,7 +373,7 @@ DYNATREE_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/dt_tree.c",
+                "csrc/dynatree/tree.c",
                 "pow(1.0 + (double)depth, -beta)",
                 "pow(2.0 + (double)depth, -beta)",
                 1,
@@ -392,7 +392,7 @@ DYNATREE_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/dt_tree.c",
+                "csrc/dynatree/tree.c",
                 "below = dt_prior_leaf(m, nd[k].depth + 1);",
                 "below = dt_prior_leaf(m, nd[k].depth);",
                 1,
@@ -411,7 +411,7 @@ DYNATREE_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/dt_particles.c",
+                "csrc/dynatree/particles.c",
                 "c = c + (expected[i] - (double)counts[i]) / (double)rest;",
                 "c = c + expected[i] / (double)n;",
                 1,
@@ -430,7 +430,7 @@ DYNATREE_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/dt_particles.c",
+                "csrc/dynatree/particles.c",
                 "lpred = special_log_or_neg_inf(total) - log((double)n);",
                 "lpred = special_log_or_neg_inf(total);",
                 1,

@@ -7,8 +7,8 @@ from tests.mutation.mutant import Mutant
 LOSSES = "tests/sgt/test_oracle_losses.py"
 STATS = "tests/sgt/test_oracle_statistics.py"
 SPLITS = "tests/sgt/test_oracle_splits.py"
-GH_PY, GH_C = "reference/sgt/grad_hess.py", "csrc/sgt_grad_hess.c"
-SP_PY, SP_C = "reference/sgt/splits.py", "csrc/sgt_splits.c"
+GH_PY, GH_C = "reference/sgt/grad_hess.py", "csrc/sgt/grad_hess.c"
+SP_PY, SP_C = "reference/sgt/splits.py", "csrc/sgt/splits.c"
 MOMENTS = f"{SPLITS}::test_loss_change_moments_are_the_sample_moments_of_the_loss_change"
 POOLED = f"{SPLITS}::test_pooled_moments_are_those_of_every_childs_loss_changes"
 BINNING = f"{SPLITS}::test_bin_is_the_equal_width_interval_holding_the_value"
@@ -21,7 +21,7 @@ SGT_MUTANTS: list[Mutant] = [
         f"{LOSSES}::test_squared_error_derivatives_are_those_of_half_squared_error",
         (
             ("reference/sgt/losses.py", "return raw - y, 1.0", "return raw - y, 2.0", 1),
-            ("csrc/sgt_losses.c", "    *h = 1.0;\n", "    *h = 2.0;\n", 1),
+            ("csrc/sgt/losses.c", "    *h = 1.0;\n", "    *h = 2.0;\n", 1),
         ),
     ),
     Mutant(
@@ -35,7 +35,7 @@ SGT_MUTANTS: list[Mutant] = [
                 "return y - p, p * (1.0 - p)",
                 1,
             ),
-            ("csrc/sgt_losses.c", "    *g = p - y;\n", "    *g = y - p;\n", 1),
+            ("csrc/sgt/losses.c", "    *g = p - y;\n", "    *g = y - p;\n", 1),
         ),
     ),
     Mutant(
@@ -44,7 +44,7 @@ SGT_MUTANTS: list[Mutant] = [
         f"{LOSSES}::test_cross_entropy_derivatives_are_those_of_the_log_loss",
         (
             ("reference/sgt/losses.py", "return p - y, p * (1.0 - p)", "return p - y, p", 1),
-            ("csrc/sgt_losses.c", "    *h = p * (1.0 - p);\n", "    *h = p;\n", 1),
+            ("csrc/sgt/losses.c", "    *h = p * (1.0 - p);\n", "    *h = p;\n", 1),
         ),
     ),
     Mutant(
@@ -53,7 +53,7 @@ SGT_MUTANTS: list[Mutant] = [
         f"{LOSSES}::test_softmax_committee_derivatives_are_the_diagonal_of_the_cross_entropy",
         (
             ("reference/sgt/losses.py", "hess.append(p * (1.0 - p))", "hess.append(p)", 1),
-            ("csrc/sgt_losses.c", "hess[c] = p * (1.0 - p);", "hess[c] = p;", 1),
+            ("csrc/sgt/losses.c", "hess[c] = p * (1.0 - p);", "hess[c] = p;", 1),
         ),
     ),
     Mutant(
@@ -68,7 +68,7 @@ SGT_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/sgt_losses.c",
+                "csrc/sgt/losses.c",
                 "grads[c] = p - (c == label ? 1.0 : 0.0);",
                 "grads[c] = p - (c == label ? 0.5 : 0.0);",
                 1,
@@ -87,7 +87,7 @@ SGT_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/sgt_grad_hess.c",
+                "csrc/sgt/grad_hess.c",
                 "s->m_g += (g - mean_g_old) * (g - mean_g_new);",
                 "s->m_g += (g - mean_g_new) * (g - mean_g_new);",
                 1,
@@ -106,7 +106,7 @@ SGT_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/sgt_grad_hess.c",
+                "csrc/sgt/grad_hess.c",
                 "s->c += (g - mean_g_old) * (h - mean_h_new);",
                 "s->c += (g - mean_g_old) * (h - mean_h_old);",
                 1,
@@ -125,7 +125,7 @@ SGT_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/sgt_grad_hess.c",
+                "csrc/sgt/grad_hess.c",
                 "return s->n >= 2 ? s->m_g / ((double)s->n - 1.0) : 0.0;",
                 "return s->n >= 2 ? s->m_g / (double)s->n : 0.0;",
                 1,
@@ -144,13 +144,13 @@ SGT_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/sgt_grad_hess.c",
+                "csrc/sgt/grad_hess.c",
                 "/ (sgt_stats_mean_h(s) + lam + DBL_MIN);",
                 "/ (sgt_stats_mean_h(s) + 2.0 * lam + DBL_MIN);",
                 1,
             ),
             (
-                "csrc/sgt_splits.c",
+                "csrc/sgt/splits.c",
                 "double delta = -mean_g / (mean_h + lam + DBL_MIN);",
                 "double delta = -mean_g / (mean_h + 2.0 * lam + DBL_MIN);",
                 1,
@@ -163,7 +163,7 @@ SGT_MUTANTS: list[Mutant] = [
         f"{STATS}::test_split_test_p_value_is_the_two_sided_student_t_tail",
         (
             ("reference/sgt/splits.py", "nu = float(n) - 1.0\n", "nu = float(n)\n", 1),
-            ("csrc/sgt_splits.c", "nu = (double)n - 1.0;", "nu = (double)n;", 1),
+            ("csrc/sgt/splits.c", "nu = (double)n - 1.0;", "nu = (double)n;", 1),
         ),
     ),
     Mutant(
@@ -178,7 +178,7 @@ SGT_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/sgt_splits.c",
+                "csrc/sgt/splits.c",
                 "f_stat = (double)n * mean * mean / variance;",
                 "f_stat = ((double)n - 1.0) * mean * mean / variance;",
                 1,
@@ -380,7 +380,7 @@ SGT_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/sgt_quantizer.c",
+                "csrc/sgt/quantizer.c",
                 "if (position >= (double)bins)",
                 "if (position > (double)bins)",
                 1,
@@ -399,7 +399,7 @@ SGT_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/sgt_quantizer.c",
+                "csrc/sgt/quantizer.c",
                 "position = (double)bins * (x - lo) / (hi - lo);",
                 "position = (double)(bins - 1) * (x - lo) / (hi - lo);",
                 1,
@@ -417,7 +417,7 @@ SGT_MUTANTS: list[Mutant] = [
                 "    return 1.0 / (1.0 + e)\n",
                 1,
             ),
-            ("csrc/sgt_losses.c", "    return e / (1.0 + e);", "    return 1.0 / (1.0 + e);", 1),
+            ("csrc/sgt/losses.c", "    return e / (1.0 + e);", "    return 1.0 / (1.0 + e);", 1),
         ),
     ),
     Mutant(
@@ -432,13 +432,13 @@ SGT_MUTANTS: list[Mutant] = [
                 1,
             ),
             (
-                "csrc/sgt_losses.c",
+                "csrc/sgt/losses.c",
                 "double s = c < n_raws ? raws[c] : 0.0;",
                 "double s = c < n_raws ? raws[c] : 1.0;",
                 1,
             ),
             (
-                "csrc/sgt_losses.c",
+                "csrc/sgt/losses.c",
                 "probs[c] = exp((c < n_raws ? raws[c] : 0.0) - top);",
                 "probs[c] = exp((c < n_raws ? raws[c] : 1.0) - top);",
                 1,

@@ -1,5 +1,5 @@
 /*
- * dt_particles.c -- particle learning [AG13, §2.3]; mirrors reference/dynatree/particles.py.
+ * dynatree/particles.c -- particle learning [AG13, §2.3]; mirrors reference/dynatree/particles.py.
  *
  * One PL step ([DT-SPEC §5]): weights w_i = p(y_t | x_t, T_i) from each particle's leaf,
  * lpred_t = log(sum w) - log N, residual resampling when the weights differ, then
@@ -8,12 +8,12 @@
  * a memcpy of the node arena into a spare arena, sharing the leaves' point sets
  * copy-on-write (so the cost is proportional to the number of duplicates and their tree
  * sizes, not to N or the data size). The dead particle's arena joins the spare pool when
- * the row's transaction commits (dt_txn.c), so a rollback finds it intact.
+ * the row's transaction commits (dynatree/txn.c), so a rollback finds it intact.
  * Random draws ([DT-SPEC §0] item 6 (a)): one uniform() per residual draw, only if resampling.
  */
 #include <math.h>
 #include <string.h>
-#include "core.h"
+#include "dynatree/dynatree.h"
 
 /* mirrors particle_weight; returns 1 if the leaf predictive is proper */
 int dt_particle_weight(dt_model *m, const dt_particle *t, const double *x, double y,
@@ -27,7 +27,7 @@ int dt_particle_weight(dt_model *m, const dt_particle *t, const double *x, doubl
         *w = dt_class_probability(st, &m->cfg, (int)y);
         return 1;
     }
-    if (!dt_regression_predictive(st, &m->cfg, x, &loc, &scale, &df, m->work)) {
+    if (!dt_regression_predictive(st, &m->cfg, x, &loc, &scale, &df, m->buf.work)) {
         *w = 0.0;
         return 0;
     }
@@ -73,16 +73,16 @@ int32_t dt_residual_resample(const double *weights, int32_t n, rng_state *r, int
 /* [DT-SPEC §5.2] mirrors resample; returns lpred */
 double dt_resample(dt_model *m, const double *x, double y)
 {
-    int32_t n = m->n_particles, i, j, n_dead = 0;
+    int32_t n = m->par.n_particles, i, j, n_dead = 0;
     int any_proper = 0, equal = 1;
-    double *w = m->w, *wn = m->w + n, *expected = m->w + 2 * n, *cum = m->w + 3 * n;
+    double *w = m->pf.w, *wn = m->pf.w + n, *expected = m->pf.w + 2 * n, *cum = m->pf.w + 3 * n;
     double total = 0.0, lpred, s2 = 0.0, inv_n;
-    int32_t *counts = m->flags, *dead = m->flags + n;
-    m->leafc_ok = 0;
+    int32_t *counts = m->pf.flags, *dead = m->pf.flags + n;
+    m->pf.leafc_ok = 0;
     if (n == 1) return 0.0;
     for (i = 0; i < n; i++)
-        any_proper |= dt_particle_weight(m, &m->parts[i], x, y, &w[i], &m->leafc[i]);
-    m->leafc_ok = 1;
+        any_proper |= dt_particle_weight(m, &m->pf.parts[i], x, y, &w[i], &m->pf.leafc[i]);
+    m->pf.leafc_ok = 1;
     if (!any_proper) return 0.0;
     for (i = 0; i < n; i++) total = total + w[i];
     lpred = special_log_or_neg_inf(total) - log((double)n);
@@ -98,40 +98,40 @@ double dt_resample(dt_model *m, const double *x, double y)
     for (i = 0; i < n; i++) s2 = s2 + wn[i] * wn[i];
     inv_n = 1.0 / (double)n;
     if (!(s2 * inv_n - inv_n * inv_n > 0.0)) return lpred;
-    dt_residual_resample(wn, n, &m->rng, m->chosen, expected, cum, counts);
+    dt_residual_resample(wn, n, &m->rng, m->pf.chosen, expected, cum, counts);
     /* counts[i] := number of copies of i; dead := particles with no copy */
     for (i = 0; i < n; i++) counts[i] = 0;
-    for (j = 0; j < n; j++) counts[m->chosen[j]]++;
+    for (j = 0; j < n; j++) counts[m->pf.chosen[j]]++;
     for (i = 0; i < n; i++)
         if (counts[i] == 0) dead[n_dead++] = i;
     /* undo-log room for the sets the dead particles release, and one spare arena per
-     * copy: a dead particle's arena is kept intact until the row commits (dt_txn.c) */
+     * copy: a dead particle's arena is kept intact until the row commits (dynatree/txn.c) */
     {
         int64_t room = 0;
-        for (j = 0; j < n_dead; j++) room += dt_log_bound(m, &m->parts[dead[j]], 0);
+        for (j = 0; j < n_dead; j++) room += dt_log_bound(m, &m->pf.parts[dead[j]], 0);
         if (dt_log_room(m, room) != ST_OK || dt_spare_reserve(m, n_dead) != ST_OK) {
-            m->broken = 1;
+            m->txn.broken = 1;
             return lpred;
         }
     }
     for (i = 0; i < n; i++) counts[i] = 0; /* now: first copy placed? */
     n_dead = 0;
     for (j = 0; j < n; j++) {
-        i = m->chosen[j];
+        i = m->pf.chosen[j];
         if (!counts[i]) {
             counts[i] = 1;
-            m->tmp[j] = m->parts[i];
+            m->pf.tmp[j] = m->pf.parts[i];
         } else {
-            m->tmp[j] = m->parts[dead[n_dead++]];
-            dt_particle_release_sets(m, &m->tmp[j]);
-            m->tmp[j].nodes = dt_spare_take(m, m->tmp[j].nodes);
-            dt_copy_particle(m, &m->tmp[j], &m->parts[i]);
+            m->pf.tmp[j] = m->pf.parts[dead[n_dead++]];
+            dt_particle_release_sets(m, &m->pf.tmp[j]);
+            m->pf.tmp[j].nodes = dt_spare_take(m, m->pf.tmp[j].nodes);
+            dt_copy_particle(m, &m->pf.tmp[j], &m->pf.parts[i]);
         }
     }
-    memcpy(m->parts, m->tmp, sizeof(dt_particle) * (size_t)n);
+    memcpy(m->pf.parts, m->pf.tmp, sizeof(dt_particle) * (size_t)n);
     /* copies keep arena indices, so the cached leaves follow their particles */
-    for (j = 0; j < n; j++) m->leafc[n + j] = m->leafc[m->chosen[j]];
-    memcpy(m->leafc, m->leafc + n, sizeof(int32_t) * (size_t)n);
+    for (j = 0; j < n; j++) m->pf.leafc[n + j] = m->pf.leafc[m->pf.chosen[j]];
+    memcpy(m->pf.leafc, m->pf.leafc + n, sizeof(int32_t) * (size_t)n);
     return lpred;
 }
 
@@ -139,13 +139,13 @@ double dt_resample(dt_model *m, const double *x, double y)
 double dt_pl_step(dt_model *m, int32_t index)
 {
     int32_t i;
-    double lpred = dt_resample(m, m->X + (int64_t)index * m->d, m->y[index]);
-    for (i = 0; i < m->n_particles && !m->broken; i++) {
-        if (dt_log_room(m, dt_log_bound(m, &m->parts[i], 0)) != ST_OK) {
-            m->broken = 1;
+    double lpred = dt_resample(m, m->store.X + (int64_t)index * m->par.d, m->store.y[index]);
+    for (i = 0; i < m->par.n_particles && !m->txn.broken; i++) {
+        if (dt_log_room(m, dt_log_bound(m, &m->pf.parts[i], 0)) != ST_OK) {
+            m->txn.broken = 1;
             break;
         }
-        dt_propagate(m, &m->parts[i], index, m->leafc_ok ? m->leafc[i] : -1);
+        dt_propagate(m, &m->pf.parts[i], index, m->pf.leafc_ok ? m->pf.leafc[i] : -1);
     }
     return lpred;
 }
@@ -153,13 +153,13 @@ double dt_pl_step(dt_model *m, int32_t index)
 /* [DT-SPEC §8.1] mirrors regression_summaries; out = (mean, var, q05, q95, df) */
 void dt_regression_summaries(dt_model *m, const double *x, double *out)
 {
-    double n = (double)m->n_particles, s_mu = 0.0, s_mu2 = 0.0, s_var = 0.0, s_q1 = 0.0;
+    double n = (double)m->par.n_particles, s_mu = 0.0, s_mu2 = 0.0, s_var = 0.0, s_q1 = 0.0;
     double s_q2 = 0.0, s_df = 0.0, loc, scale, df, t05, mean, vmean;
     const double *st;
     int32_t i;
-    for (i = 0; i < m->n_particles; i++) {
-        st = dt_leaf_stats(m, &m->parts[i], dt_find_leaf(&m->parts[i], x));
-        if (dt_regression_predictive(st, &m->cfg, x, &loc, &scale, &df, m->work)) {
+    for (i = 0; i < m->par.n_particles; i++) {
+        st = dt_leaf_stats(m, &m->pf.parts[i], dt_find_leaf(&m->pf.parts[i], x));
+        if (dt_regression_predictive(st, &m->cfg, x, &loc, &scale, &df, m->buf.work)) {
             s_mu = s_mu + loc;
             s_mu2 = s_mu2 + loc * loc;
             s_df = s_df + df;
@@ -192,13 +192,13 @@ void dt_regression_summaries(dt_model *m, const double *x, double *out)
 /* [DT-SPEC §8.2] mirrors class_summaries */
 void dt_class_summaries(dt_model *m, const double *x, double *probs, double *entropy)
 {
-    double n = (double)m->n_particles, ent = 0.0, h, pk;
+    double n = (double)m->par.n_particles, ent = 0.0, h, pk;
     const double *st;
     int32_t i;
     int k;
     for (k = 0; k < m->cfg.n_classes; k++) probs[k] = 0.0;
-    for (i = 0; i < m->n_particles; i++) {
-        st = dt_leaf_stats(m, &m->parts[i], dt_find_leaf(&m->parts[i], x));
+    for (i = 0; i < m->par.n_particles; i++) {
+        st = dt_leaf_stats(m, &m->pf.parts[i], dt_find_leaf(&m->pf.parts[i], x));
         h = 0.0;
         for (k = 0; k < m->cfg.n_classes; k++) {
             pk = dt_class_probability(st, &m->cfg, k);

@@ -1,5 +1,5 @@
 /*
- * sgt_grad_hess.c -- gradient/Hessian statistics cells [GPF19, §3.3, Eq. 13, 17-18].
+ * sgt/grad_hess.c -- gradient/Hessian statistics cells [GPF19, §3.3, Eq. 13, 17-18].
  *
  * Mirrors reference/sgt/grad_hess.py function by function (same operations, same
  * order). A cell holds n, Σg, Σh and the centred sums M_g, M_h, C. Invariants:
@@ -10,7 +10,7 @@
  *   moments: m = Δḡ + h̄Δ²/2, s² = max(0, Δ²s_g² + Δ⁴s_h²/4 + Δ³c_gh)  [GPF19, Eq. 18]
  */
 #include <float.h>
-#include "core.h"
+#include "sgt/sgt.h"
 
 double sgt_stats_mean_g(const sgt_stats *s)
 {

@@ -1,5 +1,5 @@
 /*
- * sgt_model.c -- the learning core of every SGT model: warm-up buffer and committee.
+ * sgt/core.c -- the learning core of every SGT model: warm-up buffer and committee.
  *
  * Mirrors reference/sgt/core.py (class SGTCore). During the warm-up, items (one row,
  * or the rows of a bag) widen the ranges and are buffered; when `warmup` rows have
@@ -14,7 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core.h"
+#include "sgt/sgt.h"
 
 static void scratch_free(sgt_scratch *s)
 {
@@ -107,17 +107,17 @@ void sgt_model_free(sgt_model *m)
         for (c = 0; c < m->n_trees; c++)
             sgt_tree_free(&m->trees[c]);
     alloc_free(m->trees);
-    alloc_free(m->buf_x);
-    alloc_free(m->buf_target);
-    alloc_free(m->buf_len);
+    alloc_free(m->warm.buf_x);
+    alloc_free(m->warm.buf_target);
+    alloc_free(m->warm.buf_len);
     scratch_free(&m->s);
     sgt_quantizer_free(&m->q);
     alloc_free(m);
 }
 
-int sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, const double *lo,
-                  const double *hi, const uint8_t *fixed, int32_t loss_kind, int32_t n_trees,
-                  sgt_model **out)
+int32_t sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, const double *lo,
+                      const double *hi, const uint8_t *fixed, int32_t loss_kind,
+                      int32_t n_trees, sgt_model **out)
 {
     sgt_model *m;
     int32_t c;
@@ -193,17 +193,17 @@ static int warmup_raws(sgt_model *m, double *out)
     int64_t item, count = 0, longest = 1;
     int32_t c;
     double n;
-    for (item = 0; item < m->buf_items; item++)
-        if (m->buf_len[item] > longest)
-            longest = m->buf_len[item];
+    for (item = 0; item < m->warm.buf_items; item++)
+        if (m->warm.buf_len[item] > longest)
+            longest = m->warm.buf_len[item];
     if (scratch_rows(s, longest) != ST_OK)   /* a restored buffer may hold longer bags */
         return ST_ENOMEM;
     for (c = 0; c < m->n_trees; c++) {
         s->warm_g[c] = 0.0;
         s->warm_h[c] = 0.0;
     }
-    for (item = 0; item < m->buf_items; item++)
-        count += add_gradients_at_zero(m, m->buf_len[item], m->buf_target[item]);
+    for (item = 0; item < m->warm.buf_items; item++)
+        count += add_gradients_at_zero(m, m->warm.buf_len[item], m->warm.buf_target[item]);
     for (c = 0; c < m->n_trees; c++) {
         if (count == 0) {
             out[c] = 0.0;
@@ -277,35 +277,35 @@ int sgt_model_buffer_restore(sgt_model *m, const double *rows, int32_t n_rows, d
     int64_t d = m->q.d;
     if (n_rows < 1)
         return ST_EINVAL;
-    if (m->buf_rows + n_rows > m->buf_rows_cap) {
-        int64_t cap = m->buf_rows_cap ? m->buf_rows_cap : 64;
+    if (m->warm.buf_rows + n_rows > m->warm.buf_rows_cap) {
+        int64_t cap = m->warm.buf_rows_cap ? m->warm.buf_rows_cap : 64;
         double *grown;
-        while (cap < m->buf_rows + n_rows)
+        while (cap < m->warm.buf_rows + n_rows)
             cap *= 2;
-        grown = alloc_realloc(m->buf_x, (size_t)(cap * d) * sizeof(double));
+        grown = alloc_realloc(m->warm.buf_x, (size_t)(cap * d) * sizeof(double));
         if (!grown)
             return ST_ENOMEM;
-        m->buf_x = grown;
-        m->buf_rows_cap = cap;
+        m->warm.buf_x = grown;
+        m->warm.buf_rows_cap = cap;
     }
-    if (m->buf_items + 1 > m->buf_items_cap) {
-        int64_t cap = m->buf_items_cap ? m->buf_items_cap * 2 : 64;
-        double *t = alloc_realloc(m->buf_target, (size_t)cap * sizeof(double));
+    if (m->warm.buf_items + 1 > m->warm.buf_items_cap) {
+        int64_t cap = m->warm.buf_items_cap ? m->warm.buf_items_cap * 2 : 64;
+        double *t = alloc_realloc(m->warm.buf_target, (size_t)cap * sizeof(double));
         int32_t *l;
         if (!t)
             return ST_ENOMEM;
-        m->buf_target = t;
-        l = alloc_realloc(m->buf_len, (size_t)cap * sizeof(int32_t));
+        m->warm.buf_target = t;
+        l = alloc_realloc(m->warm.buf_len, (size_t)cap * sizeof(int32_t));
         if (!l)
             return ST_ENOMEM;
-        m->buf_len = l;
-        m->buf_items_cap = cap;
+        m->warm.buf_len = l;
+        m->warm.buf_items_cap = cap;
     }
-    memcpy(m->buf_x + m->buf_rows * d, rows, (size_t)(n_rows * d) * sizeof(double));
-    m->buf_target[m->buf_items] = target;
-    m->buf_len[m->buf_items] = n_rows;
-    m->buf_items += 1;
-    m->buf_rows += n_rows;
+    memcpy(m->warm.buf_x + m->warm.buf_rows * d, rows, (size_t)(n_rows * d) * sizeof(double));
+    m->warm.buf_target[m->warm.buf_items] = target;
+    m->warm.buf_len[m->warm.buf_items] = n_rows;
+    m->warm.buf_items += 1;
+    m->warm.buf_rows += n_rows;
     return ST_OK;
 }
 
@@ -326,8 +326,8 @@ int sgt_model_warmup_push(sgt_model *m, const double *rows, int32_t n_rows, doub
         return rc;
     for (i = 0; i < n_rows; i++)
         sgt_quantizer_observe(&m->q, rows + (int64_t)i * m->q.d);
-    m->warm_rows += n_rows;
-    if (m->warm_rows >= m->p.warmup) {
+    m->warm.warm_rows += n_rows;
+    if (m->warm.warm_rows >= m->p.warmup) {
         m->q.frozen = 1;
         *ended = 1;
     }
@@ -336,8 +336,8 @@ int sgt_model_warmup_push(sgt_model *m, const double *rows, int32_t n_rows, doub
 
 void sgt_model_clear_buffer(sgt_model *m)
 {
-    m->buf_rows = 0;
-    m->buf_items = 0;
+    m->warm.buf_rows = 0;
+    m->warm.buf_items = 0;
 }
 
 /* every tree learns at the row whose bins/categories are already in m->s.codes */
@@ -368,9 +368,9 @@ int sgt_model_reserve(sgt_model *m, int64_t splits)
  * attempt consumes grace_period new rows of one leaf: at most rows / grace_period splits. */
 int sgt_model_reserve_warmup_end(sgt_model *m, int64_t n_rows)
 {
-    if (m->q.frozen || m->warm_rows + n_rows < m->p.warmup || !m->p.warmup_trains)
+    if (m->q.frozen || m->warm.warm_rows + n_rows < m->p.warmup || !m->p.warmup_trains)
         return ST_OK;
-    return sgt_model_reserve(m, (m->buf_rows + n_rows) / m->p.grace_period + 1);
+    return sgt_model_reserve(m, (m->warm.buf_rows + n_rows) / m->p.grace_period + 1);
 }
 
 static int train_gh(sgt_model *m, const double *x, const double *grads, const double *hess)
@@ -442,9 +442,9 @@ int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double tar
         /* secure the per-row scratch for this bag and every buffered bag before any
          * state changes, so ST_ENOMEM leaves the model as it was */
         int64_t item, need = n_rows;
-        for (item = 0; item < m->buf_items; item++)
-            if (m->buf_len[item] > need)
-                need = m->buf_len[item];
+        for (item = 0; item < m->warm.buf_items; item++)
+            if (m->warm.buf_len[item] > need)
+                need = m->warm.buf_len[item];
         rc = scratch_rows(&m->s, need);
         if (rc != ST_OK)
             return rc;
@@ -460,12 +460,12 @@ int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double tar
         rc = sgt_model_warmup_push(m, rows, n_rows, target, &ended);
         if (rc != ST_OK || !ended)
             return rc;
-        for (item = 0; item < m->buf_items && m->p.warmup_trains; item++) {
-            rc = sgt_model_train(m, m->buf_x + offset * m->q.d, m->buf_len[item],
-                                 m->buf_target[item]);
+        for (item = 0; item < m->warm.buf_items && m->p.warmup_trains; item++) {
+            rc = sgt_model_train(m, m->warm.buf_x + offset * m->q.d, m->warm.buf_len[item],
+                                 m->warm.buf_target[item]);
             if (rc != ST_OK)
                 break;
-            offset += m->buf_len[item];
+            offset += m->warm.buf_len[item];
         }
         sgt_model_clear_buffer(m);
         return rc;

@@ -1,5 +1,5 @@
 /*
- * sgt_quantizer.c -- equal-width binning with warm-up range estimation [GPF19, §3.2].
+ * sgt/quantizer.c -- equal-width binning with warm-up range estimation [GPF19, §3.2].
  *
  * Mirrors reference/sgt/quantizer.py. bin = floor(B (x - min) / (max - min)) clipped
  * to [0, B-1]; a degenerate range gives bin 0 ([SGT-SPEC §5.6]). Ranges start at the first
@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core.h"
+#include "sgt/sgt.h"
 
 int32_t sgt_bin_index(double x, double lo, double hi, int32_t bins)
 {
@@ -27,6 +27,8 @@ int32_t sgt_bin_index(double x, double lo, double hi, int32_t bins)
 
 void sgt_quantizer_free(sgt_quantizer *q)
 {
+    if (!q)
+        return;
     alloc_free(q->kinds);
     alloc_free(q->offsets);
     alloc_free(q->lo);

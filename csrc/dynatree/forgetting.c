@@ -1,5 +1,5 @@
 /*
- * dt_forgetting.c -- the power-prior discount of retired information and the collapse of
+ * dynatree/forgetting.c -- the power-prior discount of retired information and the collapse of
  * improper leaves [AG13, §5]; [DT-SPEC §3.5], [DT-SPEC §6.3]; mirrors reference/dynatree/forgetting.py.
  *
  * absorb_retired: nu <- lam nu + 1 and every retired statistic <- lam * old + retiree.
@@ -8,7 +8,7 @@
  * promoted subtree's depths are decremented; a root leaf is left alone.
  */
 #include <string.h>
-#include "core.h"
+#include "dynatree/dynatree.h"
 
 /* mirrors absorb_retired; z is scratch for p doubles */
 void dt_absorb_retired(double *st, const dt_leaf_config *c, const double *x, double y,
@@ -47,9 +47,9 @@ void dt_insert_sorted(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
     dt_pointset *ps;
     int32_t pos;
     dt_leaf_append(m, t, leaf, point);
-    if (m->broken) return;
+    if (m->txn.broken) return;
     dt_log_points(m, t->nodes[leaf].set); /* the order below changes in place */
-    ps = &m->sets[t->nodes[leaf].set];
+    ps = &m->pool.sets[t->nodes[leaf].set];
     pos = ps->n - 1;
     while (pos > 0 && ps->pts[pos - 1] > point) {
         ps->pts[pos] = ps->pts[pos - 1];
@@ -58,25 +58,26 @@ void dt_insert_sorted(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
     ps->pts[pos] = point;
 }
 
-/* mirrors collapse ([DT-SPEC §6.3] [REC]) */
+/* mirrors collapse ([DT-SPEC §6.3] [REC]: driftwood's choice where dynaTree is fragile, collapse
+ * at or next to the root handled and depths recomputed) */
 void dt_collapse(dt_model *m, dt_particle *t, int32_t leaf)
 {
     dt_node *nd = t->nodes;
-    int32_t parent = nd[leaf].parent, sibling, grand, n_pts, a, k, pt, *stack = m->stack, sp = 0;
+    int32_t parent = nd[leaf].parent, sibling, grand, n_pts, a, k, pt, *stack = m->buf.stack, sp = 0;
     const double *x;
     if (parent < 0) return;
     sibling = nd[parent].left == leaf ? nd[parent].right : nd[parent].left;
-    n_pts = dt_gather_points(m, t, leaf, m->ibuf2);
+    n_pts = dt_gather_points(m, t, leaf, m->buf.ibuf2);
     for (a = 0; a < n_pts; a++) {
-        pt = m->ibuf2[a];
-        x = m->X + (int64_t)pt * m->d;
+        pt = m->buf.ibuf2[a];
+        x = m->store.X + (int64_t)pt * m->par.d;
         k = sibling;
         while (t->nodes[k].var >= 0)
             k = x[t->nodes[k].var] <= t->nodes[k].value ? t->nodes[k].left : t->nodes[k].right;
         dt_insert_sorted(m, t, k, pt);
-        if (m->broken) return;
-        dt_add_point(dt_leaf_stats(m, t, k), &m->cfg, m->ibuf, 0, pt, m->X, m->y, m->d,
-                     m->work);
+        if (m->txn.broken) return;
+        dt_add_point(dt_leaf_stats(m, t, k), &m->cfg, m->buf.ibuf, 0, pt, m->store.X, m->store.y, m->par.d,
+                     m->buf.work);
     }
     nd = t->nodes;
     grand = nd[parent].parent;

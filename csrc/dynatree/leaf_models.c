@@ -1,8 +1,8 @@
 /*
- * dt_leaf_models.c -- conjugate leaf models of dynamic trees [AG13, Eq. 1]; mirrors
+ * dynatree/leaf_models.c -- conjugate leaf models of dynamic trees [AG13, Eq. 1]; mirrors
  * reference/dynatree/leaf_models.py function by function, operation by operation.
  *
- * A leaf's sufficient statistics are one flat block of doubles (layout in core.h, offsets
+ * A leaf's sufficient statistics are one flat block of doubles (layout in dynatree/dynatree.h, offsets
  * in dt_leaf_config). Equations ([DT-SPEC §3]):
  *   §3.0 regression core  Q, Q_p, df, mu0          dt_regression_summary
  *   §3.1/3.2 evidence     ell_eta with log(2/pi)   dt_regression_log_evidence
@@ -14,7 +14,7 @@
  */
 #include <math.h>
 #include <string.h>
-#include "core.h"
+#include "dynatree/dynatree.h"
 
 static const double DT_PI = 3.141592653589793;
 

@@ -1,5 +1,5 @@
 /*
- * sgt_losses.c -- objectives: gradient, hessian, transfer [GPF19, §4, Eq. 19-29].
+ * sgt/losses.c -- objectives: gradient, hessian, transfer [GPF19, §4, Eq. 19-29].
  *
  * Mirrors reference/sgt/losses.py. Squared error g = f - y, h = 1; BCE with a single
  * sigmoid g = σ(f) - y, h = σ(f)(1 - σ(f)); softmax committee with f_k = 0 (max
@@ -7,7 +7,7 @@
  * argmax row (first on ties) carries the BCE derivatives.
  */
 #include <math.h>
-#include "core.h"
+#include "sgt/sgt.h"
 
 double sgt_sigmoid(double raw)
 {

@@ -1,5 +1,5 @@
 /*
- * sgt_splits.c -- candidate updates, their scores and the t-test [GPF19, §3.1-3.3].
+ * sgt/splits.c -- candidate updates, their scores and the t-test [GPF19, §3.1-3.3].
  *
  * Mirrors reference/sgt/splits.py. Candidates: the null candidate (Δ_0 of the leaf
  * total, no γ), every binary split k = 0..B-2 of each numeric feature (left = prefix
@@ -15,7 +15,7 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
-#include "core.h"
+#include "sgt/sgt.h"
 
 /* sgt_delta_prediction followed by sgt_loss_change_moments, with each mean, variance
  * and covariance of the cell divided out once (the same values, fewer divisions) */

@@ -12,7 +12,7 @@
  * each expression rounds exactly as its Python twin.
  */
 #include <math.h>
-#include "core.h"
+#include "common/common.h"
 
 static const double LANCZOS_G = 7.0;
 static const double LANCZOS_COEF[9] = {
@@ -158,7 +158,7 @@ double special_student_t_cdf(double x, double df)
     return x < 0.0 ? tail : 1.0 - tail;
 }
 
-/* rough z with Phi(-z) = q, 0 < q <= 1/2 [AS72, 26.2.23]; mirrors _normal_tail_guess */
+/* rough z with Phi(-z) = q, 0 < q <= 1/2 [AS72, 26.2.23] (Abramowitz and Stegun 1972, formula 26.2.23); mirrors _normal_tail_guess */
 static double normal_tail_guess(double q)
 {
     double t = sqrt(-2.0 * log(q));

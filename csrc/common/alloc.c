@@ -1,5 +1,5 @@
 /*
- * alloc.c -- the allocation wrappers of the library (see core.h, section "alloc").
+ * alloc.c -- the allocation wrappers of the library (see common/common.h, section "alloc").
  *
  * Every allocation in csrc/ goes through alloc_malloc / alloc_calloc / alloc_realloc /
  * alloc_free, so a test can make any single allocation fail (alloc_fail_after) and check
@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "core.h"
+#include "common/common.h"
 
 static int64_t fail_countdown = -1;   /* test hook: < 0 disarmed */
 static int64_t fail_count = 0;        /* failures injected so far */

@@ -1,11 +1,11 @@
 /*
- * dt_discard_stats.c -- active-discarding statistics [AG13, §4]; [DT-SPEC §7]; mirrors
+ * dynatree/discard_stats.c -- active-discarding statistics [AG13, §4]; [DT-SPEC §7]; mirrors
  * reference/dynatree/discard_stats.py. Each leaf's value is computed once per call and
  * added to the running sums of its points (particles in index order, leaves in preorder).
  */
 #include <math.h>
 #include <stdlib.h>
-#include "core.h"
+#include "dynatree/dynatree.h"
 
 /* mirrors leaf_entropy (§7.5) */
 double dt_leaf_entropy(const double *st, const dt_leaf_config *c)
@@ -19,22 +19,22 @@ double dt_leaf_entropy(const double *st, const dt_leaf_config *c)
     return h;
 }
 
-/* mirrors entropy_active; out has m->n doubles. With use_cache, a set's leaf entropy is
+/* mirrors entropy_active; out has m->store.n doubles. With use_cache, a set's leaf entropy is
  * kept in the set (ent, ent_ok) and reused until the set's stats change: the same double as
  * a recomputation (same function, same inputs), added in the same order [AG13, §4.4] */
 static void entropy_active(dt_model *m, double *out, int use_cache)
 {
     int32_t i, a, b, n_leaves;
-    int32_t *lv = m->stack + m->cap_nodes;
+    int32_t *lv = m->buf.stack + m->pf.cap_nodes;
     const dt_particle *t;
     dt_pointset *ps;
     double h;
-    for (i = 0; i < (int32_t)m->n; i++) out[i] = 0.0;
-    for (i = 0; i < m->n_particles; i++) {
-        t = &m->parts[i];
+    for (i = 0; i < (int32_t)m->store.n; i++) out[i] = 0.0;
+    for (i = 0; i < m->par.n_particles; i++) {
+        t = &m->pf.parts[i];
         n_leaves = dt_collect_leaves(m, t, t->root, lv);
         for (a = 0; a < n_leaves; a++) {
-            ps = &m->sets[t->nodes[lv[a]].set];
+            ps = &m->pool.sets[t->nodes[lv[a]].set];
             if (ps->n == 0) continue;
             if (use_cache && ps->ent_ok) {
                 h = ps->ent;
@@ -48,7 +48,7 @@ static void entropy_active(dt_model *m, double *out, int use_cache)
             for (b = 0; b < ps->n; b++) out[ps->pts[b]] = out[ps->pts[b]] + h;
         }
     }
-    for (i = 0; i < (int32_t)m->n; i++) out[i] = out[i] / (double)m->n_particles;
+    for (i = 0; i < (int32_t)m->store.n; i++) out[i] = out[i] / (double)m->par.n_particles;
 }
 
 void dt_entropy_active(dt_model *m, double *out)
@@ -58,7 +58,7 @@ void dt_entropy_active(dt_model *m, double *out)
 
 int dt_model_entropy_active(dt_model *m, double *out)
 {
-    if (m->lost) return ST_ESTATE;
+    if (m->txn.lost) return ST_ESTATE;
     if (m->cfg.kind != DT_CLASS) return ST_ESTATE;
     dt_entropy_active(m, out);
     return ST_OK;
@@ -67,7 +67,7 @@ int dt_model_entropy_active(dt_model *m, double *out)
 /* every leaf recomputed, the cache neither read nor written (for tests) */
 int dt_model_entropy_active_uncached(dt_model *m, double *out)
 {
-    if (m->lost) return ST_ESTATE;
+    if (m->txn.lost) return ST_ESTATE;
     if (m->cfg.kind != DT_CLASS) return ST_ESTATE;
     entropy_active(m, out, 0);
     return ST_OK;
@@ -80,7 +80,7 @@ int dt_model_entropy_active_uncached(dt_model *m, double *out)
 /* number of integrated columns: d inputs (constant), p regressors (linear) */
 int dt_alc_columns(const dt_model *m)
 {
-    return m->cfg.kind == DT_LINEAR ? m->cfg.p : m->d;
+    return m->cfg.kind == DT_LINEAR ? m->cfg.p : m->par.d;
 }
 
 /* mirrors integrated_box: ibox = ([1, 1] if augmented) + box, as (lo, hi) pairs */
@@ -91,7 +91,7 @@ void dt_integrated_box(const dt_model *m, const double *box, double *ibox)
         ibox[0] = 1.0;
         ibox[1] = 1.0;
     }
-    for (j = 0; j < 2 * m->d; j++) ibox[2 * s + j] = box[j];
+    for (j = 0; j < 2 * m->par.d; j++) ibox[2 * s + j] = box[j];
 }
 
 /* mirrors leaf_rectangle: walking up, the deepest split on a side wins (same values as
@@ -240,7 +240,7 @@ double dt_box_area(const double *ibox, int mcols, int approx, int64_t n_total)
 void dt_data_box(const dt_model *m, const double *rows, int64_t n_rows, double *box)
 {
     int64_t r;
-    int32_t j, d = m->d;
+    int32_t j, d = m->par.d;
     double lo, hi, v;
     for (j = 0; j < d; j++) {
         lo = rows[j];
@@ -282,31 +282,31 @@ static int reserve_alc(dt_pointset *ps, int need)
     return 1;
 }
 
-/* mirrors alc_active; out has m->n doubles. Leaf values are cached per point set (the
+/* mirrors alc_active; out has m->store.n doubles. Leaf values are cached per point set (the
  * same doubles as a recomputation: same function, same inputs) */
 void dt_alc_active(dt_model *m, const double *box, double *out)
 {
     int mc = dt_alc_columns(m);
-    double *ibox = m->abuf, *lo = ibox + 2 * mc, *hi = lo + mc, *done = hi + mc;
+    double *ibox = m->ret.abuf, *lo = ibox + 2 * mc, *hi = lo + mc, *done = hi + mc;
     double *buf = done + 2 * mc, denom;
     int32_t i, a, b, n_leaves, pt;
-    int32_t *lv = m->stack + m->cap_nodes;
+    int32_t *lv = m->buf.stack + m->pf.cap_nodes;
     const dt_particle *t;
     dt_pointset *ps;
     const double *st, *vals;
     dt_integrated_box(m, box, ibox);
-    for (i = 0; i < (int32_t)m->n; i++) out[i] = 0.0;
-    for (i = 0; i < m->n_particles; i++) {
-        t = &m->parts[i];
+    for (i = 0; i < (int32_t)m->store.n; i++) out[i] = 0.0;
+    for (i = 0; i < m->par.n_particles; i++) {
+        t = &m->pf.parts[i];
         n_leaves = dt_collect_leaves(m, t, t->root, lv);
         for (a = 0; a < n_leaves; a++) {
-            ps = &m->sets[t->nodes[lv[a]].set];
+            ps = &m->pool.sets[t->nodes[lv[a]].set];
             if (ps->n == 0) continue;
             dt_leaf_rectangle(m, t, lv[a], ibox, lo, hi, done);
             st = dt_leaf_stats(m, t, lv[a]);
             vals = cached_alc(ps, lo, hi, mc);
             if (vals == NULL) {
-                dt_leaf_alc_prep(st, &m->cfg, lo, hi, mc, m->approx, buf, m->areg);
+                dt_leaf_alc_prep(st, &m->cfg, lo, hi, mc, m->ret.approx, buf, m->ret.areg);
                 if (reserve_alc(ps, 2 * mc + ps->n)) {
                     for (b = 0; b < mc; b++) {
                         ps->alc[b] = lo[b];
@@ -314,7 +314,7 @@ void dt_alc_active(dt_model *m, const double *box, double *out)
                     }
                     for (b = 0; b < ps->n; b++)
                         ps->alc[2 * mc + b] = dt_leaf_alc_point(
-                            st, &m->cfg, buf, m->areg, mc, m->X + (int64_t)ps->pts[b] * m->d,
+                            st, &m->cfg, buf, m->ret.areg, mc, m->store.X + (int64_t)ps->pts[b] * m->par.d,
                             buf + 6 + 2 * mc);
                     ps->alc_ok = 1;
                     vals = ps->alc + 2 * mc;
@@ -325,15 +325,15 @@ void dt_alc_active(dt_model *m, const double *box, double *out)
             } else {
                 for (b = 0; b < ps->n; b++) {
                     pt = ps->pts[b];
-                    out[pt] = out[pt] + dt_leaf_alc_point(st, &m->cfg, buf, m->areg, mc,
-                                                          m->X + (int64_t)pt * m->d,
+                    out[pt] = out[pt] + dt_leaf_alc_point(st, &m->cfg, buf, m->ret.areg, mc,
+                                                          m->store.X + (int64_t)pt * m->par.d,
                                                           buf + 6 + 2 * mc);
                 }
             }
         }
     }
-    denom = (double)m->n_particles * dt_box_area(ibox, mc, m->approx, m->n_total);
-    for (i = 0; i < (int32_t)m->n; i++) out[i] = out[i] / denom;
+    denom = (double)m->par.n_particles * dt_box_area(ibox, mc, m->ret.approx, m->store.n_total);
+    for (i = 0; i < (int32_t)m->store.n; i++) out[i] = out[i] / denom;
 }
 
 /* mirrors alc_points */
@@ -341,7 +341,7 @@ void dt_alc_points(dt_model *m, const double *rows, int64_t n_rows, const double
                    double *out)
 {
     int mc = dt_alc_columns(m);
-    double *ibox = m->abuf, *lo = ibox + 2 * mc, *hi = lo + mc, *done = hi + mc;
+    double *ibox = m->ret.abuf, *lo = ibox + 2 * mc, *hi = lo + mc, *done = hi + mc;
     double *buf = done + 2 * mc, denom;
     int32_t i, leaf;
     int64_t k;
@@ -349,23 +349,23 @@ void dt_alc_points(dt_model *m, const double *rows, int64_t n_rows, const double
     const double *x;
     dt_integrated_box(m, box, ibox);
     for (k = 0; k < n_rows; k++) out[k] = 0.0;
-    for (i = 0; i < m->n_particles; i++) {
-        t = &m->parts[i];
+    for (i = 0; i < m->par.n_particles; i++) {
+        t = &m->pf.parts[i];
         for (k = 0; k < n_rows; k++) {
-            x = rows + k * m->d;
+            x = rows + k * m->par.d;
             leaf = dt_find_leaf(t, x);
             dt_leaf_rectangle(m, t, leaf, ibox, lo, hi, done);
             out[k] = out[k] + dt_leaf_alc(dt_leaf_stats(m, t, leaf), &m->cfg, lo, hi, mc, x,
-                                          m->approx, buf, m->areg);
+                                          m->ret.approx, buf, m->ret.areg);
         }
     }
-    denom = (double)m->n_particles * dt_box_area(ibox, mc, m->approx, m->n_total);
+    denom = (double)m->par.n_particles * dt_box_area(ibox, mc, m->ret.approx, m->store.n_total);
     for (k = 0; k < n_rows; k++) out[k] = out[k] / denom;
 }
 
 int dt_model_alc_active(dt_model *m, const double *box, double *out)
 {
-    if (m->lost) return ST_ESTATE;
+    if (m->txn.lost) return ST_ESTATE;
     if (m->cfg.kind == DT_CLASS) return ST_ESTATE;
     dt_alc_active(m, box, out);
     return ST_OK;
@@ -375,9 +375,9 @@ int dt_model_alc(dt_model *m, const double *rows, int64_t n_rows, const double *
                  double *out)
 {
     int64_t r;
-    if (m->lost) return ST_ESTATE;
+    if (m->txn.lost) return ST_ESTATE;
     if (m->cfg.kind == DT_CLASS) return ST_ESTATE;
-    for (r = 0; r < n_rows * m->d; r++)
+    for (r = 0; r < n_rows * m->par.d; r++)
         if (!isfinite(rows[r])) return ST_EINVAL;
     dt_alc_points(m, rows, n_rows, box, out);
     return ST_OK;

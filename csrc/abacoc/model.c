@@ -1,56 +1,60 @@
 /*
- * ab_model.c -- the ABACOC handle: allocation, capacity, checked entry points and the
+ * abacoc/model.c -- the ABACOC handle: allocation, capacity, checked entry points and the
  * loops that run in C (partial_fit, predict, predict_proba, the sub-sampled
  * prequential protocol of [DOC15, Alg. 5]). Mirrors reference/abacoc/model.py and the
- * facade hooks of reference/abacoc/inputs.py; the mathematics is in ab_variants.c.
+ * facade hooks of reference/abacoc/inputs.py; the mathematics is in abacoc/variants.c.
  * Every entry point checks its arguments and secures memory for one more ball before
  * any state changes, and returns a status code (ST_*); nothing here aborts.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core.h"
+#include "abacoc/abacoc.h"
 
-ab_model *ab_model_new(int32_t variant, int32_t randomized, int32_t metric, double p, double d,
-                       double C, int64_t budget, int32_t search, int64_t search_threshold,
-                       int64_t leaf_size, uint64_t seed)
+/* the constructor (convention of common/common.h): ST_EINVAL for invalid parameters,
+ * ST_ENOMEM when the allocation fails; *out is NULL unless ST_OK */
+int32_t ab_model_new(int32_t variant, int32_t randomized, int32_t metric, double p, double d,
+                     double C, int64_t budget, int32_t search, int64_t search_threshold,
+                     int64_t leaf_size, uint64_t seed, ab_model **out)
 {
     ab_model *m;
+    *out = NULL;
     if (variant < AB_BASE || variant > AB_AUTO_ADJ || leaf_size < 2 || search_threshold < 1
         || budget < 0 || !(d > 0.0) || !(C > 0.0) || !(p >= 1.0))
-        return NULL;
+        return ST_EINVAL;
     m = (ab_model *)alloc_calloc(1, sizeof(ab_model));
-    if (m == NULL) return NULL;
-    m->variant = variant;
-    m->randomized = randomized ? 1 : 0;
-    m->metric = metric;
-    m->p = p;
-    m->d = d;
-    m->C = C;
-    m->budget = budget;
-    m->search = search;
-    m->search_threshold = search_threshold;
-    m->leaf_size = leaf_size;
-    m->n_classes = m->randomized ? 2 : 0;
+    if (m == NULL) return ST_ENOMEM;
+    m->par.variant = variant;
+    m->par.randomized = randomized ? 1 : 0;
+    m->par.metric = metric;
+    m->par.p = p;
+    m->par.d = d;
+    m->par.C = C;
+    m->par.budget = budget;
+    m->par.search = search;
+    m->par.search_threshold = search_threshold;
+    m->par.leaf_size = leaf_size;
+    m->n_classes = m->par.randomized ? 2 : 0;
     m->class_cap = 4;
-    m->phase = 1;
-    m->phase_dim = 1.0;
-    m->radius = 1.0;
-    m->first_label = -1;
+    m->vs.phase = 1;
+    m->vs.phase_dim = 1.0;
+    m->vs.radius = 1.0;
+    m->vs.first_label = -1;
     rng_seed(&m->rng, seed);
-    return m;
+    *out = m;
+    return ST_OK;
 }
 
 void ab_model_free(ab_model *m)
 {
     if (m == NULL) return;
-    alloc_free(m->id);
-    alloc_free(m->center);
-    alloc_free(m->counts);
-    alloc_free(m->u);
-    alloc_free(m->R);
-    alloc_free(m->eps);
-    alloc_free(m->m);
+    alloc_free(m->balls.id);
+    alloc_free(m->balls.center);
+    alloc_free(m->balls.counts);
+    alloc_free(m->balls.u);
+    alloc_free(m->balls.R);
+    alloc_free(m->balls.eps);
+    alloc_free(m->balls.m);
     ab_tree_free(m->tree);
     alloc_free(m);
 }
@@ -67,19 +71,19 @@ int ab_model_reserve(ab_model *m, int64_t n_balls)
 {
     int64_t cap;
     if (m == NULL || n_balls < 0) return ST_EINVAL;
-    if (n_balls <= m->ball_cap) return ST_OK;
-    cap = m->ball_cap * 2;
+    if (n_balls <= m->balls.ball_cap) return ST_OK;
+    cap = m->balls.ball_cap * 2;
     if (cap < n_balls) cap = n_balls;
     if (cap < 16) cap = 16;
-    if (grow((void **)&m->id, sizeof(int64_t), cap)
-        || grow((void **)&m->center, sizeof(double) * (size_t)(m->n_features > 0 ? m->n_features : 1), cap)
-        || grow((void **)&m->counts, sizeof(int64_t) * (size_t)m->class_cap, cap)
-        || grow((void **)&m->u, sizeof(int64_t), cap)
-        || grow((void **)&m->R, sizeof(double), cap)
-        || grow((void **)&m->eps, sizeof(double), cap)
-        || grow((void **)&m->m, sizeof(int64_t), cap))
+    if (grow((void **)&m->balls.id, sizeof(int64_t), cap)
+        || grow((void **)&m->balls.center, sizeof(double) * (size_t)(m->n_features > 0 ? m->n_features : 1), cap)
+        || grow((void **)&m->balls.counts, sizeof(int64_t) * (size_t)m->class_cap, cap)
+        || grow((void **)&m->balls.u, sizeof(int64_t), cap)
+        || grow((void **)&m->balls.R, sizeof(double), cap)
+        || grow((void **)&m->balls.eps, sizeof(double), cap)
+        || grow((void **)&m->balls.m, sizeof(int64_t), cap))
         return ST_ENOMEM;
-    m->ball_cap = cap;
+    m->balls.ball_cap = cap;
     return ST_OK;
 }
 
@@ -88,8 +92,8 @@ int ab_model_set_dim(ab_model *m, int64_t n_features)
     if (m == NULL || n_features < 1) return ST_EINVAL;
     if (m->n_features == n_features) return ST_OK;
     if (m->n_features != 0) return ST_EDIM;
-    if (m->ball_cap > 0 && grow((void **)&m->center, sizeof(double) * (size_t)n_features,
-                                m->ball_cap))
+    if (m->balls.ball_cap > 0 && grow((void **)&m->balls.center, sizeof(double) * (size_t)n_features,
+                                m->balls.ball_cap))
         return ST_ENOMEM;
     m->n_features = n_features;
     return ST_OK;
@@ -101,18 +105,18 @@ int ab_model_add_class(ab_model *m)
     int64_t *counts;
     if (m == NULL) return ST_EINVAL;
     if (m->n_classes < m->class_cap) {
-        for (s = 0; s < m->ball_cap; s++) m->counts[s * m->class_cap + m->n_classes] = 0;
+        for (s = 0; s < m->balls.ball_cap; s++) m->balls.counts[s * m->class_cap + m->n_classes] = 0;
         m->n_classes += 1;
         return ST_OK;
     }
     cap = 2 * m->class_cap;
-    counts = (int64_t *)alloc_calloc((size_t)(m->ball_cap > 0 ? m->ball_cap : 1) * (size_t)cap,
+    counts = (int64_t *)alloc_calloc((size_t)(m->balls.ball_cap > 0 ? m->balls.ball_cap : 1) * (size_t)cap,
                                sizeof(int64_t));
     if (counts == NULL) return ST_ENOMEM;
-    for (s = 0; s < m->n_balls; s++)
-        for (k = 0; k < m->n_classes; k++) counts[s * cap + k] = m->counts[s * m->class_cap + k];
-    alloc_free(m->counts);
-    m->counts = counts;
+    for (s = 0; s < m->balls.n_balls; s++)
+        for (k = 0; k < m->n_classes; k++) counts[s * cap + k] = m->balls.counts[s * m->class_cap + k];
+    alloc_free(m->balls.counts);
+    m->balls.counts = counts;
     m->class_cap = cap;
     m->n_classes += 1;
     return ST_OK;
@@ -124,7 +128,7 @@ int ab_model_add_class(ab_model *m)
 int ab_model_rollback(ab_model *m, int64_t n_features, int64_t n_classes)
 {
     if (m == NULL || n_features < 0 || n_classes < 0) return ST_EINVAL;
-    if (n_features == 0 && m->n_balls == 0) m->n_features = 0;
+    if (n_features == 0 && m->balls.n_balls == 0) m->n_features = 0;
     if (n_classes < m->n_classes) m->n_classes = n_classes;
     return ST_OK;
 }
@@ -184,7 +188,7 @@ int ab_model_partial_fit(ab_model *m, const double *X, const int64_t *ks, int64_
     if (rc != ST_OK) return rc;
     D = m->n_features;
     for (i = 0; i < n; i++) {
-        rc = ab_model_reserve(m, m->n_balls + 1);
+        rc = ab_model_reserve(m, m->balls.n_balls + 1);
         if (rc != ST_OK) return rc;
         ab_learn(m, X + i * D, ks[i], NULL);
     }
@@ -219,8 +223,8 @@ int ab_model_nearest(ab_model *m, const double *X, int64_t n, int32_t use_tree, 
     if (m == NULL || X == NULL || out == NULL || n < 0) return ST_EINVAL;
     if (m->n_features < 1) return ST_ESTATE;
     if (use_tree) {
-        t = ab_tree_new(m->n_features, m->leaf_size, m->metric, m->p);
-        if (t == NULL || ab_tree_build(t, m) != ST_OK) {
+        if (ab_tree_new(m->n_features, m->par.leaf_size, m->par.metric, m->par.p, &t) != ST_OK
+            || ab_tree_build(t, m) != ST_OK) {
             ab_tree_free(t);
             return ST_ENOMEM;
         }
@@ -253,7 +257,7 @@ int ab_model_prequential(ab_model *m, const double *X, const int64_t *labels, in
     rc = check_rows(m, X, NULL, n);
     if (rc != ST_OK) return rc;
     D = m->n_features;
-    max_balls = m->n_balls;
+    max_balls = m->balls.n_balls;
     for (t = 0; t < n; t++) {
         x = X + t * D;
         found.slot = ab_nearest_ball(m, x, &found.delta); /* one search: predict and learn */
@@ -268,11 +272,11 @@ int ab_model_prequential(ab_model *m, const double *X, const int64_t *labels, in
             k = m->n_classes - 1;
             remap[labels[t]] = k;
         }
-        rc = ab_model_reserve(m, m->n_balls + 1);
+        rc = ab_model_reserve(m, m->balls.n_balls + 1);
         if (rc != ST_OK) return rc;
         ab_learn(m, x, k, &found);
         learned += 1;
-        if (m->n_balls > max_balls) max_balls = m->n_balls;
+        if (m->balls.n_balls > max_balls) max_balls = m->balls.n_balls;
     }
     stats_out[0] = correct;
     stats_out[1] = learned;

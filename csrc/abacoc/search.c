@@ -1,9 +1,9 @@
 /*
- * ab_search.c -- nearest-ball search for ABACOC: the distance rho, the exhaustive scan
+ * abacoc/search.c -- nearest-ball search for ABACOC: the distance rho, the exhaustive scan
  * and the loose kd-tree of [ABACOC-SPEC §13]. Mirrors reference/abacoc/search.py.
  *
  * Both structures return the same slot: the smallest computed distance sum ("raw"),
- * ties to the smallest ball id (tie rule T1 [ABACOC-SPEC T1]). The kd-tree is exact in floating point:
+ * ties to the smallest ball id (tie rule T1 [ABACOC-SPEC T1]: equal distances go to the smallest id). The kd-tree is exact in floating point:
  * subtraction rounds monotonically, so a box gap term never exceeds the term of any
  * centre inside the box, sums of non-negative terms are monotone, and a node is pruned
  * only when its lower bound is strictly greater than the best sum so far.
@@ -20,7 +20,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core.h"
+#include "abacoc/abacoc.h"
 
 static const double MINKOWSKI_PRUNE_SLACK = 1.0 - 1e-12;
 
@@ -85,49 +85,49 @@ static int better(double raw, int64_t id, double best_raw, int64_t best_id)
 int64_t ab_scan_nearest(const ab_model *m, const double *x, double *raw_out)
 {
     int64_t slot, j, best_slot = -1, best_id = -1;
-    int64_t D = m->n_features, n = m->n_balls;
+    int64_t D = m->n_features, n = m->balls.n_balls;
     double raw, diff, best_raw = INFINITY;
     const double *c;
-    if (m->metric == AB_METRIC_EUCLIDEAN && D == 2) {
+    if (m->par.metric == AB_METRIC_EUCLIDEAN && D == 2) {
         /* the planar case unrolled: (0 + d0*d0) + d1*d1 is d0*d0 + d1*d1 exactly */
-        for (slot = 0, c = m->center; slot < n; slot++, c += 2) {
+        for (slot = 0, c = m->balls.center; slot < n; slot++, c += 2) {
             diff = x[0] - c[0];
             raw = diff * diff;
             diff = x[1] - c[1];
             raw += diff * diff;
-            if (raw < best_raw || best_id < 0 || (raw == best_raw && m->id[slot] < best_id)) {
+            if (raw < best_raw || best_id < 0 || (raw == best_raw && m->balls.id[slot] < best_id)) {
                 best_slot = slot;
                 best_raw = raw;
-                best_id = m->id[slot];
+                best_id = m->balls.id[slot];
             }
         }
         *raw_out = best_raw;
         return best_slot;
     }
-    if (m->metric == AB_METRIC_EUCLIDEAN && D <= 4) {
+    if (m->par.metric == AB_METRIC_EUCLIDEAN && D <= 4) {
         /* the common low-dimensional case: full sums, no early exit */
-        for (slot = 0, c = m->center; slot < n; slot++, c += D) {
+        for (slot = 0, c = m->balls.center; slot < n; slot++, c += D) {
             raw = 0.0;
             for (j = 0; j < D; j++) {
                 diff = x[j] - c[j];
                 raw += diff * diff;
             }
-            if (raw < best_raw || best_id < 0 || (raw == best_raw && m->id[slot] < best_id)) {
+            if (raw < best_raw || best_id < 0 || (raw == best_raw && m->balls.id[slot] < best_id)) {
                 best_slot = slot;
                 best_raw = raw;
-                best_id = m->id[slot];
+                best_id = m->balls.id[slot];
             }
         }
         *raw_out = best_raw;
         return best_slot;
     }
     for (slot = 0; slot < n; slot++) {
-        raw = raw_distance_bounded(x, m->center + slot * D, D, m->metric, m->p,
+        raw = raw_distance_bounded(x, m->balls.center + slot * D, D, m->par.metric, m->par.p,
                                    best_id < 0 ? INFINITY : best_raw);
-        if (better(raw, m->id[slot], best_raw, best_id)) {
+        if (better(raw, m->balls.id[slot], best_raw, best_id)) {
             best_slot = slot;
             best_raw = raw;
-            best_id = m->id[slot];
+            best_id = m->balls.id[slot];
         }
     }
     *raw_out = best_raw;
@@ -164,99 +164,101 @@ static int ensure_nodes(ab_tree *t, int64_t need)
 {
     int64_t cap;
     size_t D = (size_t)t->n_features, B = (size_t)(t->leaf_size + 1);
-    if (need <= t->node_cap) return ST_OK;
-    cap = t->node_cap * 2;
+    if (need <= t->nodes.node_cap) return ST_OK;
+    cap = t->nodes.node_cap * 2;
     if (cap < need) cap = need;
     if (cap < 16) cap = 16;
-    if (grow((void **)&t->split_dim, sizeof(int64_t), cap)
-        || grow((void **)&t->split_value, sizeof(double), cap)
-        || grow((void **)&t->left, sizeof(int64_t), cap)
-        || grow((void **)&t->right, sizeof(int64_t), cap)
-        || grow((void **)&t->parent, sizeof(int64_t), cap)
-        || grow((void **)&t->lo, sizeof(double) * D, cap)
-        || grow((void **)&t->hi, sizeof(double) * D, cap)
-        || grow((void **)&t->bucket, sizeof(int64_t) * B, cap)
-        || grow((void **)&t->bucket_len, sizeof(int64_t), cap)
-        || grow((void **)&t->stack, sizeof(int64_t), 3 * cap + 8)
-        || grow((void **)&t->stack_bound, sizeof(double), 3 * cap + 8))
+    if (grow((void **)&t->nodes.split_dim, sizeof(int64_t), cap)
+        || grow((void **)&t->nodes.split_value, sizeof(double), cap)
+        || grow((void **)&t->nodes.left, sizeof(int64_t), cap)
+        || grow((void **)&t->nodes.right, sizeof(int64_t), cap)
+        || grow((void **)&t->nodes.parent, sizeof(int64_t), cap)
+        || grow((void **)&t->nodes.lo, sizeof(double) * D, cap)
+        || grow((void **)&t->nodes.hi, sizeof(double) * D, cap)
+        || grow((void **)&t->leaves.bucket, sizeof(int64_t) * B, cap)
+        || grow((void **)&t->leaves.bucket_len, sizeof(int64_t), cap)
+        || grow((void **)&t->buf.stack, sizeof(int64_t), 3 * cap + 8)
+        || grow((void **)&t->buf.stack_bound, sizeof(double), 3 * cap + 8))
         return ST_ENOMEM;
-    t->node_cap = cap;
-    t->stack_cap = 3 * cap + 8;
+    t->nodes.node_cap = cap;
+    t->buf.stack_cap = 3 * cap + 8;
     return ST_OK;
 }
 
 static int ensure_slots(ab_tree *t, int64_t need)
 {
     int64_t cap, i;
-    if (need <= t->slot_cap) return ST_OK;
-    cap = t->slot_cap * 2;
+    if (need <= t->leaves.slot_cap) return ST_OK;
+    cap = t->leaves.slot_cap * 2;
     if (cap < need) cap = need;
     if (cap < 16) cap = 16;
-    if (grow((void **)&t->slot_leaf, sizeof(int64_t), cap)
-        || grow((void **)&t->slot_pos, sizeof(int64_t), cap))
+    if (grow((void **)&t->leaves.slot_leaf, sizeof(int64_t), cap)
+        || grow((void **)&t->leaves.slot_pos, sizeof(int64_t), cap))
         return ST_ENOMEM;
-    for (i = t->slot_cap; i < cap; i++) {
-        t->slot_leaf[i] = -1;
-        t->slot_pos[i] = -1;
+    for (i = t->leaves.slot_cap; i < cap; i++) {
+        t->leaves.slot_leaf[i] = -1;
+        t->leaves.slot_pos[i] = -1;
     }
-    t->slot_cap = cap;
+    t->leaves.slot_cap = cap;
     return ST_OK;
 }
 
 static int ensure_work(ab_tree *t, int64_t need)
 {
-    if (need <= t->work_cap) return ST_OK;
-    if (grow((void **)&t->work, sizeof(int64_t), need)) return ST_ENOMEM;
-    t->work_cap = need;
+    if (need <= t->buf.work_cap) return ST_OK;
+    if (grow((void **)&t->buf.work, sizeof(int64_t), need)) return ST_ENOMEM;
+    t->buf.work_cap = need;
     return ST_OK;
 }
 
-ab_tree *ab_tree_new(int64_t n_features, int64_t leaf_size, int32_t metric, double p)
+int32_t ab_tree_new(int64_t n_features, int64_t leaf_size, int32_t metric, double p,
+                    ab_tree **out)
 {
     ab_tree *t = (ab_tree *)alloc_calloc(1, sizeof(ab_tree));
-    if (t == NULL) return NULL;
+    *out = t;
+    if (t == NULL) return ST_ENOMEM;
     t->n_features = n_features;
     t->leaf_size = leaf_size;
     t->metric = metric;
     t->p = p;
-    return t;
+    return ST_OK;
 }
 
 void ab_tree_free(ab_tree *t)
 {
     if (t == NULL) return;
-    alloc_free(t->split_dim);
-    alloc_free(t->split_value);
-    alloc_free(t->left);
-    alloc_free(t->right);
-    alloc_free(t->parent);
-    alloc_free(t->lo);
-    alloc_free(t->hi);
-    alloc_free(t->bucket);
-    alloc_free(t->bucket_len);
-    alloc_free(t->slot_leaf);
-    alloc_free(t->slot_pos);
-    alloc_free(t->work);
-    alloc_free(t->stack);
-    alloc_free(t->stack_bound);
+    alloc_free(t->nodes.split_dim);
+    alloc_free(t->nodes.split_value);
+    alloc_free(t->nodes.left);
+    alloc_free(t->nodes.right);
+    alloc_free(t->nodes.parent);
+    alloc_free(t->nodes.lo);
+    alloc_free(t->nodes.hi);
+    alloc_free(t->leaves.bucket);
+    alloc_free(t->leaves.bucket_len);
+    alloc_free(t->leaves.slot_leaf);
+    alloc_free(t->leaves.slot_pos);
+    alloc_free(t->buf.work);
+    alloc_free(t->buf.stack);
+    alloc_free(t->buf.stack_bound);
     alloc_free(t);
 }
 
 /* Needs node capacity: the caller ensured it. */
 static int64_t new_node(ab_tree *t, int64_t parent)
 {
-    int64_t j, node = t->n_nodes, D = t->n_features;
-    t->n_nodes += 1;
-    t->split_dim[node] = -1;
-    t->split_value[node] = 0.0;
-    t->left[node] = -1;
-    t->right[node] = -1;
-    t->parent[node] = parent;
+    int64_t j, node = t->nodes.n_nodes, D = t->n_features;
+    t->nodes.n_nodes += 1;
+    t->nodes.split_dim[node] = -1;
+    t->nodes.split_value[node] = 0.0;
+    t->nodes.left[node] = -1;
+    t->nodes.right[node] = -1;
+    t->nodes.parent[node] = parent;
     for (j = 0; j < D; j++) {
-        t->lo[node * D + j] = INFINITY;
-        t->hi[node * D + j] = -INFINITY;
+        t->nodes.lo[node * D + j] = INFINITY;
+        t->nodes.hi[node * D + j] = -INFINITY;
     }
-    t->bucket_len[node] = 0;
+    t->leaves.bucket_len[node] = 0;
     return node;
 }
 
@@ -271,10 +273,10 @@ static int partition(ab_tree *t, const ab_model *m, int64_t node, int64_t start,
     double *lo, *hi;
     const double *c;
     key_slot *pairs;
-    if (ensure_nodes(t, t->n_nodes + 2 * count + 2)) return ST_ENOMEM;
+    if (ensure_nodes(t, t->nodes.n_nodes + 2 * count + 2)) return ST_ENOMEM;
     pairs = (key_slot *)alloc_malloc(sizeof(key_slot) * (size_t)(count > 0 ? count : 1));
     if (pairs == NULL) return ST_ENOMEM;
-    stack = t->stack;
+    stack = t->buf.stack;
     stack[top++] = node;
     stack[top++] = start;
     stack[top++] = count;
@@ -282,29 +284,29 @@ static int partition(ab_tree *t, const ab_model *m, int64_t node, int64_t start,
         n = stack[--top];
         s0 = stack[--top];
         cur = stack[--top];
-        lo = t->lo + cur * D;
-        hi = t->hi + cur * D;
+        lo = t->nodes.lo + cur * D;
+        hi = t->nodes.hi + cur * D;
         for (j = 0; j < D; j++) {
             lo[j] = INFINITY;
             hi[j] = -INFINITY;
         }
         for (i = 0; i < n; i++) {
-            c = m->center + t->work[s0 + i] * D;
+            c = m->balls.center + t->buf.work[s0 + i] * D;
             for (j = 0; j < D; j++) {
                 if (c[j] < lo[j]) lo[j] = c[j];
                 if (c[j] > hi[j]) hi[j] = c[j];
             }
         }
         if (n <= L) {
-            t->split_dim[cur] = -1;
-            t->left[cur] = -1;
-            t->right[cur] = -1;
-            t->bucket_len[cur] = n;
+            t->nodes.split_dim[cur] = -1;
+            t->nodes.left[cur] = -1;
+            t->nodes.right[cur] = -1;
+            t->leaves.bucket_len[cur] = n;
             for (i = 0; i < n; i++) {
-                slot = t->work[s0 + i];
-                t->bucket[cur * B + i] = slot;
-                t->slot_leaf[slot] = cur;
-                t->slot_pos[slot] = i;
+                slot = t->buf.work[s0 + i];
+                t->leaves.bucket[cur * B + i] = slot;
+                t->leaves.slot_leaf[slot] = cur;
+                t->leaves.slot_pos[slot] = i;
             }
             continue;
         }
@@ -312,20 +314,20 @@ static int partition(ab_tree *t, const ab_model *m, int64_t node, int64_t start,
         for (j = 1; j < D; j++)
             if (hi[j] - lo[j] > hi[widest] - lo[widest]) widest = j;
         for (i = 0; i < n; i++) {
-            slot = t->work[s0 + i];
-            pairs[i].key = m->center[slot * D + widest];
+            slot = t->buf.work[s0 + i];
+            pairs[i].key = m->balls.center[slot * D + widest];
             pairs[i].slot = slot;
         }
         qsort(pairs, (size_t)n, sizeof(key_slot), cmp_key_slot);
-        for (i = 0; i < n; i++) t->work[s0 + i] = pairs[i].slot;
+        for (i = 0; i < n; i++) t->buf.work[s0 + i] = pairs[i].slot;
         mid = n / 2;
-        t->split_dim[cur] = widest;
-        t->split_value[cur] = pairs[mid].key;
-        t->bucket_len[cur] = 0;
+        t->nodes.split_dim[cur] = widest;
+        t->nodes.split_value[cur] = pairs[mid].key;
+        t->leaves.bucket_len[cur] = 0;
         left = new_node(t, cur);
         right = new_node(t, cur);
-        t->left[cur] = left;
-        t->right[cur] = right;
+        t->nodes.left[cur] = left;
+        t->nodes.right[cur] = right;
         stack[top++] = right;
         stack[top++] = s0 + mid;
         stack[top++] = n - mid;
@@ -339,16 +341,16 @@ static int partition(ab_tree *t, const ab_model *m, int64_t node, int64_t start,
 
 int ab_tree_build(ab_tree *t, const ab_model *m)
 {
-    int64_t i, root, n = m->n_balls;
+    int64_t i, root, n = m->balls.n_balls;
     if (ensure_nodes(t, 2 * n + 2) || ensure_slots(t, n + 1) || ensure_work(t, n + 1))
         return ST_ENOMEM;
-    for (i = 0; i < t->slot_cap; i++) {
-        t->slot_leaf[i] = -1;
-        t->slot_pos[i] = -1;
+    for (i = 0; i < t->leaves.slot_cap; i++) {
+        t->leaves.slot_leaf[i] = -1;
+        t->leaves.slot_pos[i] = -1;
     }
-    t->n_nodes = 0;
+    t->nodes.n_nodes = 0;
     root = new_node(t, -1);
-    for (i = 0; i < n; i++) t->work[i] = i;
+    for (i = 0; i < n; i++) t->buf.work[i] = i;
     if (partition(t, m, root, 0, n)) return ST_ENOMEM;
     t->ops = 0;
     return ST_OK;
@@ -357,7 +359,7 @@ int ab_tree_build(ab_tree *t, const ab_model *m)
 static void enlarge(ab_tree *t, int64_t node, const double *c)
 {
     int64_t j, D = t->n_features;
-    double *lo = t->lo + node * D, *hi = t->hi + node * D;
+    double *lo = t->nodes.lo + node * D, *hi = t->nodes.hi + node * D;
     for (j = 0; j < D; j++) {
         if (c[j] < lo[j]) lo[j] = c[j];
         if (c[j] > hi[j]) hi[j] = c[j];
@@ -367,7 +369,7 @@ static void enlarge(ab_tree *t, int64_t node, const double *c)
 static int contains(const ab_tree *t, int64_t node, const double *c)
 {
     int64_t j, D = t->n_features;
-    const double *lo = t->lo + node * D, *hi = t->hi + node * D;
+    const double *lo = t->nodes.lo + node * D, *hi = t->nodes.hi + node * D;
     for (j = 0; j < D; j++)
         if (c[j] < lo[j] || c[j] > hi[j]) return 0;
     return 1;
@@ -376,23 +378,23 @@ static int contains(const ab_tree *t, int64_t node, const double *c)
 int ab_tree_insert(ab_tree *t, const ab_model *m, int64_t slot)
 {
     int64_t node = 0, len, i, L = t->leaf_size, B = L + 1, D = t->n_features;
-    const double *c = m->center + slot * D;
+    const double *c = m->balls.center + slot * D;
     if (ensure_slots(t, slot + 1) || ensure_work(t, B)
-        || ensure_nodes(t, t->n_nodes + 2 * B + 2))
+        || ensure_nodes(t, t->nodes.n_nodes + 2 * B + 2))
         return ST_ENOMEM;
     for (;;) {
         enlarge(t, node, c);
-        if (t->left[node] < 0) break;
-        if (c[t->split_dim[node]] < t->split_value[node]) node = t->left[node];
-        else node = t->right[node];
+        if (t->nodes.left[node] < 0) break;
+        if (c[t->nodes.split_dim[node]] < t->nodes.split_value[node]) node = t->nodes.left[node];
+        else node = t->nodes.right[node];
     }
-    len = t->bucket_len[node];
-    t->bucket[node * B + len] = slot;
-    t->slot_leaf[slot] = node;
-    t->slot_pos[slot] = len;
-    t->bucket_len[node] = len + 1;
+    len = t->leaves.bucket_len[node];
+    t->leaves.bucket[node * B + len] = slot;
+    t->leaves.slot_leaf[slot] = node;
+    t->leaves.slot_pos[slot] = len;
+    t->leaves.bucket_len[node] = len + 1;
     if (len + 1 > L) {
-        for (i = 0; i < len + 1; i++) t->work[i] = t->bucket[node * B + i];
+        for (i = 0; i < len + 1; i++) t->buf.work[i] = t->leaves.bucket[node * B + i];
         if (partition(t, m, node, 0, len + 1)) return ST_ENOMEM;
     }
     t->ops += 1;
@@ -402,24 +404,24 @@ int ab_tree_insert(ab_tree *t, const ab_model *m, int64_t slot)
 void ab_tree_delete(ab_tree *t, int64_t slot)
 {
     int64_t B = t->leaf_size + 1;
-    int64_t leaf = t->slot_leaf[slot], pos = t->slot_pos[slot];
-    int64_t len = t->bucket_len[leaf];
-    int64_t last = t->bucket[leaf * B + len - 1];
-    t->bucket[leaf * B + pos] = last;
-    t->slot_pos[last] = pos;
-    t->bucket_len[leaf] = len - 1;
-    t->slot_leaf[slot] = -1;
-    t->slot_pos[slot] = -1;
+    int64_t leaf = t->leaves.slot_leaf[slot], pos = t->leaves.slot_pos[slot];
+    int64_t len = t->leaves.bucket_len[leaf];
+    int64_t last = t->leaves.bucket[leaf * B + len - 1];
+    t->leaves.bucket[leaf * B + pos] = last;
+    t->leaves.slot_pos[last] = pos;
+    t->leaves.bucket_len[leaf] = len - 1;
+    t->leaves.slot_leaf[slot] = -1;
+    t->leaves.slot_pos[slot] = -1;
     t->ops += 1;
 }
 
 void ab_tree_move(ab_tree *t, const ab_model *m, int64_t slot)
 {
-    const double *c = m->center + slot * t->n_features;
-    int64_t node = t->slot_leaf[slot];
+    const double *c = m->balls.center + slot * t->n_features;
+    int64_t node = t->leaves.slot_leaf[slot];
     while (node >= 0 && !contains(t, node, c)) {
         enlarge(t, node, c);
-        node = t->parent[node];
+        node = t->nodes.parent[node];
     }
     t->ops += 1;
 }
@@ -427,7 +429,7 @@ void ab_tree_move(ab_tree *t, const ab_model *m, int64_t slot)
 double ab_tree_lower_bound(const ab_tree *t, int64_t node, const double *x)
 {
     int64_t j, D = t->n_features;
-    const double *lo = t->lo + node * D, *hi = t->hi + node * D;
+    const double *lo = t->nodes.lo + node * D, *hi = t->nodes.hi + node * D;
     double total = 0.0;
     for (j = 0; j < D; j++) {
         if (x[j] < lo[j]) total += ab_distance_term(lo[j] - x[j], t->metric, t->p);
@@ -444,7 +446,7 @@ static inline double lower_bound_until(const ab_tree *t, int64_t node, const dou
                                        double bound)
 {
     int64_t j, D = t->n_features;
-    const double *lo = t->lo + node * D, *hi = t->hi + node * D;
+    const double *lo = t->nodes.lo + node * D, *hi = t->nodes.hi + node * D;
     double total = 0.0, gap;
     if (t->metric != AB_METRIC_EUCLIDEAN) return ab_tree_lower_bound(t, node, x);
     for (j = 0; j < D; j++) {
@@ -465,8 +467,8 @@ int64_t ab_tree_nearest(ab_tree *t, const ab_model *m, const double *x, double *
 {
     int64_t top = 0, node, i, slot, len, near, far, B = t->leaf_size + 1, D = t->n_features;
     int64_t best_slot = -1, best_id = -1;
-    int64_t *stack = t->stack;
-    double *bounds = t->stack_bound;
+    int64_t *stack = t->buf.stack;
+    double *bounds = t->buf.stack_bound;
     double raw, lb, lb_near, lb_far, best_raw = INFINITY;
     stack[top] = 0;
     bounds[top] = 0.0;
@@ -476,26 +478,26 @@ int64_t ab_tree_nearest(ab_tree *t, const ab_model *m, const double *x, double *
         node = stack[top];
         lb = bounds[top];
         if (best_id >= 0 && lb > best_raw) continue;
-        if (t->left[node] < 0) {
-            len = t->bucket_len[node];
+        if (t->nodes.left[node] < 0) {
+            len = t->leaves.bucket_len[node];
             for (i = 0; i < len; i++) {
-                slot = t->bucket[node * B + i];
-                raw = raw_distance_bounded(x, m->center + slot * D, D, t->metric, t->p,
+                slot = t->leaves.bucket[node * B + i];
+                raw = raw_distance_bounded(x, m->balls.center + slot * D, D, t->metric, t->p,
                                            best_id < 0 ? INFINITY : best_raw);
-                if (better(raw, m->id[slot], best_raw, best_id)) {
+                if (better(raw, m->balls.id[slot], best_raw, best_id)) {
                     best_slot = slot;
                     best_raw = raw;
-                    best_id = m->id[slot];
+                    best_id = m->balls.id[slot];
                 }
             }
             continue;
         }
-        if (x[t->split_dim[node]] < t->split_value[node]) {
-            near = t->left[node];
-            far = t->right[node];
+        if (x[t->nodes.split_dim[node]] < t->nodes.split_value[node]) {
+            near = t->nodes.left[node];
+            far = t->nodes.right[node];
         } else {
-            near = t->right[node];
-            far = t->left[node];
+            near = t->nodes.right[node];
+            far = t->nodes.left[node];
         }
         lb_near = lower_bound_until(t, near, x, best_id < 0 ? INFINITY : best_raw);
         lb_far = lower_bound_until(t, far, x, best_id < 0 ? INFINITY : best_raw);
@@ -559,18 +561,18 @@ void ab_index_cleared(ab_model *m)
 void ab_index_maintain(ab_model *m)
 {
     int64_t limit;
-    int wants = m->search == AB_SEARCH_KDTREE
-                || (m->search == AB_SEARCH_AUTO && m->n_balls >= m->search_threshold);
+    int wants = m->par.search == AB_SEARCH_KDTREE
+                || (m->par.search == AB_SEARCH_AUTO && m->balls.n_balls >= m->par.search_threshold);
     if (!wants) {
         drop_tree(m);
         return;
     }
     if (m->tree == NULL) {
-        m->tree = ab_tree_new(m->n_features, m->leaf_size, m->metric, m->p);
-        if (m->tree != NULL && ab_tree_build(m->tree, m) != ST_OK) drop_tree(m);
+        if (ab_tree_new(m->n_features, m->par.leaf_size, m->par.metric, m->par.p, &m->tree)
+            == ST_OK && ab_tree_build(m->tree, m) != ST_OK) drop_tree(m);
         return;
     }
-    limit = 2 * m->n_balls;
+    limit = 2 * m->balls.n_balls;
     if (limit < AB_REBUILD_MIN_OPS) limit = AB_REBUILD_MIN_OPS;
     if (m->tree->ops > limit && ab_tree_build(m->tree, m) != ST_OK) drop_tree(m);
 }

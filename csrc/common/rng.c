@@ -7,7 +7,7 @@
  *   rng_uniform  = (next >> 11) * 2^-53, one output;
  *   rng_below(n) = bitmask rejection, one output per try, at least one.
  */
-#include "core.h"
+#include "common/common.h"
 
 static uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 

@@ -1,5 +1,5 @@
 /*
- * sgt_tree.c -- one stochastic gradient tree [GPF19, §3].
+ * sgt/tree.c -- one stochastic gradient tree [GPF19, §3].
  *
  * Mirrors reference/sgt/tree.py. The tree is an arena of nodes in creation order
  * (root = 0; a split appends its children contiguously). Invariants: a node is a leaf
@@ -14,7 +14,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "core.h"
+#include "sgt/sgt.h"
 
 static void clear_node(sgt_node *node, int32_t depth, double value)
 {
@@ -52,7 +52,7 @@ int sgt_tree_init(sgt_tree *t, const sgt_quantizer *q)
 void sgt_tree_free(sgt_tree *t)
 {
     int32_t i;
-    if (!t->nodes)
+    if (!t || !t->nodes)
         return;
     for (i = 0; i < t->n_nodes; i++) {
         alloc_free(t->nodes[i].cells);

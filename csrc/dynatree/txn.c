@@ -1,5 +1,5 @@
 /*
- * dt_txn.c -- the undo log that makes one row of dt_model_learn (and one call of
+ * dynatree/txn.c -- the undo log that makes one row of dt_model_learn (and one call of
  * dt_model_retire) atomic under allocation failure. C-only machinery, like the
  * copy-on-write point sets: it has no twin in reference/ because the Python backend
  * cannot fail half-way through a step.
@@ -25,16 +25,16 @@
  *
  * Every operation that can log reserves room first (dt_log_room with a bound from
  * dt_log_bound), before it changes anything: so an allocation failure happens before a
- * change or inside set_reserve (which changes nothing), sets m->broken, and the caller
+ * change or inside set_reserve (which changes nothing), sets m->txn.broken, and the caller
  * stops and rolls back. Should the log still overflow its bound and fail to grow,
- * m->lost is set and the model refuses further work (ST_ESTATE): a safety net, not a
+ * m->txn.lost is set and the model refuses further work (ST_ESTATE): a safety net, not a
  * path any known input takes.
  * Record layout: payload (padded to 8 bytes) followed by a trailer, so the log can be
  * walked backwards from its end.
  */
 #include <stdint.h>
 #include <string.h>
-#include "core.h"
+#include "dynatree/dynatree.h"
 
 enum { LOG_NODE = 1, LOG_SET, LOG_PTS, LOG_FREED, LOG_STORE, LOG_RENUMBER };
 
@@ -51,14 +51,14 @@ typedef struct {
 
 int dt_log_room(dt_model *m, int64_t bytes)
 {
-    int64_t cap = m->log_cap < 4096 ? 4096 : m->log_cap;
+    int64_t cap = m->txn.log_cap < 4096 ? 4096 : m->txn.log_cap;
     unsigned char *nl;
-    if (m->log_len + bytes <= m->log_cap) return ST_OK;
-    while (cap < m->log_len + bytes) cap = 2 * cap;
-    nl = alloc_realloc(m->log, (size_t)cap);
+    if (m->txn.log_len + bytes <= m->txn.log_cap) return ST_OK;
+    while (cap < m->txn.log_len + bytes) cap = 2 * cap;
+    nl = alloc_realloc(m->txn.log, (size_t)cap);
     if (!nl) return ST_ENOMEM;
-    m->log = nl;
-    m->log_cap = cap;
+    m->txn.log = nl;
+    m->txn.log_cap = cap;
     return ST_OK;
 }
 
@@ -70,18 +70,18 @@ static unsigned char *push(dt_model *m, int type, int32_t id, void *addr, int64_
     unsigned char *p;
     dt_log_trailer *tr;
     if (dt_log_room(m, size + TRAILER) != ST_OK) {
-        m->lost = 1;
-        m->broken = 1;
+        m->txn.lost = 1;
+        m->txn.broken = 1;
         return NULL;
     }
-    p = m->log + m->log_len;
+    p = m->txn.log + m->txn.log_len;
     tr = (dt_log_trailer *)(p + size);
     tr->type = type;
     tr->id = id;
     tr->size = size;
     tr->addr = addr;
     tr->aux = aux;
-    m->log_len += size + TRAILER;
+    m->txn.log_len += size + TRAILER;
     return p;
 }
 
@@ -91,78 +91,78 @@ static unsigned char *push(dt_model *m, int type, int32_t id, void *addr, int64_
 int64_t dt_log_bound(const dt_model *m, const dt_particle *t, int with_points)
 {
     int64_t nodes = (int64_t)t->n_nodes + 4, sets = (int64_t)t->n_nodes + 2, b;
-    if (with_points) nodes += m->n;
+    if (with_points) nodes += m->store.n;
     b = nodes * (PAD8((int64_t)sizeof(dt_node)) + 2 * TRAILER);
     b += sets * (8 + 8 * (int64_t)m->cfg.sw + TRAILER);
-    if (with_points) b += 4 * m->n + sets * (8 + TRAILER);
+    if (with_points) b += 4 * m->store.n + sets * (8 + TRAILER);
     return b;
 }
 
 void dt_txn_begin(dt_model *m)
 {
     int32_t s;
-    if (m->txn_id >= 2147483600) { /* stamps wrap: forget the old ones */
-        for (s = 0; s < m->cap_sets; s++) {
-            m->sets[s].txn_st = 0;
-            m->sets[s].txn_pts = 0;
+    if (m->txn.txn_id >= 2147483600) { /* stamps wrap: forget the old ones */
+        for (s = 0; s < m->pool.cap_sets; s++) {
+            m->pool.sets[s].txn_st = 0;
+            m->pool.sets[s].txn_pts = 0;
         }
-        m->txn_id = 0;
+        m->txn.txn_id = 0;
     }
-    m->txn_id++;
-    m->in_txn = 1;
-    m->broken = 0;
-    m->log_len = 0;
-    m->txn_rng = m->rng;
-    m->txn_n = m->n;
-    m->txn_n_total = m->n_total;
-    m->txn_lml = m->lml;
-    m->txn_stamp = m->stamp;
-    m->txn_n_sets = m->n_sets;
-    m->txn_n_spare = m->n_spare;
-    m->n_taken = 0;
-    memcpy(m->txn_parts, m->parts, sizeof(dt_particle) * (size_t)m->n_particles);
+    m->txn.txn_id++;
+    m->txn.in_txn = 1;
+    m->txn.broken = 0;
+    m->txn.log_len = 0;
+    m->txn.txn_rng = m->rng;
+    m->txn.txn_n = m->store.n;
+    m->txn.txn_n_total = m->store.n_total;
+    m->txn.txn_lml = m->lml;
+    m->txn.txn_stamp = m->ret.stamp;
+    m->txn.txn_n_sets = m->pool.n_sets;
+    m->txn.txn_n_spare = m->txn.n_spare;
+    m->txn.n_taken = 0;
+    memcpy(m->txn.txn_parts, m->pf.parts, sizeof(dt_particle) * (size_t)m->par.n_particles);
 }
 
 void dt_log_node(dt_model *m, dt_node *nd)
 {
     unsigned char *p;
-    if (!m->in_txn) return;
+    if (!m->txn.in_txn) return;
     p = push(m, LOG_NODE, 0, nd, 1, (int64_t)sizeof(dt_node));
     if (p) memcpy(p, nd, sizeof(dt_node));
 }
 
 void dt_log_set(dt_model *m, int32_t id)
 {
-    dt_pointset *ps = &m->sets[id];
+    dt_pointset *ps = &m->pool.sets[id];
     int sw = m->cfg.sw;
     unsigned char *p;
     int32_t head[2];
-    if (!m->in_txn || ps->txn_st == m->txn_id) return;
+    if (!m->txn.in_txn || ps->txn_st == m->txn.txn_id) return;
     p = push(m, LOG_SET, id, NULL, 0, 8 + 8 * (int64_t)sw);
     if (!p) return;
     head[0] = ps->n;
     head[1] = ps->mark;
     memcpy(p, head, 8);
-    memcpy(p + 8, m->set_stats + (int64_t)id * sw, sizeof(double) * (size_t)sw);
-    ps->txn_st = m->txn_id;
+    memcpy(p + 8, m->pool.set_stats + (int64_t)id * sw, sizeof(double) * (size_t)sw);
+    ps->txn_st = m->txn.txn_id;
 }
 
 void dt_log_points(dt_model *m, int32_t id)
 {
-    dt_pointset *ps = &m->sets[id];
+    dt_pointset *ps = &m->pool.sets[id];
     unsigned char *p;
-    if (!m->in_txn || ps->txn_pts == m->txn_id) return;
+    if (!m->txn.in_txn || ps->txn_pts == m->txn.txn_id) return;
     p = push(m, LOG_PTS, id, NULL, ps->n, 4 * (int64_t)ps->n);
     if (!p) return;
     if (ps->n > 0) memcpy(p, ps->pts, sizeof(int32_t) * (size_t)ps->n);
-    ps->txn_pts = m->txn_id;
+    ps->txn_pts = m->txn.txn_id;
 }
 
 /* a set created in the open transaction: never logged */
 void dt_log_created(dt_model *m, int32_t id)
 {
-    m->sets[id].txn_st = m->txn_id;
-    m->sets[id].txn_pts = m->txn_id;
+    m->pool.sets[id].txn_st = m->txn.txn_id;
+    m->pool.sets[id].txn_pts = m->txn.txn_id;
 }
 
 void dt_log_freed(dt_model *m, int32_t id)
@@ -173,11 +173,11 @@ void dt_log_freed(dt_model *m, int32_t id)
 void dt_log_store(dt_model *m, int32_t index)
 {
     unsigned char *p;
-    if (!m->in_txn) return;
-    p = push(m, LOG_STORE, index, NULL, m->n, 8 * ((int64_t)m->d + 1));
+    if (!m->txn.in_txn) return;
+    p = push(m, LOG_STORE, index, NULL, m->store.n, 8 * ((int64_t)m->par.d + 1));
     if (!p) return;
-    memcpy(p, m->X + (int64_t)index * m->d, sizeof(double) * (size_t)m->d);
-    memcpy(p + 8 * (size_t)m->d, m->y + index, sizeof(double));
+    memcpy(p, m->store.X + (int64_t)index * m->par.d, sizeof(double) * (size_t)m->par.d);
+    memcpy(p + 8 * (size_t)m->par.d, m->store.y + index, sizeof(double));
 }
 
 /* log the live sets that dt_renumber(index) is about to decrement; ST_ENOMEM (nothing
@@ -186,16 +186,16 @@ int dt_log_renumber(dt_model *m, int32_t index)
 {
     int32_t s, count = 0, *ids;
     unsigned char *p;
-    if (!m->in_txn) return ST_OK;
-    for (s = 0; s < m->n_sets; s++)
-        if (m->sets[s].refs > 0) count++;
+    if (!m->txn.in_txn) return ST_OK;
+    for (s = 0; s < m->pool.n_sets; s++)
+        if (m->pool.sets[s].refs > 0) count++;
     if (dt_log_room(m, 4 * (int64_t)count + 8 + TRAILER) != ST_OK) return ST_ENOMEM;
     p = push(m, LOG_RENUMBER, index, NULL, count, 4 * (int64_t)count);
     if (!p) return ST_ENOMEM;
     ids = (int32_t *)p;
     count = 0;
-    for (s = 0; s < m->n_sets; s++)
-        if (m->sets[s].refs > 0) ids[count++] = s;
+    for (s = 0; s < m->pool.n_sets; s++)
+        if (m->pool.sets[s].refs > 0) ids[count++] = s;
     return ST_OK;
 }
 
@@ -204,11 +204,11 @@ int dt_log_renumber(dt_model *m, int32_t index)
 int dt_spare_reserve(dt_model *m, int32_t count)
 {
     dt_node *nd;
-    while (m->n_spare < count) {
-        nd = alloc_malloc(sizeof(dt_node) * (size_t)m->cap_nodes);
+    while (m->txn.n_spare < count) {
+        nd = alloc_malloc(sizeof(dt_node) * (size_t)m->pf.cap_nodes);
         if (!nd) return ST_ENOMEM;
-        m->spare[m->n_spare++] = nd;
-        if (m->in_txn) m->txn_n_spare++; /* grown before any take: kept by a rollback */
+        m->txn.spare[m->txn.n_spare++] = nd;
+        if (m->txn.in_txn) m->txn.txn_n_spare++; /* grown before any take: kept by a rollback */
     }
     return ST_OK;
 }
@@ -217,34 +217,34 @@ int dt_spare_reserve(dt_model *m, int32_t count)
  * spare at commit (a rollback puts the taken arena back) */
 dt_node *dt_spare_take(dt_model *m, dt_node *dead)
 {
-    int32_t s = --m->n_spare;
-    dt_node *nd = m->spare[s];
-    m->taken[m->n_taken++] = nd;
-    m->spare[s] = dead;
+    int32_t s = --m->txn.n_spare;
+    dt_node *nd = m->txn.spare[s];
+    m->txn.taken[m->txn.n_taken++] = nd;
+    m->txn.spare[s] = dead;
     return nd;
 }
 
 void dt_txn_commit(dt_model *m)
 {
-    int64_t pos = m->log_len;
+    int64_t pos = m->txn.log_len;
     dt_log_trailer *tr;
     int32_t id;
     /* the sets released in the transaction join the free list now */
     while (pos > 0) {
-        tr = (dt_log_trailer *)(m->log + pos - TRAILER);
+        tr = (dt_log_trailer *)(m->txn.log + pos - TRAILER);
         if (tr->type == LOG_FREED) {
             id = tr->id;
-            if (m->sets[id].refs == 0) {
-                m->sets[id].next_free = m->free_set;
-                m->free_set = id;
+            if (m->pool.sets[id].refs == 0) {
+                m->pool.sets[id].next_free = m->pool.free_set;
+                m->pool.free_set = id;
             }
         }
         pos -= TRAILER + tr->size;
     }
-    m->n_spare += m->n_taken; /* the dead particles' arenas, in the taken slots */
-    m->n_taken = 0;
-    m->log_len = 0;
-    m->in_txn = 0;
+    m->txn.n_spare += m->txn.n_taken; /* the dead particles' arenas, in the taken slots */
+    m->txn.n_taken = 0;
+    m->txn.log_len = 0;
+    m->txn.in_txn = 0;
 }
 
 static void undo(dt_model *m, const dt_log_trailer *tr, unsigned char *p)
@@ -258,16 +258,16 @@ static void undo(dt_model *m, const dt_log_trailer *tr, unsigned char *p)
         memcpy(tr->addr, p, sizeof(dt_node) * (size_t)tr->aux);
         break;
     case LOG_SET:
-        ps = &m->sets[tr->id];
+        ps = &m->pool.sets[tr->id];
         memcpy(head, p, 8);
         ps->n = head[0];
         ps->mark = head[1];
-        memcpy(m->set_stats + (int64_t)tr->id * sw, p + 8, sizeof(double) * (size_t)sw);
+        memcpy(m->pool.set_stats + (int64_t)tr->id * sw, p + 8, sizeof(double) * (size_t)sw);
         ps->alc_ok = 0;
         ps->ent_ok = 0;
         break;
     case LOG_PTS:
-        ps = &m->sets[tr->id];
+        ps = &m->pool.sets[tr->id];
         if (tr->aux > 0) memcpy(ps->pts, p, sizeof(int32_t) * (size_t)tr->aux);
         ps->alc_ok = 0;
         ps->ent_ok = 0;
@@ -275,18 +275,18 @@ static void undo(dt_model *m, const dt_log_trailer *tr, unsigned char *p)
     case LOG_STORE:
         n_before = tr->aux; /* rows index+1 .. n_before-1 moved down by one: move back */
         if (index + 1 < n_before) {
-            memmove(m->X + (int64_t)(index + 1) * m->d, m->X + (int64_t)index * m->d,
-                    sizeof(double) * (size_t)((n_before - index - 1) * m->d));
-            memmove(m->y + index + 1, m->y + index,
+            memmove(m->store.X + (int64_t)(index + 1) * m->par.d, m->store.X + (int64_t)index * m->par.d,
+                    sizeof(double) * (size_t)((n_before - index - 1) * m->par.d));
+            memmove(m->store.y + index + 1, m->store.y + index,
                     sizeof(double) * (size_t)(n_before - index - 1));
         }
-        memcpy(m->X + (int64_t)index * m->d, p, sizeof(double) * (size_t)m->d);
-        memcpy(m->y + index, p + 8 * (size_t)m->d, sizeof(double));
+        memcpy(m->store.X + (int64_t)index * m->par.d, p, sizeof(double) * (size_t)m->par.d);
+        memcpy(m->store.y + index, p + 8 * (size_t)m->par.d, sizeof(double));
         break;
     case LOG_RENUMBER:
         ids = (int32_t *)p;
         for (a = 0; a < (int32_t)tr->aux; a++) {
-            ps = &m->sets[ids[a]];
+            ps = &m->pool.sets[ids[a]];
             for (b = 0; b < ps->n; b++)
                 if (ps->pts[b] >= index) ps->pts[b]++;
         }
@@ -298,38 +298,38 @@ static void undo(dt_model *m, const dt_log_trailer *tr, unsigned char *p)
 
 void dt_txn_rollback(dt_model *m)
 {
-    int64_t pos = m->log_len;
+    int64_t pos = m->txn.log_len;
     dt_log_trailer *tr;
     int32_t i, k, s;
     dt_particle *t;
     while (pos > 0) {
-        tr = (dt_log_trailer *)(m->log + pos - TRAILER);
+        tr = (dt_log_trailer *)(m->txn.log + pos - TRAILER);
         pos -= TRAILER + tr->size;
-        undo(m, tr, m->log + pos);
+        undo(m, tr, m->txn.log + pos);
     }
-    memcpy(m->parts, m->txn_parts, sizeof(dt_particle) * (size_t)m->n_particles);
-    for (i = 0; i < m->n_taken; i++) m->spare[m->txn_n_spare - 1 - i] = m->taken[i];
-    m->n_spare = m->txn_n_spare;
-    m->n_taken = 0;
-    m->rng = m->txn_rng;
-    m->n = m->txn_n;
-    m->n_total = m->txn_n_total;
-    m->lml = m->txn_lml;
-    m->stamp = m->txn_stamp;
-    m->n_sets = m->txn_n_sets; /* later slots keep their buffers for reuse */
-    for (s = 0; s < m->n_sets; s++) m->sets[s].refs = 0;
-    for (i = 0; i < m->n_particles; i++) {
-        t = &m->parts[i];
+    memcpy(m->pf.parts, m->txn.txn_parts, sizeof(dt_particle) * (size_t)m->par.n_particles);
+    for (i = 0; i < m->txn.n_taken; i++) m->txn.spare[m->txn.txn_n_spare - 1 - i] = m->txn.taken[i];
+    m->txn.n_spare = m->txn.txn_n_spare;
+    m->txn.n_taken = 0;
+    m->rng = m->txn.txn_rng;
+    m->store.n = m->txn.txn_n;
+    m->store.n_total = m->txn.txn_n_total;
+    m->lml = m->txn.txn_lml;
+    m->ret.stamp = m->txn.txn_stamp;
+    m->pool.n_sets = m->txn.txn_n_sets; /* later slots keep their buffers for reuse */
+    for (s = 0; s < m->pool.n_sets; s++) m->pool.sets[s].refs = 0;
+    for (i = 0; i < m->par.n_particles; i++) {
+        t = &m->pf.parts[i];
         for (k = 0; k < t->n_nodes; k++)
-            if (t->nodes[k].var < 0 && t->nodes[k].depth >= 0) m->sets[t->nodes[k].set].refs++;
+            if (t->nodes[k].var < 0 && t->nodes[k].depth >= 0) m->pool.sets[t->nodes[k].set].refs++;
     }
-    m->free_set = -1;
-    for (s = m->n_sets - 1; s >= 0; s--)
-        if (m->sets[s].refs == 0) {
-            m->sets[s].next_free = m->free_set;
-            m->free_set = s;
+    m->pool.free_set = -1;
+    for (s = m->pool.n_sets - 1; s >= 0; s--)
+        if (m->pool.sets[s].refs == 0) {
+            m->pool.sets[s].next_free = m->pool.free_set;
+            m->pool.free_set = s;
         }
-    m->log_len = 0;
-    m->in_txn = 0;
-    m->broken = 0;
+    m->txn.log_len = 0;
+    m->txn.in_txn = 0;
+    m->txn.broken = 0;
 }

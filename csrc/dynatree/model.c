@@ -1,5 +1,5 @@
 /*
- * dt_model.c -- the dynamic-tree model: store, particle cloud and the streaming loop;
+ * dynatree/model.c -- the dynamic-tree model: store, particle cloud and the streaming loop;
  * mirrors the ReferenceEngine of reference/dynatree/model.py.
  *
  * dt_model_learn runs the whole partial_fit loop: append the row to the store; the first
@@ -7,7 +7,7 @@
  * run one PL step (dt_pl_step). lml accumulates lpred. Capacities (store rows, node
  * arenas, the point-set pool, scratch) are reserved before a row changes any state; the
  * rest of the row (retirement, resampling, propagation, which may grow point lists) is
- * one transaction of the undo log (dt_txn.c). Either way an allocation failure leaves
+ * one transaction of the undo log (dynatree/txn.c). Either way an allocation failure leaves
  * the model exactly as it was before that row and returns ST_ENOMEM; rows before it in
  * the same call stay learned.
  * Export/import walk each tree in preorder: per node (depth, var, n) as ints and
@@ -16,51 +16,51 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core.h"
+#include "dynatree/dynatree.h"
 
 static void free_scratch(dt_model *m)
 {
-    alloc_free(m->w);
-    alloc_free(m->chosen);
-    alloc_free(m->flags);
-    alloc_free(m->leafc);
-    alloc_free(m->ibuf);
-    alloc_free(m->ibuf2);
-    alloc_free(m->stack);
-    alloc_free(m->vbuf);
-    alloc_free(m->sbuf);
-    alloc_free(m->work);
-    alloc_free(m->lg_half);
-    alloc_free(m->lg_frac);
-    alloc_free(m->scores);
-    alloc_free(m->rect);
-    alloc_free(m->abuf);
-    alloc_free(m->areg);
+    alloc_free(m->pf.w);
+    alloc_free(m->pf.chosen);
+    alloc_free(m->pf.flags);
+    alloc_free(m->pf.leafc);
+    alloc_free(m->buf.ibuf);
+    alloc_free(m->buf.ibuf2);
+    alloc_free(m->buf.stack);
+    alloc_free(m->buf.vbuf);
+    alloc_free(m->buf.sbuf);
+    alloc_free(m->buf.work);
+    alloc_free(m->buf.lg_half);
+    alloc_free(m->buf.lg_frac);
+    alloc_free(m->ret.scores);
+    alloc_free(m->ret.rect);
+    alloc_free(m->ret.abuf);
+    alloc_free(m->ret.areg);
 }
 
 void dt_model_free(dt_model *m)
 {
     int32_t i;
     if (m == NULL) return;
-    if (m->sets != NULL)
-        for (i = 0; i < m->cap_sets; i++) { /* slots above n_sets may keep buffers */
-            alloc_free(m->sets[i].pts);
-            alloc_free(m->sets[i].alc);
+    if (m->pool.sets != NULL)
+        for (i = 0; i < m->pool.cap_sets; i++) { /* slots above n_sets may keep buffers */
+            alloc_free(m->pool.sets[i].pts);
+            alloc_free(m->pool.sets[i].alc);
         }
-    alloc_free(m->sets);
-    alloc_free(m->set_stats);
-    if (m->parts != NULL)
-        for (i = 0; i < m->n_particles; i++) dt_particle_free(&m->parts[i]);
-    alloc_free(m->parts);
-    alloc_free(m->tmp);
-    alloc_free(m->txn_parts);
-    if (m->spare != NULL)
-        for (i = 0; i < m->n_spare; i++) alloc_free(m->spare[i]);
-    alloc_free(m->spare);
-    alloc_free(m->taken);
-    alloc_free(m->log);
-    alloc_free(m->X);
-    alloc_free(m->y);
+    alloc_free(m->pool.sets);
+    alloc_free(m->pool.set_stats);
+    if (m->pf.parts != NULL)
+        for (i = 0; i < m->par.n_particles; i++) dt_particle_free(&m->pf.parts[i]);
+    alloc_free(m->pf.parts);
+    alloc_free(m->pf.tmp);
+    alloc_free(m->txn.txn_parts);
+    if (m->txn.spare != NULL)
+        for (i = 0; i < m->txn.n_spare; i++) alloc_free(m->txn.spare[i]);
+    alloc_free(m->txn.spare);
+    alloc_free(m->txn.taken);
+    alloc_free(m->txn.log);
+    alloc_free(m->store.X);
+    alloc_free(m->store.y);
     free_scratch(m);
     alloc_free(m);
 }
@@ -69,14 +69,14 @@ void dt_model_free(dt_model *m)
  * the direct calls, so that cached and computed values are the same doubles */
 static int fill_lgamma_cache(dt_model *m, int64_t len)
 {
-    double *h = alloc_realloc(m->lg_half, sizeof(double) * (size_t)len), *f;
+    double *h = alloc_realloc(m->buf.lg_half, sizeof(double) * (size_t)len), *f;
     double inv_c = m->cfg.n_classes > 0 ? 1.0 / (double)m->cfg.n_classes : 1.0;
     int64_t k, old = m->cfg.lg_len;
     if (!h) return ST_ENOMEM;
-    m->lg_half = h;
-    f = alloc_realloc(m->lg_frac, sizeof(double) * (size_t)(len / 2));
+    m->buf.lg_half = h;
+    f = alloc_realloc(m->buf.lg_frac, sizeof(double) * (size_t)(len / 2));
     if (!f) return ST_ENOMEM;
-    m->lg_frac = f;
+    m->buf.lg_frac = f;
     if (old < 1) h[0] = NAN;
     for (k = old < 1 ? 1 : old; k < len; k++) h[k] = special_lgamma((double)k / 2.0);
     for (k = old / 2; k < len / 2; k++) f[k] = special_lgamma((double)k + inv_c);
@@ -88,83 +88,50 @@ static int fill_lgamma_cache(dt_model *m, int64_t len)
 
 static int reserve_store(dt_model *m, int64_t need)
 {
-    int64_t cap = m->cap;
+    int64_t cap = m->store.cap;
     double *nx, *ny, *nv;
     int32_t *b1, *b2;
     if (need <= cap) return ST_OK;
     while (cap < need) cap = cap < 16 ? 16 : 2 * cap;
-    nx = alloc_realloc(m->X, sizeof(double) * (size_t)(cap * m->d));
+    nx = alloc_realloc(m->store.X, sizeof(double) * (size_t)(cap * m->par.d));
     if (!nx) return ST_ENOMEM;
-    m->X = nx;
-    ny = alloc_realloc(m->y, sizeof(double) * (size_t)cap);
+    m->store.X = nx;
+    ny = alloc_realloc(m->store.y, sizeof(double) * (size_t)cap);
     if (!ny) return ST_ENOMEM;
-    m->y = ny;
-    b1 = alloc_realloc(m->ibuf, sizeof(int32_t) * (size_t)cap);
+    m->store.y = ny;
+    b1 = alloc_realloc(m->buf.ibuf, sizeof(int32_t) * (size_t)cap);
     if (!b1) return ST_ENOMEM;
-    m->ibuf = b1;
-    b2 = alloc_realloc(m->ibuf2, sizeof(int32_t) * 3 * (size_t)cap);
+    m->buf.ibuf = b1;
+    b2 = alloc_realloc(m->buf.ibuf2, sizeof(int32_t) * 3 * (size_t)cap);
     if (!b2) return ST_ENOMEM;
-    m->ibuf2 = b2;
-    nv = alloc_realloc(m->vbuf, sizeof(double) * (size_t)(cap + 2 * m->minp));
+    m->buf.ibuf2 = b2;
+    nv = alloc_realloc(m->buf.vbuf, sizeof(double) * (size_t)(cap + 2 * m->par.minp));
     if (!nv) return ST_ENOMEM;
-    m->vbuf = nv;
-    nv = alloc_realloc(m->scores, sizeof(double) * (size_t)cap);
+    m->buf.vbuf = nv;
+    nv = alloc_realloc(m->ret.scores, sizeof(double) * (size_t)cap);
     if (!nv) return ST_ENOMEM;
-    m->scores = nv;
+    m->ret.scores = nv;
     if (fill_lgamma_cache(m, 2 * cap + 16) != ST_OK) return ST_ENOMEM;
-    m->cap = cap;
+    m->store.cap = cap;
     return ST_OK;
 }
 
 static int reserve_nodes(dt_model *m, int32_t cap)
 {
     int32_t i, *ns;
-    if (cap <= m->cap_nodes) return ST_OK;
-    for (i = 0; i < m->n_particles; i++)
-        if (dt_particle_reserve_nodes(&m->parts[i], cap) != ST_OK) return ST_ENOMEM;
-    for (i = 0; i < m->n_spare; i++) {
-        dt_node *nn = alloc_realloc(m->spare[i], sizeof(dt_node) * (size_t)cap);
+    if (cap <= m->pf.cap_nodes) return ST_OK;
+    for (i = 0; i < m->par.n_particles; i++)
+        if (dt_particle_reserve_nodes(&m->pf.parts[i], cap) != ST_OK) return ST_ENOMEM;
+    for (i = 0; i < m->txn.n_spare; i++) {
+        dt_node *nn = alloc_realloc(m->txn.spare[i], sizeof(dt_node) * (size_t)cap);
         if (!nn) return ST_ENOMEM;
-        m->spare[i] = nn;
+        m->txn.spare[i] = nn;
     }
-    ns = alloc_realloc(m->stack, sizeof(int32_t) * 2 * (size_t)cap);
+    ns = alloc_realloc(m->buf.stack, sizeof(int32_t) * 2 * (size_t)cap);
     if (!ns) return ST_ENOMEM;
-    m->stack = ns;
-    m->cap_nodes = cap;
+    m->buf.stack = ns;
+    m->pf.cap_nodes = cap;
     return ST_OK;
-}
-
-/* room in the point-set pool for one step: per particle at most one copy-on-write
- * clone and two new sets (grow) or one (prune) */
-static int reserve_sets_extra(dt_model *m, int64_t extra)
-{
-    int64_t need = (int64_t)m->n_sets + 3 * (int64_t)m->n_particles + 4 + extra;
-    int64_t cap = m->cap_sets;
-    dt_pointset *ns;
-    double *nst;
-    if (need <= cap) return ST_OK;
-    if (need > 2147483000) return ST_ENOMEM;
-    while (cap < need) cap = cap < 64 ? 64 : 2 * cap;
-    if (cap > 2147483000) cap = 2147483000;
-    ns = alloc_realloc(m->sets, sizeof(dt_pointset) * (size_t)cap);
-    if (!ns) return ST_ENOMEM;
-    /* new slots own no buffers yet (dt_set_new reuses a slot's buffers) */
-    memset(ns + m->cap_sets, 0, sizeof(dt_pointset) * (size_t)(cap - m->cap_sets));
-    m->sets = ns; /* cap_sets is raised once set_stats has grown too */
-    nst = alloc_realloc(m->set_stats, sizeof(double) * (size_t)cap * (size_t)m->cfg.sw);
-    if (!nst) return ST_ENOMEM;
-    m->set_stats = nst;
-    m->cap_sets = (int32_t)cap;
-    return ST_OK;
-}
-
-static int reserve_sets(dt_model *m) { return reserve_sets_extra(m, 0); }
-
-/* room for one retirement: a collapse re-inserts fewer than minp points per particle,
- * each possibly copying a shared point set */
-int dt_model_reserve_retire(dt_model *m)
-{
-    return reserve_sets_extra(m, (int64_t)m->n_particles * (int64_t)m->minp);
 }
 
 /* every particle must have room for the two children of a grow */
@@ -172,12 +139,12 @@ static int reserve_grow(dt_model *m)
 {
     int32_t i, need = 0;
     dt_particle *t;
-    for (i = 0; i < m->n_particles; i++) {
-        t = &m->parts[i];
+    for (i = 0; i < m->par.n_particles; i++) {
+        t = &m->pf.parts[i];
         if (t->n_free < 2 && t->n_nodes + 2 > need) need = t->n_nodes + 2;
     }
-    if (need <= m->cap_nodes) return ST_OK;
-    return reserve_nodes(m, need < 2 * m->cap_nodes ? 2 * m->cap_nodes : need);
+    if (need <= m->pf.cap_nodes) return ST_OK;
+    return reserve_nodes(m, need < 2 * m->pf.cap_nodes ? 2 * m->pf.cap_nodes : need);
 }
 
 static void reset_particle(dt_model *m, dt_particle *t)
@@ -193,108 +160,118 @@ static void reset_particle(dt_model *m, dt_particle *t)
     dt_refresh(dt_leaf_stats(m, t, root), &m->cfg);
 }
 
-dt_model *dt_model_new(int kind, int p, int augmented, int delta, int n_classes, double nu0,
-                       double s20, int32_t d, int32_t minp, int32_t nstart,
-                       int32_t n_particles, double alpha, double beta, uint64_t seed)
+/* the per-particle and scratch buffers of a new model (sizes from its parameters) */
+static int alloc_buffers(dt_model *m, int p)
+{
+    size_t n = (size_t)m->par.n_particles, d = (size_t)m->par.d, sw = (size_t)m->cfg.sw;
+    m->pf.parts = alloc_calloc(n, sizeof(dt_particle));
+    m->pf.tmp = alloc_calloc(n, sizeof(dt_particle));
+    m->txn.txn_parts = alloc_calloc(n, sizeof(dt_particle));
+    m->txn.spare = alloc_calloc(n, sizeof(dt_node *));
+    m->txn.taken = alloc_calloc(n, sizeof(dt_node *));
+    m->pf.w = alloc_malloc(sizeof(double) * 4 * n);
+    m->pf.chosen = alloc_malloc(sizeof(int32_t) * n);
+    m->pf.flags = alloc_malloc(sizeof(int32_t) * 2 * n);
+    m->pf.leafc = alloc_malloc(sizeof(int32_t) * 2 * n);
+    m->buf.stack = alloc_malloc(sizeof(int32_t) * 2 * (size_t)m->pf.cap_nodes);
+    m->buf.sbuf = alloc_malloc(sizeof(double) * 3 * sw);
+    m->buf.work = alloc_malloc(sizeof(double) * (size_t)(2 * p * p + 2 * p + 8));
+    m->buf.vbuf = alloc_malloc(sizeof(double) * (size_t)(2 * m->par.minp + 1));
+    m->ret.abuf = alloc_malloc(sizeof(double) * 14 * (d + 2));
+    m->ret.areg = alloc_malloc(sizeof(int32_t) * (d + 2));
+    if (!m->pf.parts || !m->pf.tmp || !m->txn.txn_parts || !m->txn.spare || !m->txn.taken ||
+        !m->pf.w || !m->pf.chosen || !m->pf.flags || !m->pf.leafc || !m->buf.stack ||
+        !m->buf.sbuf || !m->buf.work || !m->buf.vbuf || !m->ret.abuf || !m->ret.areg)
+        return ST_ENOMEM;
+    return ST_OK;
+}
+
+/* the constructor (convention of common/common.h): ST_EINVAL for invalid sizes, ST_ENOMEM
+ * when an allocation fails; *out is NULL unless ST_OK */
+int32_t dt_model_new(int kind, int p, int augmented, int delta, int n_classes, double nu0,
+                     double s20, int32_t d, int32_t minp, int32_t nstart,
+                     int32_t n_particles, double alpha, double beta, uint64_t seed,
+                     dt_model **out)
 {
     dt_model *m;
-    int32_t i, n = n_particles, sw;
-    if (d < 1 || minp < 1 || nstart < 1 || n_particles < 1) return NULL;
-    if (kind == DT_CLASS && n_classes < 1) return NULL;
+    int32_t i;
+    *out = NULL;
+    if (d < 1 || minp < 1 || nstart < 1 || n_particles < 1) return ST_EINVAL;
+    if (kind == DT_CLASS && n_classes < 1) return ST_EINVAL;
     m = alloc_calloc(1, sizeof(dt_model));
-    if (!m) return NULL;
+    if (!m) return ST_ENOMEM;
     dt_leaf_config_init(&m->cfg, kind, p, augmented, delta, n_classes, nu0, s20);
-    sw = m->cfg.sw;
-    m->d = d;
-    m->minp = minp;
-    m->nstart = nstart;
-    m->n_particles = n_particles;
-    m->alpha = alpha;
-    m->beta = beta;
+    m->par.d = d;
+    m->par.minp = minp;
+    m->par.nstart = nstart;
+    m->par.n_particles = n_particles;
+    m->par.alpha = alpha;
+    m->par.beta = beta;
     m->lml = 0.0;
-    m->n = 0;
-    m->cap = 0;
-    m->cap_nodes = 16;
-    m->free_set = -1;
+    m->store.n = 0;
+    m->store.cap = 0;
+    m->pf.cap_nodes = 16;
+    m->pool.free_set = -1;
     rng_seed(&m->rng, seed);
     for (i = 0; i < 64; i++) {
-        m->prior_split[i] = dt_log_split_prob(i, alpha, beta);
-        m->prior_leaf[i] = dt_log_leaf_prob(i, alpha, beta);
+        m->par.prior_split[i] = dt_log_split_prob(i, alpha, beta);
+        m->par.prior_leaf[i] = dt_log_leaf_prob(i, alpha, beta);
     }
-    m->parts = alloc_calloc((size_t)n, sizeof(dt_particle));
-    m->tmp = alloc_calloc((size_t)n, sizeof(dt_particle));
-    m->txn_parts = alloc_calloc((size_t)n, sizeof(dt_particle));
-    m->spare = alloc_calloc((size_t)n, sizeof(dt_node *));
-    m->taken = alloc_calloc((size_t)n, sizeof(dt_node *));
-    m->w = alloc_malloc(sizeof(double) * 4 * (size_t)n);
-    m->chosen = alloc_malloc(sizeof(int32_t) * (size_t)n);
-    m->flags = alloc_malloc(sizeof(int32_t) * 2 * (size_t)n);
-    m->leafc = alloc_malloc(sizeof(int32_t) * 2 * (size_t)n);
-    m->stack = alloc_malloc(sizeof(int32_t) * 2 * (size_t)m->cap_nodes);
-    m->sbuf = alloc_malloc(sizeof(double) * 3 * (size_t)sw);
-    m->work = alloc_malloc(sizeof(double) * (size_t)(2 * p * p + 2 * p + 8));
-    m->vbuf = alloc_malloc(sizeof(double) * (size_t)(2 * minp + 1));
-    m->abuf = alloc_malloc(sizeof(double) * 14 * (size_t)(d + 2));
-    m->areg = alloc_malloc(sizeof(int32_t) * (size_t)(d + 2));
-    if (!m->parts || !m->tmp || !m->txn_parts || !m->spare || !m->taken || !m->w || !m->chosen || !m->flags || !m->leafc || !m->stack || !m->sbuf ||
-        !m->work || !m->vbuf || !m->abuf || !m->areg) {
+    if (alloc_buffers(m, p) != ST_OK || dt_sets_reserve(m, 0) != ST_OK) {
         dt_model_free(m);
-        return NULL;
+        return ST_ENOMEM;
     }
-    if (reserve_sets(m) != ST_OK) {
-        dt_model_free(m);
-        return NULL;
-    }
-    for (i = 0; i < n; i++) {
-        if (dt_particle_init(&m->parts[i], m->cap_nodes) != ST_OK) {
+    for (i = 0; i < n_particles; i++) {
+        if (dt_particle_init(&m->pf.parts[i], m->pf.cap_nodes) != ST_OK) {
             dt_model_free(m);
-            return NULL;
+            return ST_ENOMEM;
         }
-        reset_particle(m, &m->parts[i]);
+        reset_particle(m, &m->pf.parts[i]);
     }
-    return m;
+    *out = m;
+    return ST_OK;
 }
 
 rng_state *dt_model_rng(dt_model *m) { return &m->rng; }
 
-/* room in the undo log for one particle's share of a row (dt_txn.c) */
+/* room in the undo log for one particle's share of a row (dynatree/txn.c) */
 static int log_room_particle(dt_model *m, const dt_particle *t, int with_points)
 {
     if (dt_log_room(m, dt_log_bound(m, t, with_points)) != ST_OK) {
-        m->broken = 1;
+        m->txn.broken = 1;
         return 0;
     }
     return 1;
 }
 
 /* one row: retirement, store, then the root phase or one PL step; runs inside a
- * transaction, stops at the first allocation failure (m->broken) */
+ * transaction, stops at the first allocation failure (m->txn.broken) */
 static double learn_row(dt_model *m, const double *x, double yr)
 {
     int32_t i, index, leaf, n_points;
     double lp = 0.0;
     dt_particle *t;
-    if (m->active_size > 0 && m->n >= m->active_size) {
+    if (m->ret.active_size > 0 && m->store.n >= m->ret.active_size) {
         /* retire one point before the PL step ([DT-SPEC §0] item 5) */
-        if (dt_retire_one(m, dt_choose_retiree(m), m->lam) != ST_OK) return 0.0;
+        if (dt_retire_one(m, dt_choose_retiree(m), m->ret.lam) != ST_OK) return 0.0;
     }
-    index = (int32_t)m->n;
-    memcpy(m->X + (int64_t)index * m->d, x, sizeof(double) * (size_t)m->d);
-    m->y[index] = yr;
-    m->n++;
-    m->n_total++;
-    if (m->n_total <= m->nstart) {
-        for (i = 0; i < m->n_particles; i++) {
-            t = &m->parts[i];
+    index = (int32_t)m->store.n;
+    memcpy(m->store.X + (int64_t)index * m->par.d, x, sizeof(double) * (size_t)m->par.d);
+    m->store.y[index] = yr;
+    m->store.n++;
+    m->store.n_total++;
+    if (m->store.n_total <= m->par.nstart) {
+        for (i = 0; i < m->par.n_particles; i++) {
+            t = &m->pf.parts[i];
             if (!log_room_particle(m, t, 0)) return 0.0;
             leaf = t->root;
             dt_leaf_append(m, t, leaf, index);
-            if (m->broken) return 0.0;
+            if (m->txn.broken) return 0.0;
             n_points = 0;
             if (m->cfg.kind == DT_LINEAR && m->cfg.delta == 1)
-                n_points = dt_gather_points(m, t, leaf, m->ibuf);
-            dt_add_point(dt_leaf_stats(m, t, leaf), &m->cfg, m->ibuf, n_points,
-                         index, m->X, m->y, m->d, m->work);
+                n_points = dt_gather_points(m, t, leaf, m->buf.ibuf);
+            dt_add_point(dt_leaf_stats(m, t, leaf), &m->cfg, m->buf.ibuf, n_points,
+                         index, m->store.X, m->store.y, m->par.d, m->buf.work);
         }
     } else {
         lp = dt_pl_step(m, index);
@@ -307,10 +284,10 @@ int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, dou
 {
     int64_t r;
     double lp;
-    if (m->lost) return ST_ESTATE;
+    if (m->txn.lost) return ST_ESTATE;
     if (n < 0) return ST_EINVAL;
     /* validate the whole batch before any state change (the facade also does) */
-    for (r = 0; r < n * m->d; r++)
+    for (r = 0; r < n * m->par.d; r++)
         if (!isfinite(X[r])) return ST_EINVAL;
     for (r = 0; r < n; r++) {
         if (!isfinite(y[r])) return ST_EINVAL;
@@ -319,19 +296,19 @@ int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, dou
             return ST_ERANGE;
     }
     for (r = 0; r < n; r++) {
-        if (m->n >= 2147483600) return ST_ERANGE;
+        if (m->store.n >= 2147483600) return ST_ERANGE;
         /* capacities first: a failure here changes nothing */
-        if (reserve_store(m, m->n + 1) != ST_OK) return ST_ENOMEM;
+        if (reserve_store(m, m->store.n + 1) != ST_OK) return ST_ENOMEM;
         if (reserve_grow(m) != ST_OK) return ST_ENOMEM;
-        if (reserve_sets(m) != ST_OK) return ST_ENOMEM;
-        if (m->active_size > 0 && m->n >= m->active_size) {
+        if (dt_sets_reserve(m, 0) != ST_OK) return ST_ENOMEM;
+        if (m->ret.active_size > 0 && m->store.n >= m->ret.active_size) {
             if (dt_model_reserve_retire(m) != ST_OK) return ST_ENOMEM;
-            if (reserve_sets(m) != ST_OK) return ST_ENOMEM;
+            if (dt_sets_reserve(m, 0) != ST_OK) return ST_ENOMEM;
         }
         dt_txn_begin(m);
-        lp = learn_row(m, X + r * m->d, y[r]);
-        if (m->broken) {
-            if (m->lost) return ST_ENOMEM; /* the log itself failed: no way back */
+        lp = learn_row(m, X + r * m->par.d, y[r]);
+        if (m->txn.broken) {
+            if (m->txn.lost) return ST_ENOMEM; /* the log itself failed: no way back */
             dt_txn_rollback(m);
             return ST_ENOMEM;
         }
@@ -344,7 +321,7 @@ int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, dou
 
 int dt_model_regression(const dt_model *m, const double *x, double *out)
 {
-    if (m->lost) return ST_ESTATE;
+    if (m->txn.lost) return ST_ESTATE;
     if (m->cfg.kind == DT_CLASS) return ST_ESTATE;
     dt_regression_summaries((dt_model *)m, x, out);
     return ST_OK;
@@ -352,7 +329,7 @@ int dt_model_regression(const dt_model *m, const double *x, double *out)
 
 int dt_model_class(const dt_model *m, const double *x, double *probs, double *entropy)
 {
-    if (m->lost) return ST_ESTATE;
+    if (m->txn.lost) return ST_ESTATE;
     if (m->cfg.kind != DT_CLASS) return ST_ESTATE;
     dt_class_summaries((dt_model *)m, x, probs, entropy);
     return ST_OK;
@@ -362,7 +339,7 @@ int dt_model_class(const dt_model *m, const double *x, double *probs, double *en
 static int check_row(const dt_model *m, const double *x, int64_t n_values)
 {
     int64_t a;
-    if (n_values != m->d) return ST_EDIM;
+    if (n_values != m->par.d) return ST_EDIM;
     for (a = 0; a < n_values; a++)
         if (!isfinite(x[a])) return ST_EINVAL;
     return ST_OK;
@@ -395,11 +372,11 @@ int dt_model_trees(const dt_model *m, int32_t *out)
 {
     dt_model *mm = (dt_model *)m;
     int32_t i, a, n_leaves, count;
-    int32_t *lv = mm->stack + mm->cap_nodes;
+    int32_t *lv = mm->buf.stack + mm->pf.cap_nodes;
     const dt_particle *t;
-    if (m->lost) return ST_ESTATE;
-    for (i = 0; i < m->n_particles; i++) {
-        t = &m->parts[i];
+    if (m->txn.lost) return ST_ESTATE;
+    for (i = 0; i < m->par.n_particles; i++) {
+        t = &m->pf.parts[i];
         out[3 * i] = dt_height(mm, t);
         n_leaves = dt_collect_leaves(mm, t, t->root, lv);
         count = 0;
@@ -414,11 +391,11 @@ int dt_model_trees(const dt_model *m, int32_t *out)
 int dt_model_particle_size(const dt_model *m, int32_t i, int32_t *n_nodes, int32_t *n_points)
 {
     const dt_particle *t;
-    if (m->lost) return ST_ESTATE;
-    if (i < 0 || i >= m->n_particles) return ST_ERANGE;
-    t = &m->parts[i];
+    if (m->txn.lost) return ST_ESTATE;
+    if (i < 0 || i >= m->par.n_particles) return ST_ERANGE;
+    t = &m->pf.parts[i];
     *n_nodes = t->n_nodes - t->n_free;
-    *n_points = (int32_t)m->n;
+    *n_points = (int32_t)m->store.n;
     return ST_OK;
 }
 
@@ -427,11 +404,11 @@ int dt_model_export_particle(const dt_model *m, int32_t i, int32_t *ints, double
 {
     dt_model *mm = (dt_model *)m;
     const dt_particle *t;
-    int32_t *stack = mm->stack, sp = 0, k, a = 0, np = 0, cnt;
+    int32_t *stack = mm->buf.stack, sp = 0, k, a = 0, np = 0, cnt;
     int sw = m->cfg.sw, s;
-    if (m->lost) return ST_ESTATE;
-    if (i < 0 || i >= m->n_particles) return ST_ERANGE;
-    t = &m->parts[i];
+    if (m->txn.lost) return ST_ESTATE;
+    if (i < 0 || i >= m->par.n_particles) return ST_ERANGE;
+    t = &m->pf.parts[i];
     stack[sp++] = t->root;
     while (sp > 0) {
         k = stack[--sp];
@@ -464,24 +441,24 @@ int dt_model_import(dt_model *m, const double *X, const double *y, int64_t n, do
     int64_t node_off = 0, pt_off = 0;
     int sw = m->cfg.sw;
     dt_particle *t;
-    for (i = 0; i < m->n_particles; i++)
+    for (i = 0; i < m->par.n_particles; i++)
         if (sizes[i] > maxn) maxn = sizes[i];
     if (reserve_store(m, n) != ST_OK) return ST_ENOMEM;
     if (reserve_nodes(m, maxn + 2) != ST_OK) return ST_ENOMEM;
     if (n > 0) {
-        memcpy(m->X, X, sizeof(double) * (size_t)(n * m->d));
-        memcpy(m->y, y, sizeof(double) * (size_t)n);
+        memcpy(m->store.X, X, sizeof(double) * (size_t)(n * m->par.d));
+        memcpy(m->store.y, y, sizeof(double) * (size_t)n);
     }
-    m->n = n;
+    m->store.n = n;
     m->lml = lml;
-    for (i = 0; i < m->n_particles; i++) {
-        t = &m->parts[i];
+    for (i = 0; i < m->par.n_particles; i++) {
+        t = &m->pf.parts[i];
         dt_particle_release_sets(m, t);
         t->n_nodes = 0;
         t->free_head = -1;
         t->n_free = 0;
         sp = 0;
-        if (reserve_sets_extra(m, sizes[i]) != ST_OK) return ST_ENOMEM;
+        if (dt_sets_reserve(m, sizes[i]) != ST_OK) return ST_ENOMEM;
         for (a = 0; a < sizes[i]; a++) {
             k = dt_node_alloc(m, t);
             t->nodes[k].depth = ints[3 * (node_off + a)];
@@ -490,7 +467,7 @@ int dt_model_import(dt_model *m, const double *X, const double *y, int64_t n, do
             if (sp == 0) {
                 t->root = k;
             } else {
-                par = m->stack[sp - 1];
+                par = m->buf.stack[sp - 1];
                 t->nodes[k].parent = par;
                 if (t->nodes[par].left < 0) {
                     t->nodes[par].left = k;
@@ -500,13 +477,13 @@ int dt_model_import(dt_model *m, const double *X, const double *y, int64_t n, do
                 }
             }
             if (t->nodes[k].var >= 0) {
-                m->stack[sp++] = k;
+                m->buf.stack[sp++] = k;
             } else {
                 cnt = ints[3 * (node_off + a) + 2];
                 for (b = 0; b < cnt; b++)
                     if (points[pt_off + b] < 0 || points[pt_off + b] >= n) return ST_EINVAL;
                 t->nodes[k].set = dt_set_new(m, points + pt_off, cnt);
-                if (m->broken) return ST_ENOMEM; /* the point list could not be stored */
+                if (m->txn.broken) return ST_ENOMEM; /* the point list could not be stored */
                 memcpy(dt_leaf_stats(m, t, k), dbls + (node_off + a) * (sw + 1) + 1,
                        sizeof(double) * (size_t)sw);
                 pt_off += cnt;

@@ -1,5 +1,5 @@
 /*
- * dt_tree.c -- the trees of the particles and the tree prior [AG13, §2.1]; mirrors
+ * dynatree/tree.c -- the trees of the particles and the tree prior [AG13, §2.1]; mirrors
  * reference/dynatree/tree.py.
  *
  * A particle's tree is an arena of dt_node addressed by int32 indices (-1 = none). Freed
@@ -15,7 +15,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "core.h"
+#include "dynatree/dynatree.h"
 
 /* [AG13, §2.1] mirrors log_split_prob */
 static double log_split_prob(int32_t depth, double alpha, double beta)
@@ -42,14 +42,14 @@ double dt_log_leaf_prob(int32_t depth, double alpha, double beta)
 /* tabulated for d < 64 (same values as the direct formula) */
 double dt_prior_split(const dt_model *m, int32_t depth)
 {
-    if (depth < 64) return m->prior_split[depth];
-    return log_split_prob(depth, m->alpha, m->beta);
+    if (depth < 64) return m->par.prior_split[depth];
+    return log_split_prob(depth, m->par.alpha, m->par.beta);
 }
 
 double dt_prior_leaf(const dt_model *m, int32_t depth)
 {
-    if (depth < 64) return m->prior_leaf[depth];
-    return log_leaf_prob(depth, m->alpha, m->beta);
+    if (depth < 64) return m->par.prior_leaf[depth];
+    return log_leaf_prob(depth, m->par.alpha, m->par.beta);
 }
 
 /* mirrors find_leaf: left iff x[var] <= value */
@@ -75,11 +75,12 @@ int dt_particle_init(dt_particle *t, int32_t cap_nodes)
 /* the statistics block of a leaf (in its point set) */
 double *dt_leaf_stats(const dt_model *m, const dt_particle *t, int32_t leaf)
 {
-    return m->set_stats + (int64_t)t->nodes[leaf].set * m->cfg.sw;
+    return m->pool.set_stats + (int64_t)t->nodes[leaf].set * m->cfg.sw;
 }
 
 void dt_particle_free(dt_particle *t)
 {
+    if (t == NULL) return;
     alloc_free(t->nodes);
     t->nodes = NULL;
 }
@@ -135,7 +136,7 @@ void dt_copy_particle(dt_model *m, dt_particle *dst, const dt_particle *src)
     memcpy(dst->nodes, src->nodes, sizeof(dt_node) * (size_t)src->n_nodes);
     /* live leaves share their point sets (points and statistics) */
     for (k = 0; k < src->n_nodes; k++)
-        if (nd[k].var < 0 && nd[k].depth >= 0) m->sets[nd[k].set].refs++;
+        if (nd[k].var < 0 && nd[k].depth >= 0) m->pool.sets[nd[k].set].refs++;
     dst->root = src->root;
     dst->n_nodes = src->n_nodes;
     dst->free_head = src->free_head;
@@ -146,7 +147,7 @@ void dt_copy_particle(dt_model *m, dt_particle *dst, const dt_particle *src)
 double dt_subtree_log_score(dt_model *m, const dt_particle *t, int32_t top, int32_t grown,
                             double ell_left, double ell_right)
 {
-    int32_t *stack = m->stack, sp = 0, k;
+    int32_t *stack = m->buf.stack, sp = 0, k;
     const dt_node *nd = t->nodes;
     double score = 0.0, below;
     stack[sp++] = top;
@@ -173,7 +174,7 @@ double dt_subtree_log_score(dt_model *m, const dt_particle *t, int32_t top, int3
 /* mirrors leaves: the leaves under top in preorder; returns their number */
 int32_t dt_collect_leaves(dt_model *m, const dt_particle *t, int32_t top, int32_t *out)
 {
-    int32_t *stack = m->stack, sp = 0, k, count = 0;
+    int32_t *stack = m->buf.stack, sp = 0, k, count = 0;
     const dt_node *nd = t->nodes;
     stack[sp++] = top;
     while (sp > 0) {
@@ -191,25 +192,49 @@ int32_t dt_collect_leaves(dt_model *m, const dt_particle *t, int32_t top, int32_
 /* the active points of a leaf in arrival order; returns their number */
 int32_t dt_gather_points(const dt_model *m, const dt_particle *t, int32_t leaf, int32_t *out)
 {
-    const dt_pointset *ps = &m->sets[t->nodes[leaf].set];
+    const dt_pointset *ps = &m->pool.sets[t->nodes[leaf].set];
     if (ps->n > 0) memcpy(out, ps->pts, sizeof(int32_t) * (size_t)ps->n);
     return ps->n;
 }
 
 /* ensure a set's capacity (contents kept); on allocation failure the model is marked
- * broken: inside a transaction the caller stops and rolls back (dt_txn.c), outside one
+ * broken: inside a transaction the caller stops and rolls back (dynatree/txn.c), outside one
  * (restoring a pickle) the model is lost */
+/* room in the point-set pool for one step: per particle at most one copy-on-write
+ * clone and two new sets (grow) or one (prune), plus `extra` more sets */
+int dt_sets_reserve(dt_model *m, int64_t extra)
+{
+    int64_t need = (int64_t)m->pool.n_sets + 3 * (int64_t)m->par.n_particles + 4 + extra;
+    int64_t cap = m->pool.cap_sets;
+    dt_pointset *ns;
+    double *nst;
+    if (need <= cap) return ST_OK;
+    if (need > 2147483000) return ST_ENOMEM;
+    while (cap < need) cap = cap < 64 ? 64 : 2 * cap;
+    if (cap > 2147483000) cap = 2147483000;
+    ns = alloc_realloc(m->pool.sets, sizeof(dt_pointset) * (size_t)cap);
+    if (!ns) return ST_ENOMEM;
+    /* new slots own no buffers yet (dt_set_new reuses a slot's buffers) */
+    memset(ns + m->pool.cap_sets, 0, sizeof(dt_pointset) * (size_t)(cap - m->pool.cap_sets));
+    m->pool.sets = ns; /* cap_sets is raised once set_stats has grown too */
+    nst = alloc_realloc(m->pool.set_stats, sizeof(double) * (size_t)cap * (size_t)m->cfg.sw);
+    if (!nst) return ST_ENOMEM;
+    m->pool.set_stats = nst;
+    m->pool.cap_sets = (int32_t)cap;
+    return ST_OK;
+}
+
 static int set_reserve(dt_model *m, int32_t id, int32_t need)
 {
-    dt_pointset *ps = &m->sets[id];
+    dt_pointset *ps = &m->pool.sets[id];
     int32_t cap = ps->cap < 8 ? 8 : ps->cap;
     int32_t *np;
     if (need <= ps->cap) return 1;
     while (cap < need) cap = 2 * cap;
     np = alloc_realloc(ps->pts, sizeof(int32_t) * (size_t)cap);
     if (!np) {
-        m->broken = 1;
-        if (!m->in_txn) m->lost = 1;
+        m->txn.broken = 1;
+        if (!m->txn.in_txn) m->txn.lost = 1;
         return 0;
     }
     ps->pts = np;
@@ -222,22 +247,22 @@ static int set_reserve(dt_model *m, int32_t id, int32_t need)
 int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
 {
     int32_t id;
-    if (m->free_set >= 0) {
-        id = m->free_set;
-        m->free_set = m->sets[id].next_free;
+    if (m->pool.free_set >= 0) {
+        id = m->pool.free_set;
+        m->pool.free_set = m->pool.sets[id].next_free;
     } else {
-        id = m->n_sets++;
+        id = m->pool.n_sets++;
     }
     dt_log_created(m, id);
-    m->sets[id].refs = 1;
-    m->sets[id].n = 0;
-    m->sets[id].next_free = -1;
-    m->sets[id].mark = 0;
-    m->sets[id].alc_ok = 0;
-    m->sets[id].ent_ok = 0;
+    m->pool.sets[id].refs = 1;
+    m->pool.sets[id].n = 0;
+    m->pool.sets[id].next_free = -1;
+    m->pool.sets[id].mark = 0;
+    m->pool.sets[id].alc_ok = 0;
+    m->pool.sets[id].ent_ok = 0;
     if (n > 0 && set_reserve(m, id, n)) {
-        memcpy(m->sets[id].pts, pts, sizeof(int32_t) * (size_t)n);
-        m->sets[id].n = n;
+        memcpy(m->pool.sets[id].pts, pts, sizeof(int32_t) * (size_t)n);
+        m->pool.sets[id].n = n;
     }
     return id;
 }
@@ -246,13 +271,13 @@ int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
  * transaction, so that its contents survive until then) */
 void dt_set_release(dt_model *m, int32_t id)
 {
-    if (--m->sets[id].refs == 0) {
-        if (m->in_txn) {
-            m->sets[id].next_free = -1;
+    if (--m->pool.sets[id].refs == 0) {
+        if (m->txn.in_txn) {
+            m->pool.sets[id].next_free = -1;
             dt_log_freed(m, id);
         } else {
-            m->sets[id].next_free = m->free_set;
-            m->free_set = id;
+            m->pool.sets[id].next_free = m->pool.free_set;
+            m->pool.free_set = id;
         }
     }
 }
@@ -261,25 +286,25 @@ void dt_set_release(dt_model *m, int32_t id)
 void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
 {
     int32_t id = t->nodes[leaf].set, fresh;
-    if (m->sets[id].refs > 1) {
+    if (m->pool.sets[id].refs > 1) {
         fresh = dt_set_new(m, NULL, 0);
-        memcpy(m->set_stats + (int64_t)fresh * m->cfg.sw, m->set_stats + (int64_t)id * m->cfg.sw,
+        memcpy(m->pool.set_stats + (int64_t)fresh * m->cfg.sw, m->pool.set_stats + (int64_t)id * m->cfg.sw,
                sizeof(double) * (size_t)m->cfg.sw);
-        if (!set_reserve(m, fresh, m->sets[id].n + 1)) return;
-        if (m->sets[id].n > 0) /* an emptied set (all points retired) may have no buffer */
-            memcpy(m->sets[fresh].pts, m->sets[id].pts,
-                   sizeof(int32_t) * (size_t)m->sets[id].n);
-        m->sets[fresh].n = m->sets[id].n;
+        if (!set_reserve(m, fresh, m->pool.sets[id].n + 1)) return;
+        if (m->pool.sets[id].n > 0) /* an emptied set (all points retired) may have no buffer */
+            memcpy(m->pool.sets[fresh].pts, m->pool.sets[id].pts,
+                   sizeof(int32_t) * (size_t)m->pool.sets[id].n);
+        m->pool.sets[fresh].n = m->pool.sets[id].n;
         dt_set_release(m, id);
         dt_log_node(m, &t->nodes[leaf]);
         t->nodes[leaf].set = fresh;
         id = fresh;
     }
-    if (!set_reserve(m, id, m->sets[id].n + 1)) return;
+    if (!set_reserve(m, id, m->pool.sets[id].n + 1)) return;
     dt_log_set(m, id); /* before the size and (by the caller) the statistics change */
-    m->sets[id].pts[m->sets[id].n++] = point;
-    m->sets[id].alc_ok = 0; /* the caller updates the statistics next */
-    m->sets[id].ent_ok = 0;
+    m->pool.sets[id].pts[m->pool.sets[id].n++] = point;
+    m->pool.sets[id].alc_ok = 0; /* the caller updates the statistics next */
+    m->pool.sets[id].ent_ok = 0;
 }
 
 /* drop the references of every live leaf of a particle (before its buffers are reused) */
@@ -293,7 +318,7 @@ void dt_particle_release_sets(dt_model *m, dt_particle *t)
 /* mirrors height: number of levels (a lone root has height 1) */
 int32_t dt_height(dt_model *m, const dt_particle *t)
 {
-    int32_t *stack = m->stack, sp = 0, k, best = 0;
+    int32_t *stack = m->buf.stack, sp = 0, k, best = 0;
     const dt_node *nd = t->nodes;
     stack[sp++] = t->root;
     while (sp > 0) {

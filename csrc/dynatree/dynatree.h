@@ -1,0 +1,353 @@
+/*
+ * dynatree/dynatree.h -- the dynamic-tree family (dt_*), twin of reference/dynatree/.
+ *
+ * Read by the cffi builder like every header (see common/common.h for the rules and the
+ * constructor/destructor/error convention).
+ */
+#ifndef DRIFTWOOD_DYNATREE_H
+#define DRIFTWOOD_DYNATREE_H
+#include "common/common.h"
+
+/* ---- dynamic trees (dt_*, mirrors reference/dynatree/) ---- */
+/* Dynamic trees with particle learning [AG13; TGP11]. Trees are node arenas with int32
+ * indices; the payload of a leaf (its point list and its statistics, a flat block of sw
+ * doubles laid out as below, mirroring reference/dynatree/leaf_models.py) is a point set
+ * in a model-wide pool, shared copy-on-write between particles. */
+enum { DT_CONSTANT = 0, DT_LINEAR = 1, DT_CLASS = 2 };
+enum { DT_STAY = 0, DT_PRUNE = 1, DT_GROW = 2 };
+enum {
+    DT_OFF_N = 0,      /* n, active points (integer-valued double) */
+    DT_OFF_NU = 1,     /* nu, retired mass [AG13, §3.2] */
+    DT_OFF_SY = 2,     /* S_y */
+    DT_OFF_SYY = 3,    /* S_yy */
+    DT_OFF_SYG = 4,    /* S^g_y, retired */
+    DT_OFF_SYYG = 5,   /* S^g_yy, retired */
+    DT_OFF_BB = 6,     /* bb = beta' G beta */
+    DT_OFF_LOGDET = 7, /* log |G^-1| */
+    DT_OFF_ELL = 8,    /* cached leaf log evidence ell_eta */
+    DT_OFF_VEC = 9     /* first vector field (counts or xbar) */
+};
+
+typedef struct {
+    int kind;          /* DT_CONSTANT, DT_LINEAR or DT_CLASS */
+    int p;             /* bmax, regressors of a linear leaf */
+    int augmented;     /* 1 if the regressors are (1, x) */
+    int delta;         /* 1 for an implicit intercept */
+    int n_classes;     /* C */
+    double nu0;        /* nu0, prior df of sigma^2 */
+    double s20;        /* s0^2, prior scale of sigma^2 */
+    int off_counts;    /* class counts c_k (C doubles) */
+    int off_gcounts;   /* retired class counts a_k (C doubles) */
+    int off_xbar;      /* xbar (p) */
+    int off_G;         /* G (p*p, row-major) */
+    int off_b;         /* b (p) */
+    int off_Gg;        /* retired G^g (p*p) */
+    int off_bg;        /* retired b^g (p) */
+    int off_ginv;      /* G^-1 (p*p) */
+    int off_beta;      /* beta-hat (p) */
+    int sw;            /* doubles per stats block */
+    const double *lg_half; /* C-only cache: lgamma(k/2) for 1 <= k < lg_len (same values) */
+    const double *lg_frac; /* C-only cache: lgamma(k + 1/C) for 0 <= k < lg_len / 2 */
+    int64_t lg_len;    /* cache length (0 = no cache) */
+} dt_leaf_config;
+
+typedef struct {
+    int32_t left;      /* left child (x[var] <= value), -1 for a leaf; free-list link */
+    int32_t right;     /* right child, -1 for a leaf */
+    int32_t parent;    /* parent, -1 for the root */
+    int32_t depth;     /* d, root 0 [AG13, §2.1] */
+    int32_t var;       /* split column j, -1 for a leaf */
+    int32_t set;       /* point set (points + stats) of a leaf, shared copy-on-write; -1 if internal */
+    int32_t pad;       /* unused */
+    int32_t pad2;      /* unused */
+    double value;      /* split value xi */
+} dt_node;
+
+typedef struct {
+    int32_t *pts;      /* active points of the leaves sharing this set, arrival order */
+    int32_t n;         /* number of points */
+    int32_t cap;       /* capacity of pts */
+    int32_t refs;      /* leaves (over all particles) referencing the set; 0 = free */
+    int32_t next_free; /* free-list link, -1 = end */
+    int32_t mark;      /* retirement stamp: set already updated for the current retiree */
+    int32_t alc_ok;    /* 1 if alc holds valid ALC values of the points for its rectangle */
+    int32_t alc_cap;   /* capacity of alc (doubles) */
+    int32_t ent_ok;    /* 1 if ent holds the leaf entropy of the set's current stats */
+    int32_t txn_st;    /* C-only undo log (dynatree/txn.c): n, mark and stats saved in txn txn_st */
+    int32_t txn_pts;   /* C-only undo log: point list saved (or set created) in txn txn_pts */
+    int32_t pad;       /* unused */
+    double ent;        /* C-only entropy cache [AG13, §4.4]: dt_leaf_entropy of the set's
+                        * stats, invalidated with alc_ok whenever the stats change */
+    double *alc;       /* C-only ALC cache: leaf rectangle (lo[mc], hi[mc]), then one value
+                        * per point; invalidated whenever the set's points or stats change,
+                        * and keyed by the rectangle [AG13, §4.4; [DT-SPEC §7.6] REC,
+                        * REC = driftwood's choice where dynaTree is silent] */
+} dt_pointset;
+
+typedef struct {
+    dt_node *nodes;    /* node arena */
+    int32_t root;      /* root node index */
+    int32_t n_nodes;   /* arena high-water mark */
+    int32_t free_head; /* free-list head (linked through left), -1 if empty */
+    int32_t n_free;    /* length of the free list */
+} dt_particle;
+
+/* hyper-parameters and the prior tables derived from them */
+typedef struct {
+    int32_t d;            /* input columns */
+    int32_t minp;         /* minimum active points per leaf */
+    int32_t nstart;       /* points placed in the root before PL */
+    int32_t n_particles;  /* N */
+    double alpha;         /* alpha of p_split */
+    double beta;          /* beta of p_split */
+    double prior_split[64]; /* log p_split(d) for d < 64 [AG13, §2.1] */
+    double prior_leaf[64];  /* log(1 - p_split(d)) for d < 64 */
+} dt_params;
+
+/* the store: the active pool of points, in arrival order */
+typedef struct {
+    int64_t n;            /* points in the store */
+    int64_t cap;          /* store capacity (rows) */
+    double *X;            /* store inputs, n x d row-major */
+    double *y;            /* store targets (class index for DT_CLASS) */
+    int64_t n_total;      /* points learned so far (the store holds only the active pool) */
+} dt_store;
+
+/* the particle set and the per-particle buffers of particle learning */
+typedef struct {
+    dt_particle *parts;   /* the N particles */
+    dt_particle *tmp;     /* scratch particle array for resampling */
+    int32_t cap_nodes;    /* arena capacity of every particle */
+    int32_t leafc_ok;     /* 1 if leafc holds the leaves of the current step */
+    double *w;            /* N weights */
+    int32_t *chosen;      /* N resampled indices */
+    int32_t *flags;       /* 2N flags / dead list */
+    int32_t *leafc;       /* 2N: leaf of x_t in each particle, cached by the weights */
+} dt_particle_set;
+
+/* the pool of leaf point sets, shared copy-on-write by the particles */
+typedef struct {
+    dt_pointset *sets;    /* pool of leaf point sets, shared by the particles */
+    double *set_stats;    /* the stats block of each point set (sw doubles per set) */
+    int32_t n_sets;       /* high-water mark of the pool */
+    int32_t cap_sets;     /* capacity of the pool */
+    int32_t free_set;     /* free-list head of the pool, -1 if empty */
+    int32_t pad_sets;     /* unused */
+} dt_pool;
+
+/* retirement and forgetting [AG13, §3.2, §5]: the automatic rule and its scratch */
+typedef struct {
+    int32_t active_size;  /* w, active pool size; 0 = no automatic retirement */
+    int32_t rule;         /* DT_RETIRE_* rule of automatic retirement */
+    double lam;           /* forgetting factor of automatic retirements [AG13, §5] */
+    int32_t stamp;        /* retirement stamp (see dt_pointset.mark) */
+    int32_t approx;       /* ALC: counts as a proxy for areas ([DT-SPEC §7.4]) */
+    double *scores;       /* cap doubles: discarding statistic of every active point */
+    double *rect;         /* 2 d doubles: user ALC rectangle (low, high per column), or NULL */
+    double *abuf;         /* ALC scratch: 14 (d + 2) doubles */
+    int32_t *areg;        /* ALC scratch: d + 2 column indices */
+} dt_retirement;
+
+/* scratch buffers of one step, and the owners of the cfg caches */
+typedef struct {
+    int32_t *ibuf;        /* cap point indices (scratch) */
+    int32_t *ibuf2;       /* 3 cap point indices (scratch: left | right children | merge) */
+    int32_t *stack;       /* cap_nodes node indices (scratch) */
+    double *vbuf;         /* cap values (scratch) */
+    double *sbuf;         /* 3 scratch stats blocks */
+    double *work;         /* linear-algebra scratch */
+    double *lg_half;      /* owner of cfg.lg_half */
+    double *lg_frac;      /* owner of cfg.lg_frac */
+} dt_scratch;
+
+/* C-only undo log (dynatree/txn.c): one row of learn (or one manual retire) is a
+ * transaction; an allocation failure inside it rolls the model back */
+typedef struct {
+    int32_t broken;       /* 1 after an allocation failure in the current transaction */
+    int32_t in_txn;       /* 1 while a transaction is open */
+    int32_t txn_id;       /* id of the open (or last) transaction, never 0 */
+    int32_t lost;         /* 1 if the log itself could not grow: no rollback possible */
+    int32_t txn_n_sets;   /* saved pool high-water mark */
+    rng_state txn_rng;    /* saved generator */
+    int64_t txn_n;        /* saved store size */
+    int64_t txn_n_total;  /* saved points learned */
+    double txn_lml;       /* saved running lpred sum */
+    int32_t txn_stamp;    /* saved retirement stamp */
+    int32_t txn_pad;      /* unused */
+    dt_particle *txn_parts; /* saved particle headers (N) */
+    dt_node **spare;      /* N slots: node arenas not owned by a particle (resampling copies
+                           * into these, so a dead particle's arena survives to the commit) */
+    dt_node **taken;      /* N: arenas taken from spare in the open transaction */
+    int32_t n_spare;      /* arenas in spare */
+    int32_t n_taken;      /* entries in taken */
+    int32_t txn_n_spare;  /* n_spare before the first take of the open transaction */
+    int32_t spare_pad;    /* unused */
+    unsigned char *log;   /* undo records, each payload then trailer (dynatree/txn.c) */
+    int64_t log_len;      /* bytes used */
+    int64_t log_cap;      /* bytes allocated */
+} dt_undo;
+
+/* the model: one handle of the family (dt_model_new / dt_model_free) */
+typedef struct {
+    dt_leaf_config cfg;   /* leaf model */
+    dt_params par;        /* hyper-parameters */
+    dt_store store;       /* the active points */
+    dt_particle_set pf;   /* the N particles */
+    dt_pool pool;         /* leaf point sets */
+    dt_retirement ret;    /* retirement and forgetting */
+    dt_scratch buf;       /* scratch buffers */
+    dt_undo txn;          /* undo log */
+    rng_state rng;        /* the model's generator */
+    double lml;           /* running sum of lpred [AG13, §2.3] */
+} dt_model;
+
+enum { DT_RETIRE_RANDOM = 0, DT_RETIRE_HISTORICAL = 1, DT_RETIRE_ALC = 2, DT_RETIRE_ENTROPY = 3 };
+
+/* leaf models (dynatree/leaf_models.c) */
+void dt_leaf_config_init(dt_leaf_config *c, int kind, int p, int augmented, int delta,
+                         int n_classes, double nu0, double s20);
+void dt_stats_clear(double *st, const dt_leaf_config *c);
+void dt_calculate_linear(double *st, const dt_leaf_config *c, double *work);
+void dt_linear_implicit_from_points(double *st, const dt_leaf_config *c, const int32_t *points,
+                                    int32_t n, const double *X, const double *y, int32_t d,
+                                    double *work);
+void dt_add_point(double *st, const dt_leaf_config *c, const int32_t *points, int32_t n_points,
+                  int32_t index, const double *X, const double *y, int32_t d, double *work);
+void dt_stats_from_points(double *st, const dt_leaf_config *c, const int32_t *points,
+                          int32_t n, const double *X, const double *y, int32_t d,
+                          const double *parent, double *work);
+void dt_stats_accumulate(double *st, const dt_leaf_config *c, int32_t point, const double *X,
+                         const double *y, int32_t d, double *work);
+void dt_stats_finish(double *st, const dt_leaf_config *c, const double *parent, double *work);
+void dt_regression_summary(const double *st, const dt_leaf_config *c, double *mu0, double *q,
+                           double *qp, double *df, double *dm);
+double dt_regression_log_evidence(const double *st, const dt_leaf_config *c);
+double dt_class_log_evidence(const double *st, const dt_leaf_config *c);
+void dt_refresh(double *st, const dt_leaf_config *c);
+int dt_regression_predictive(const double *st, const dt_leaf_config *c, const double *x,
+                             double *loc, double *scale, double *df, double *work);
+double dt_class_probability(const double *st, const dt_leaf_config *c, int k);
+void dt_merge_stats(double *st, const dt_leaf_config *c, const double *blocks,
+                    const int32_t *leaves, int32_t n_leaves, const int32_t *points, int32_t n_points, const double *X,
+                    const double *y, int32_t d, double *work);
+/* trees and prior (dynatree/tree.c) */
+double dt_log_split_prob(int32_t depth, double alpha, double beta);
+double dt_log_leaf_prob(int32_t depth, double alpha, double beta);
+int32_t dt_find_leaf(const dt_particle *t, const double *x);
+double dt_prior_split(const dt_model *m, int32_t depth);
+double dt_prior_leaf(const dt_model *m, int32_t depth);
+int dt_particle_init(dt_particle *t, int32_t cap_nodes);
+void dt_particle_free(dt_particle *t);
+int dt_particle_reserve_nodes(dt_particle *t, int32_t cap_nodes);
+double *dt_leaf_stats(const dt_model *m, const dt_particle *t, int32_t leaf);
+int32_t dt_node_alloc(dt_model *m, dt_particle *t);
+void dt_node_release(dt_model *m, dt_particle *t, int32_t k);
+void dt_copy_particle(dt_model *m, dt_particle *dst, const dt_particle *src);
+int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n);
+void dt_set_release(dt_model *m, int32_t id);
+void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point);
+void dt_particle_release_sets(dt_model *m, dt_particle *t);
+double dt_subtree_log_score(dt_model *m, const dt_particle *t, int32_t top, int32_t grown,
+                            double ell_left, double ell_right);
+int32_t dt_collect_leaves(dt_model *m, const dt_particle *t, int32_t top, int32_t *out);
+int32_t dt_gather_points(const dt_model *m, const dt_particle *t, int32_t leaf, int32_t *out);
+int32_t dt_height(dt_model *m, const dt_particle *t);
+/* room in the point-set pool for one step plus `extra` sets (C only, capacity) */
+int dt_sets_reserve(dt_model *m, int64_t extra);
+/* moves (dynatree/moves.c) */
+int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t *var,
+                      double *value);
+int dt_choose_move(double l_stay, double l_prune, double l_grow, rng_state *r);
+void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf);
+/* particle learning (dynatree/particles.c) */
+int dt_particle_weight(dt_model *m, const dt_particle *t, const double *x, double y,
+                       double *w, int32_t *leaf);
+int32_t dt_residual_resample(const double *weights, int32_t n, rng_state *r, int32_t *out,
+                             double *expected, double *cumulative, int32_t *counts);
+double dt_resample(dt_model *m, const double *x, double y);
+double dt_pl_step(dt_model *m, int32_t index);
+void dt_regression_summaries(dt_model *m, const double *x, double *out);
+void dt_class_summaries(dt_model *m, const double *x, double *probs, double *entropy);
+/* the model (dynatree/model.c) */
+int32_t dt_model_new(int kind, int p, int augmented, int delta, int n_classes, double nu0,
+                     double s20, int32_t d, int32_t minp, int32_t nstart,
+                     int32_t n_particles, double alpha, double beta, uint64_t seed,
+                     dt_model **out);
+void dt_model_free(dt_model *m);   /* accepts NULL */
+rng_state *dt_model_rng(dt_model *m);
+int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, double *lpred);
+int dt_model_regression(const dt_model *m, const double *x, double *out);
+int dt_model_class(const dt_model *m, const double *x, double *probs, double *entropy);
+/* the one-row calls of the facade: x holds n_values finite numbers (ST_EDIM unless
+ * n_values = d, ST_EINVAL for NaN or infinity), then as the calls above */
+int dt_model_learn_row(dt_model *m, const double *x, int64_t n_values, double y, double *lpred);
+int dt_model_regression_row(const dt_model *m, const double *x, int64_t n_values, double *out);
+int dt_model_class_row(const dt_model *m, const double *x, int64_t n_values, double *probs,
+                       double *entropy);
+int dt_model_trees(const dt_model *m, int32_t *out);
+int dt_model_particle_size(const dt_model *m, int32_t i, int32_t *n_nodes, int32_t *n_points);
+int dt_model_export_particle(const dt_model *m, int32_t i, int32_t *ints, double *dbls,
+                             int32_t *points);
+int dt_model_import(dt_model *m, const double *X, const double *y, int64_t n, double lml,
+                    const int32_t *sizes, const int32_t *ints, const double *dbls,
+                    const int32_t *points);
+/* forgetting (dynatree/forgetting.c) */
+void dt_absorb_retired(double *st, const dt_leaf_config *c, const double *x, double y,
+                       double lam, double *z);
+void dt_insert_sorted(dt_model *m, dt_particle *t, int32_t leaf, int32_t point);
+void dt_collapse(dt_model *m, dt_particle *t, int32_t leaf);
+/* retirement (dynatree/retirement.c) */
+void dt_recompute_linear_totals(double *st, const dt_leaf_config *c, const int32_t *points,
+                                int32_t n, const double *X, const double *y, int32_t d,
+                                double *work);
+void dt_retire_from_set(dt_model *m, int32_t set, int32_t index, double lam);
+void dt_retire_point(dt_model *m, int32_t index, double lam);
+void dt_renumber(dt_model *m, int32_t index);
+int32_t dt_choose_retiree(dt_model *m);
+int dt_model_reserve_retire(dt_model *m);
+int dt_retire_one(dt_model *m, int32_t index, double lam);
+int dt_model_set_retirement(dt_model *m, int32_t active_size, int rule, double lam,
+                            int approx, const double *rect);
+int dt_model_retire(dt_model *m, const int32_t *positions, int32_t n, double lam);
+int dt_model_retired(const dt_model *m, double *out);
+/* undo log: one learned row or one manual retirement is atomic (dynatree/txn.c, C-only) */
+int dt_log_room(dt_model *m, int64_t bytes);
+int64_t dt_log_bound(const dt_model *m, const dt_particle *t, int with_points);
+void dt_txn_begin(dt_model *m);
+void dt_txn_commit(dt_model *m);
+void dt_txn_rollback(dt_model *m);
+void dt_log_node(dt_model *m, dt_node *nd);
+void dt_log_set(dt_model *m, int32_t id);
+void dt_log_points(dt_model *m, int32_t id);
+void dt_log_created(dt_model *m, int32_t id);
+void dt_log_freed(dt_model *m, int32_t id);
+void dt_log_store(dt_model *m, int32_t index);
+int dt_log_renumber(dt_model *m, int32_t index);
+int dt_spare_reserve(dt_model *m, int32_t count);
+dt_node *dt_spare_take(dt_model *m, dt_node *dead);
+/* active-discarding statistics (dynatree/discard_stats.c) */
+double dt_leaf_entropy(const double *st, const dt_leaf_config *c);
+void dt_entropy_active(dt_model *m, double *out);
+int dt_model_entropy_active(dt_model *m, double *out);
+int dt_model_entropy_active_uncached(dt_model *m, double *out);
+int dt_alc_columns(const dt_model *m);
+void dt_integrated_box(const dt_model *m, const double *box, double *ibox);
+void dt_leaf_rectangle(const dt_model *m, const dt_particle *t, int32_t leaf,
+                       const double *ibox, double *lo, double *hi, double *done);
+void dt_leaf_alc_prep(const double *st, const dt_leaf_config *c, const double *lo,
+                      const double *hi, int mcols, int approx, double *prep, int32_t *reg);
+double dt_leaf_alc_point(const double *st, const dt_leaf_config *c, const double *prep,
+                         const int32_t *reg, int mcols, const double *x, double *buf);
+double dt_leaf_alc(const double *st, const dt_leaf_config *c, const double *lo,
+                   const double *hi, int mcols, const double *x, int approx, double *buf,
+                   int32_t *reg);
+double dt_box_area(const double *ibox, int mcols, int approx, int64_t n_total);
+void dt_data_box(const dt_model *m, const double *rows, int64_t n_rows, double *box);
+void dt_alc_active(dt_model *m, const double *box, double *out);
+void dt_alc_points(dt_model *m, const double *rows, int64_t n_rows, const double *box,
+                   double *out);
+int dt_model_alc_active(dt_model *m, const double *box, double *out);
+int dt_model_alc(dt_model *m, const double *rows, int64_t n_rows, const double *box,
+                 double *out);
+
+#endif

@@ -1,0 +1,269 @@
+/*
+ * dynatree/moves.c -- stay / grow / prune moves of one particle [AG13, Eq. 2, §2.2]; mirrors
+ * reference/dynatree/moves.py.
+ *
+ * dt_propagate inserts the new point into its leaf eta, scores the subtree under eta's
+ * parent Pi as it is (stay), with eta split at one luvar candidate (grow) and with the
+ * whole subtree under Pi merged into one leaf (prune), and samples the move with
+ * log-sum-exp weights. Scratch stats blocks: sbuf[0], sbuf[1] = grow children,
+ * sbuf[2] = merged leaf. Node capacity for the two children is reserved by the caller.
+ * Random draws ([DT-SPEC §0] item 6 (b)): below(d) and uniform() for the candidate (when
+ * feasible), then one uniform() for the move when grow or prune is finite.
+ * Every write to a node or set that existed before the row is logged first (dynatree/txn.c).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dynatree/dynatree.h"
+
+/* [DT-SPEC §4.2] mirrors grow_candidate; points = the leaf's points (arrival order) */
+int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t *var,
+                      double *value)
+{
+    int32_t minp = m->par.minp, n_small = 0, n_large = 0, a, b, j;
+    double *small = m->buf.vbuf, *large = m->buf.vbuf + minp, v, lo, hi, u;
+    const double *col;
+    if (!(m->par.alpha > 0.0) || n < 2 * minp) return 0;
+    j = (int32_t)rng_below(&m->rng, (uint64_t)m->par.d);
+    col = m->store.X + j;
+    /* lo = minp-th smallest, hi = minp-th largest value of column j (= sorted order) */
+    for (b = 0; b < n; b++) {
+        v = col[(int64_t)points[b] * m->par.d];
+        if (n_small < minp || v < small[n_small - 1]) {
+            a = n_small < minp ? n_small++ : minp - 1;
+            while (a > 0 && small[a - 1] > v) {
+                small[a] = small[a - 1];
+                a--;
+            }
+            small[a] = v;
+        }
+        if (n_large < minp || v > large[n_large - 1]) {
+            a = n_large < minp ? n_large++ : minp - 1;
+            while (a > 0 && large[a - 1] < v) {
+                large[a] = large[a - 1];
+                a--;
+            }
+            large[a] = v;
+        }
+    }
+    lo = small[minp - 1];
+    hi = large[minp - 1];
+    if (!(lo < hi)) return 0;
+    u = rng_uniform(&m->rng);
+    *var = j;
+    *value = lo + u * (hi - lo);
+    return 1;
+}
+
+/* [DT-SPEC §0] item 6, §4.4 REC (REC = driftwood's own choice where dynaTree is buggy or
+ * silent: log-sum-exp with the maximum subtracted) mirrors choose_move */
+int dt_choose_move(double l_stay, double l_prune, double l_grow, rng_state *r)
+{
+    double l_max = -INFINITY, w_stay, w_prune, w_grow, z, u;
+    if (!isfinite(l_grow) && !isfinite(l_prune)) return DT_STAY;
+    if (isfinite(l_stay) && l_stay > l_max) l_max = l_stay;
+    if (isfinite(l_prune) && l_prune > l_max) l_max = l_prune;
+    if (isfinite(l_grow) && l_grow > l_max) l_max = l_grow;
+    w_stay = isfinite(l_stay) ? exp(l_stay - l_max) : 0.0;
+    w_prune = isfinite(l_prune) ? exp(l_prune - l_max) : 0.0;
+    w_grow = isfinite(l_grow) ? exp(l_grow - l_max) : 0.0;
+    z = (w_stay + w_prune) + w_grow;
+    u = rng_uniform(r);
+    if (u < w_stay / z) return DT_STAY;
+    if (u < (w_stay + w_prune) / z) return DT_PRUNE;
+    return DT_GROW;
+}
+
+/* the union of the points under the leaves (sorted = arrival order) into out */
+static int32_t union_points(dt_model *m, const dt_particle *t, const int32_t *lv,
+                            int32_t n_leaves, int32_t *out)
+{
+    /* each leaf's list is sorted: merge them one by one (tmp = third part of ibuf2, so
+     * that the grow children lists in its first two parts survive) */
+    int32_t a, count = 0, i, j, k, nb;
+    const dt_pointset *ps;
+    int32_t *tmp = m->buf.ibuf2 + 2 * m->store.cap;
+    for (a = 0; a < n_leaves; a++) {
+        ps = &m->pool.sets[t->nodes[lv[a]].set];
+        nb = ps->n;
+        i = 0;
+        j = 0;
+        k = 0;
+        while (i < count && j < nb) tmp[k++] = out[i] < ps->pts[j] ? out[i++] : ps->pts[j++];
+        while (i < count) tmp[k++] = out[i++];
+        while (j < nb) tmp[k++] = ps->pts[j++];
+        if (k > 0) memcpy(out, tmp, sizeof(int32_t) * (size_t)k);
+        count = k;
+    }
+    return count;
+}
+
+/* the grow children of one split (column j at xi), built in one pass over the leaf's
+ * points (m->buf.ibuf, arrival order): left points in ibuf2, right points in ibuf2 + cap, and,
+ * except for the implicit linear leaf (fused = 0), the children's statistics accumulated
+ * in sbuf[0] and sbuf[1] with the same operations, per child, as dt_stats_from_points */
+static void split_points(dt_model *m, int32_t n_points, int32_t j, double xi, int fused,
+                         int32_t *n_left, int32_t *n_right)
+{
+    const dt_leaf_config *c = &m->cfg;
+    int sw = c->sw;
+    int32_t a, nl = 0, nr = 0;
+    if (fused) {
+        dt_stats_clear(m->buf.sbuf, c);
+        dt_stats_clear(m->buf.sbuf + sw, c);
+    }
+    for (a = 0; a < n_points; a++) {
+        int32_t pt = m->buf.ibuf[a];
+        double *ch = m->buf.sbuf;
+        if (m->store.X[(int64_t)pt * m->par.d + j] <= xi) {
+            m->buf.ibuf2[nl++] = pt;
+        } else {
+            m->buf.ibuf2[m->store.cap + nr++] = pt;
+            ch = m->buf.sbuf + sw;
+        }
+        if (c->kind == DT_CLASS) {
+            /* inlined dt_stats_accumulate of the class leaf (same operations) */
+            ch[DT_OFF_N] += 1.0;
+            ch[c->off_counts + (int)m->store.y[pt]] += 1.0;
+        } else if (c->kind == DT_CONSTANT) {
+            /* inlined dt_stats_accumulate of the constant leaf (same operations) */
+            double yi = m->store.y[pt];
+            ch[DT_OFF_N] += 1.0;
+            ch[DT_OFF_SY] = ch[DT_OFF_SY] + yi;
+            ch[DT_OFF_SYY] = ch[DT_OFF_SYY] + yi * yi;
+        } else if (fused) {
+            dt_stats_accumulate(ch, c, pt, m->store.X, m->store.y, m->par.d, m->buf.work);
+        }
+    }
+    *n_left = nl;
+    *n_right = nr;
+}
+
+/* the grow step of propagate: draw a candidate split of the leaf (points in ibuf) and, if
+ * both children keep minp points, fill sbuf[0], sbuf[1] and return the subtree score with
+ * the leaf grown (else -inf); *grown says whether the children are ready */
+static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_t top,
+                         const double *st, int32_t n_points, int32_t *j, double *xi,
+                         int32_t *nl, int32_t *nr, int *grown)
+{
+    const dt_leaf_config *c = &m->cfg;
+    int sw = c->sw, fused = !(c->kind == DT_LINEAR && c->delta == 1);
+    *grown = 0;
+    if (!dt_grow_candidate(m, m->buf.ibuf, n_points, j, xi)) return -INFINITY;
+    split_points(m, n_points, *j, *xi, fused, nl, nr);
+    if (*nl < m->par.minp || *nr < m->par.minp) return -INFINITY;
+    if (fused) {
+        dt_stats_finish(m->buf.sbuf, c, st, m->buf.work);
+        dt_stats_finish(m->buf.sbuf + sw, c, st, m->buf.work);
+    } else {
+        dt_stats_from_points(m->buf.sbuf, c, m->buf.ibuf2, *nl, m->store.X, m->store.y, m->par.d, st, m->buf.work);
+        dt_stats_from_points(m->buf.sbuf + sw, c, m->buf.ibuf2 + m->store.cap, *nr, m->store.X, m->store.y, m->par.d, st,
+                             m->buf.work);
+    }
+    *grown = 1;
+    return dt_subtree_log_score(m, t, top, leaf, m->buf.sbuf[DT_OFF_ELL], m->buf.sbuf[sw + DT_OFF_ELL]);
+}
+
+/* the prune step of propagate: if the leaves under parent hold 2 minp points, merge their
+ * statistics into sbuf[2] and return the score of parent as one leaf (else -inf) */
+static double prune_score(dt_model *m, const dt_particle *t, int32_t parent, int *merged)
+{
+    const dt_leaf_config *c = &m->cfg;
+    int sw = c->sw;
+    int32_t a, count = 0, n_points = 0, *lv = m->buf.stack + m->pf.cap_nodes;
+    int32_t n_leaves = dt_collect_leaves(m, t, parent, lv);
+    *merged = 0;
+    for (a = 0; a < n_leaves; a++)
+        count += (int32_t)dt_leaf_stats(m, t, lv[a])[DT_OFF_N];
+    if (count < 2 * m->par.minp) return -INFINITY;
+    if (c->kind == DT_LINEAR && c->delta == 1)
+        n_points = union_points(m, t, lv, n_leaves, m->buf.ibuf);
+    for (a = 0; a < n_leaves; a++) m->buf.stack[a] = t->nodes[lv[a]].set;
+    dt_merge_stats(m->buf.sbuf + 2 * sw, c, m->pool.set_stats, m->buf.stack, n_leaves, m->buf.ibuf, n_points,
+                   m->store.X, m->store.y, m->par.d, m->buf.work);
+    *merged = 1;
+    return dt_prior_leaf(m, t->nodes[parent].depth) + m->buf.sbuf[2 * sw + DT_OFF_ELL];
+}
+
+/* apply a grow: two children of leaf (points in ibuf2, stats in sbuf[0], sbuf[1]) */
+static void apply_grow(dt_model *m, dt_particle *t, int32_t leaf, int32_t j, double xi,
+                       int32_t nl, int32_t nr)
+{
+    int sw = m->cfg.sw;
+    int32_t a, kids[2];
+    for (a = 0; a < 2; a++) {
+        kids[a] = dt_node_alloc(m, t);
+        t->nodes[kids[a]].depth = t->nodes[leaf].depth + 1;
+        t->nodes[kids[a]].parent = leaf;
+        t->nodes[kids[a]].set = dt_set_new(m, m->buf.ibuf2 + (a == 0 ? 0 : m->store.cap),
+                                           a == 0 ? nl : nr);
+        memcpy(dt_leaf_stats(m, t, kids[a]), m->buf.sbuf + a * sw, sizeof(double) * (size_t)sw);
+    }
+    dt_set_release(m, t->nodes[leaf].set);
+    dt_log_node(m, &t->nodes[leaf]);
+    t->nodes[leaf].var = j;
+    t->nodes[leaf].value = xi;
+    t->nodes[leaf].left = kids[0];
+    t->nodes[leaf].right = kids[1];
+    t->nodes[leaf].set = -1;
+}
+
+/* apply a prune: parent becomes one leaf holding the union of the points below it (stats
+ * from sbuf[2]); every node strictly below parent is released */
+static void apply_prune(dt_model *m, dt_particle *t, int32_t parent)
+{
+    int sw = m->cfg.sw;
+    int32_t a, *lv = m->buf.stack + m->pf.cap_nodes, *stack = m->buf.stack, sp = 0, k;
+    int32_t n_leaves = dt_collect_leaves(m, t, parent, lv);
+    int32_t n_points = union_points(m, t, lv, n_leaves, m->buf.ibuf);
+    for (a = 0; a < n_leaves; a++) dt_set_release(m, t->nodes[lv[a]].set);
+    stack[sp++] = t->nodes[parent].left;
+    stack[sp++] = t->nodes[parent].right;
+    while (sp > 0) {
+        k = stack[--sp];
+        if (t->nodes[k].var >= 0) {
+            stack[sp++] = t->nodes[k].right;
+            stack[sp++] = t->nodes[k].left;
+        }
+        dt_node_release(m, t, k);
+    }
+    dt_log_node(m, &t->nodes[parent]);
+    t->nodes[parent].var = -1;
+    t->nodes[parent].left = -1;
+    t->nodes[parent].right = -1;
+    t->nodes[parent].set = dt_set_new(m, m->buf.ibuf, n_points);
+    memcpy(dt_leaf_stats(m, t, parent), m->buf.sbuf + 2 * sw, sizeof(double) * (size_t)sw);
+}
+
+/* [DT-SPEC §4.1] mirrors propagate; leaf = the leaf of x (from the weights) or -1. The
+ * steps: insert the point, score stay, grow (grow_score) and prune (prune_score), draw
+ * the move, apply it (apply_grow, apply_prune) */
+void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
+{
+    const dt_leaf_config *c = &m->cfg;
+    const double *x = m->store.X + (int64_t)index * m->par.d;
+    int32_t parent, top, j = 0, nl = 0, nr = 0, n_points = 0;
+    double *st, xi = 0.0, l_stay, l_grow, l_prune = -INFINITY;
+    int have_children = 0, have_merged = 0, move;
+
+    if (leaf < 0) leaf = dt_find_leaf(t, x);
+    dt_leaf_append(m, t, leaf, index); /* may copy a shared point set: stats pointer after */
+    if (m->txn.broken) return;             /* allocation failure: the row is rolled back */
+    st = dt_leaf_stats(m, t, leaf);
+    /* the leaf's points are needed by the implicit linear leaf and by a grow candidate */
+    if ((c->kind == DT_LINEAR && c->delta == 1) ||
+        (m->par.alpha > 0.0 && st[DT_OFF_N] + 1.0 >= 2.0 * (double)m->par.minp))
+        n_points = dt_gather_points(m, t, leaf, m->buf.ibuf);
+    dt_add_point(st, c, m->buf.ibuf, n_points, index, m->store.X, m->store.y, m->par.d, m->buf.work);
+    parent = t->nodes[leaf].parent;
+    top = parent >= 0 ? parent : leaf;
+    l_stay = dt_subtree_log_score(m, t, top, -1, 0.0, 0.0);
+    l_grow = grow_score(m, t, leaf, top, st, n_points, &j, &xi, &nl, &nr, &have_children);
+    if (parent >= 0) l_prune = prune_score(m, t, parent, &have_merged);
+
+    move = dt_choose_move(l_stay, l_prune, l_grow, &m->rng);
+    if (move == DT_GROW && have_children)
+        apply_grow(m, t, leaf, j, xi, nl, nr);
+    else if (move == DT_PRUNE && have_merged)
+        apply_prune(m, t, parent);
+}
