@@ -92,7 +92,7 @@ def _c_only(make: Callable[[], Any], family: str, xs: list[list[float]],
         model.learn_one(xs[0], ys[0])
         d = len(xs[0])
         if family == "sgt":
-            m, out = model._core._m, model._core._raw_out
+            m, out = model._engine._m, model._engine._raw_out
             index = {label: i for i, label in enumerate(getattr(model, "classes_", None) or [])}
             for x, y in zip(xs[1:], ys[1:], strict=True):
                 lib.sgt_model_raws_row(m, x, d, out)
