@@ -253,7 +253,8 @@ class CSGTEngine:
         out = self._raw_out
         if lib.sgt_model_raws_row(self._m, row, len(row), out):
             return None
-        return float(out[0])
+        raw: float = out[0]
+        return raw
 
     def label_one_raw(self, x: Any, keys: Any) -> int:
         """Most probable class of a plain row (``sgt_model_proba_row``), or -1."""

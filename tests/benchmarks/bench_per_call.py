@@ -98,7 +98,7 @@ def _c_only(make: Callable[[], Any], family: str, xs: list[list[float]],
                 lib.sgt_model_raws_row(m, x, d, out)
                 lib.sgt_model_learn_row(m, x, d, float(index.get(y, y)))
         elif family == "abacoc":
-            h, k = model._h, ffi.new("int64_t[1]")
+            h, k = model._engine._h, ffi.new("int64_t[1]")
             for x, y in zip(xs[1:], ys[1:], strict=True):
                 lib.ab_model_predict_row(h, x, d, k)
                 if y in model._class_index:

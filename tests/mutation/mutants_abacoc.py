@@ -7,6 +7,7 @@ from tests.mutation.mutant import Mutant
 ABACOC = "tests/test_oracle_abacoc_rules.py"
 COVER = "tests/test_oracle_abacoc_cover.py"
 SE_PY, SE_C = "reference/abacoc/search.py", "csrc/ab_search.c"
+KD_PY = "reference/abacoc/kdtree.py"
 VA_PY, VA_C = "reference/abacoc/variants.py", "csrc/ab_variants.c"
 DISTANCE = f"{COVER}::test_distance_is_the_minkowski_distance"
 NEAREST = f"{COVER}::test_nearest_ball_is_the_brute_force_nearest_centre"
@@ -137,13 +138,13 @@ ABACOC_MUTANTS: list[Mutant] = [
         NEAREST,
         (
             (
-                SE_PY,
+                KD_PY,
                 "total += distance_term(lo[j] - x[j], self.metric, self.p)",
                 "total += 2.0 * distance_term(lo[j] - x[j], self.metric, self.p)",
                 1,
             ),
             (
-                SE_PY,
+                KD_PY,
                 "total += distance_term(x[j] - hi[j], self.metric, self.p)",
                 "total += 2.0 * distance_term(x[j] - hi[j], self.metric, self.p)",
                 1,
