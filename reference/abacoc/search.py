@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from reference.abacoc.balls import Ball
 from reference.abacoc.params import METRIC_EUCLIDEAN, METRIC_MANHATTAN
@@ -97,3 +98,13 @@ def scan_nearest(
             best_raw = raw
             best_id = ball.id
     return best_slot, best_raw
+
+
+def __getattr__(name: str) -> Any:
+    """``BallIndex`` and ``LooseKDTree`` lived here before they moved to
+    :mod:`reference.abacoc.kdtree`; pickles written then still name this module."""
+    if name in ("BallIndex", "LooseKDTree"):
+        from reference.abacoc import kdtree
+
+        return getattr(kdtree, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
