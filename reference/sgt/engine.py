@@ -17,9 +17,10 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from reference.interrupt import Interruptible
-from reference.sgt.core import LOSS_LOGISTIC, LOSS_SQUARED, Item, SGTCore
+from reference.sgt.core import LOSS_LOGISTIC, LOSS_SQUARED, SGTCore
 from reference.sgt.losses import BinaryCrossEntropy, SquaredError, sigmoid, softmax
 from reference.sgt.params import SGTParams
+from reference.sgt.warmup import Item
 
 __all__ = ["SGTEngine", "PythonSGTEngine"]
 
