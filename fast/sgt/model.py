@@ -1,10 +1,12 @@
-"""SGT models on the C engine: the facades of :mod:`reference.sgt.model` and
-:mod:`reference.sgt.classifier` with :class:`fast.sgt.engine.CSGTEngine` plugged in."""
+"""SGT models on the C engine: the facades of :mod:`reference.sgt.model`,
+:mod:`reference.sgt.classifier` and :mod:`reference.sgt.multi_instance` with
+:class:`fast.sgt.engine.CSGTEngine` plugged in."""
 
 from __future__ import annotations
 
 import reference.sgt.classifier as _classifier
 import reference.sgt.model as _model
+import reference.sgt.multi_instance as _multi_instance
 from fast.sgt.engine import CSGTEngine
 from fast.sgt.losses import BinaryCrossEntropy, CustomLoss, SquaredError
 
@@ -30,6 +32,6 @@ class SGTClassifier(_classifier.SGTClassifier):
     _engine_class = CSGTEngine
 
 
-class SGTMultiInstanceClassifier(_classifier.SGTMultiInstanceClassifier):
-    __doc__ = _classifier.SGTMultiInstanceClassifier.__doc__
+class SGTMultiInstanceClassifier(_multi_instance.SGTMultiInstanceClassifier):
+    __doc__ = _multi_instance.SGTMultiInstanceClassifier.__doc__
     _engine_class = CSGTEngine

@@ -17,10 +17,11 @@ import numpy as np
 from reference.estimator import locks_itself
 from reference.interrupt import Interruptible
 from reference.sgt.atomic import atomic_first_call
-from reference.sgt.classifier import SGTClassifier, SGTMultiInstanceClassifier
+from reference.sgt.classifier import SGTClassifier
 from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SQUARED
 from reference.sgt.facade import PARAM_NAMES, SGTFacade, as_list, document
 from reference.sgt.losses import SquaredError
+from reference.sgt.multi_instance import SGTMultiInstanceClassifier
 from reference.sgt.params import check_matrix
 
 __all__ = ["SGTRegressor", "SGTClassifier", "SGTMultiInstanceClassifier", "SGT"]
