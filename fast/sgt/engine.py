@@ -262,7 +262,8 @@ class CSGTEngine:
         if row is None or lib.sgt_model_proba_row(self._m, row, len(row), self._probs,
                                                   self._label):
             return -1
-        return int(self._label[0])
+        label: int = self._label[0]
+        return label
 
     def proba_one_raw(self, x: Any, keys: Any) -> list[float] | None:
         """Class probabilities of a plain row (``sgt_model_proba_row``), or None."""

@@ -166,7 +166,9 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
         A new label is registered with the next class index. Bad input raises before any
         state changes.
         """
-        with self._lock:
+        lock = self._lock
+        lock.acquire()
+        try:
             engine = self._engine
             if engine.raw_rows and self.n_features_in_ is not None:
                 try:
@@ -177,6 +179,8 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
                                                    len(self.classes_)):
                     return self
             return self._learn_one(x, y)
+        finally:
+            lock.release()
 
     def _learn_one(self, x: Any, y: Hashable) -> Any:
         row, keys = as_row(x, self.n_features_in_, self._feature_keys)
@@ -224,13 +228,17 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
 
         Randomized BASE draws one uniform from the model generator per call.
         """
-        with self._lock:
+        lock = self._lock
+        lock.acquire()
+        try:
             engine = self._engine
             if engine.raw_rows and self.n_features_in_ is not None:
                 k = engine.predict_one_raw(x, self._feature_keys)
                 if k is not None:
                     return None if k < 0 else self.classes_[k]
             return self._predict_one(x)
+        finally:
+            lock.release()
 
     def _predict_one(self, x: Any) -> Any:
         return self._label_of(self._engine.predict_row(self._row(x)))
@@ -255,12 +263,16 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
         Empty when the model has no ball; randomized BASE gives ``{label_0: 1-p,
         label_1: p}``. Draws nothing.
         """
-        with self._lock:
+        lock = self._lock
+        lock.acquire()
+        try:
             engine = self._engine
             probs = None
             if engine.raw_rows and self.n_features_in_ is not None:
                 probs = engine.proba_one_raw(x, self._feature_keys, len(self.classes_))
             return self._predict_proba_one(x) if probs is None else self._as_proba(probs)
+        finally:
+            lock.release()
 
     def _predict_proba_one(self, x: Any) -> dict[Any, float]:
         return self._as_proba(self._engine.proba_row(self._row(x), len(self.classes_)))

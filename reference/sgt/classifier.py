@@ -159,7 +159,9 @@ class SGTClassifier(_Classifier):
     @locks_itself
     def learn_one(self, x: Any, y: Hashable) -> None:
         """Learn one labelled row; the class set must be known (``classes=``)."""
-        with self._lock:
+        lock = self._lock
+        lock.acquire()
+        try:
             engine = self._engine
             if engine is not None and engine.raw_rows:
                 try:
@@ -171,6 +173,8 @@ class SGTClassifier(_Classifier):
                     self.n_seen_ += 1
                     return
             self._learn_one(x, y)
+        finally:
+            lock.release()
 
     @atomic_first_call
     def _learn_one(self, x: Any, y: Hashable) -> None:
@@ -242,13 +246,17 @@ class SGTClassifier(_Classifier):
     @locks_itself
     def predict_proba_one(self, x: Any) -> dict[Hashable, float]:
         """Class probabilities ``{label: p}`` ({} while the classes are unknown)."""
-        with self._lock:
+        lock = self._lock
+        lock.acquire()
+        try:
             engine = self._engine
             if engine is not None and engine.raw_rows:
                 probs = engine.proba_one_raw(x, self._keys)
                 if probs is not None:
                     return dict(zip(self.classes_, probs, strict=True))  # type: ignore[arg-type]
             return self._predict_proba_one(x)
+        finally:
+            lock.release()
 
     def _predict_proba_one(self, x: Any) -> dict[Hashable, float]:
         return self._proba_dict(self._raws(self._predict_row(x)))
@@ -256,7 +264,9 @@ class SGTClassifier(_Classifier):
     @locks_itself
     def predict_one(self, x: Any) -> Hashable:
         """Most probable label (first on ties), None while the classes are unknown."""
-        with self._lock:
+        lock = self._lock
+        lock.acquire()
+        try:
             engine = self._engine
             if engine is not None and engine.raw_rows:
                 k = engine.label_one_raw(x, self._keys)
@@ -264,6 +274,8 @@ class SGTClassifier(_Classifier):
                     label: Hashable = self.classes_[k]  # type: ignore[index]
                     return label
             return self._predict_one(x)
+        finally:
+            lock.release()
 
     def _predict_one(self, x: Any) -> Hashable:
         row = self._predict_row(x)

@@ -42,12 +42,16 @@ class _SingleTarget(SGTFacade):
     @locks_itself
     def learn_one(self, x: Any, y: Any) -> None:
         """Learn one row (x, y) (test-then-train order is the caller's)."""
-        with self._lock:
+        lock = self._lock
+        lock.acquire()
+        try:
             engine = self._engine
             if engine is not None and engine.raw_rows and engine.learn_one_raw(x, self._keys, y):
                 self.n_seen_ += 1
                 return
             self._learn_one(x, y)
+        finally:
+            lock.release()
 
     @atomic_first_call
     def _learn_one(self, x: Any, y: Any) -> None:
@@ -88,13 +92,17 @@ class _SingleTarget(SGTFacade):
     @locks_itself
     def predict_one(self, x: Any) -> float:
         """Prediction σ(f(x)) (0 before training)."""
-        with self._lock:
+        lock = self._lock
+        lock.acquire()
+        try:
             engine = self._engine
             if engine is not None and engine.raw_rows:
                 raw = engine.raw_one_raw(x, self._keys)
                 if raw is not None:
                     return self._transfer(raw)
             return self._predict_one(x)
+        finally:
+            lock.release()
 
     def _predict_one(self, x: Any) -> float:
         return self._transfer(self._raws(self._predict_row(x))[0])
