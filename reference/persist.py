@@ -90,7 +90,7 @@ def encode(value: Any, where: str) -> Any:
                               for k, v in value.items()]}
     name = type(value).__name__
     if name in LOSS_NAMES and type(value).__module__ in ("reference.sgt.losses",
-                                                        "fast.sgt.model"):
+                                                        "fast.sgt.losses"):
         return {"__loss__": name}
     raise ValueError(f"{where} holds a {type(value).__name__} ({value!r:.60}), which a data-only "
                      f"model file cannot represent; pickle this model instead (trusted "

@@ -1,18 +1,11 @@
-"""Stochastic gradient trees [GPF19] on the C core; same public names as ``reference.sgt``.
+"""Stochastic gradient trees [GPF19] on the C engine; same public names as ``reference.sgt``.
 
 The built-in loss classes compute their derivatives in C (and a model given either
 backend's built-in loss runs it entirely in C); any other loss is called from Python.
 """
 
-from fast.sgt.model import (
-    SGT,
-    BinaryCrossEntropy,
-    CustomLoss,
-    SGTClassifier,
-    SGTMultiInstanceClassifier,
-    SGTRegressor,
-    SquaredError,
-)
+from fast.sgt.losses import BinaryCrossEntropy, CustomLoss, SquaredError
+from fast.sgt.model import SGT, SGTClassifier, SGTMultiInstanceClassifier, SGTRegressor
 
 __all__ = [
     "SGTRegressor",

@@ -38,7 +38,8 @@ class Ball:
     Parameters
     ----------
     ball_id : int
-        Creation index, never reused (tie rule T1 [ABACOC-SPEC T1]).
+        Creation index, never reused (nearest-ball ties go to the smallest id, tie rule T1
+        [ABACOC-SPEC T1]).
     center : list of float
         The founding point; copied.
     label : int

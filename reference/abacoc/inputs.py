@@ -1,11 +1,11 @@
-"""The backend-agnostic part of ``ABACOCClassifier``: labels, rows and parameters.
+"""The facade logic of ``ABACOCClassifier``: labels, rows, parameters and the public API.
 
-Both backends subclass :class:`BallCoverFacade`; it validates every input *before* a
-backend hook runs, maps user labels to class indices (registered on the fly in order of
-first appearance, [ABACOC-SPEC §10]) and implements the public methods on top of five
-hooks that each backend writes once: ``_learn_rows``, ``_predict_rows``, ``_proba_rows``,
-``_set_dim`` and ``snapshot``. So a rejected call leaves both backends unchanged, with the
-same exception class.
+:class:`BallCoverFacade` validates every input *before* its engine
+(:mod:`reference.abacoc.engine`, ``self._engine``) runs, maps user labels to class
+indices (registered on the fly in order of first appearance, [ABACOC-SPEC §10]) and
+implements the public methods on top of the engine. So a rejected call leaves both
+backends unchanged, with the same exception class. The public class, its state and its
+documentation are in :mod:`reference.abacoc.model`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 
 from reference.abacoc.params import ABACOCParams, as_matrix, as_row, labels_of
 from reference.abacoc.state_check import check_cover
-from reference.estimator import ClassifierEstimatorMixin
+from reference.estimator import ClassifierEstimatorMixin, locks_itself
 from reference.state import VersionedState, as_dict, as_int, as_labels, fail
 
 __all__ = ["BallCoverFacade", "PARAM_NAMES"]
@@ -30,9 +30,11 @@ PARAM_NAMES = (
 
 
 class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
-    """Shared facade logic of the two ``ABACOCClassifier`` backends."""
+    """Shared facade logic of ``ABACOCClassifier`` (both backends)."""
 
+    _engine_class: Any
     _params: ABACOCParams
+    _engine: Any
     classes_: list[Any]
     n_features_in_: int | None
 
@@ -43,38 +45,17 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
         self._class_index: dict[Any, int] = {label: k for k, label in enumerate(self.classes_)}
         self.n_features_in_ = None
         self._feature_keys: tuple[Any, ...] | None = None
+        self._engine = self._engine_class(params)
 
-    # -- hooks written by each backend -----------------------------------------------------
-    def _learn_rows(self, X: np.ndarray, ks: list[int]) -> None:
-        raise NotImplementedError
+    @property
+    def n_seen_(self) -> int:
+        """Rows learned."""
+        return int(self._engine.n_seen)
 
-    def _predict_rows(self, X: np.ndarray) -> list[int]:
-        raise NotImplementedError
-
-    def _proba_rows(self, X: np.ndarray) -> np.ndarray:
-        raise NotImplementedError
-
-    def _set_dim(self, n_features: int) -> None:
-        raise NotImplementedError
-
-    # one-row versions of the hooks (a backend may override them to skip numpy)
-    def _learn_row(self, row: list[float], k: int) -> None:
-        self._learn_rows(np.asarray([row], dtype=np.float64), [k])
-
-    def _predict_row(self, row: list[float]) -> int:
-        return self._predict_rows(np.asarray([row], dtype=np.float64))[0]
-
-    def _proba_row(self, row: list[float]) -> list[float]:
-        return [float(v) for v in self._proba_rows(np.asarray([row], dtype=np.float64))[0]]
-
-    def snapshot(self) -> dict[str, Any]:
-        """Full model state as plain data (ints, floats, lists, str-keyed dicts)."""
-        raise NotImplementedError
-
-    def _rollback(self, n_features: int, n_classes: int) -> None:
-        """Undo ``_set_dim`` and class registrations of a call that failed before it
-        learned a row (``n_features`` 0: the width was not fixed before the call)."""
-        raise NotImplementedError
+    @property
+    def n_balls_(self) -> int:
+        """Number of live balls ``|S|``."""
+        return int(self._engine.n_balls)
 
     def _learn_transaction(self, X: np.ndarray | list[float], labels: list[Any],
                            keys: tuple[Any, ...] | None) -> None:
@@ -87,24 +68,19 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
             if isinstance(X, list):
                 self._fix_input(len(X), keys)
                 ks = self._register(labels)
-                self._learn_row(X, ks[0])
+                self._engine.learn_row(X, ks[0], len(self.classes_))
             else:
                 self._fix_input(X.shape[1], keys)
                 ks = self._register(labels)
-                self._learn_rows(X, ks)
+                self._engine.learn_rows(X, ks, len(self.classes_))
         except BaseException:
             if self.n_seen_ == n_seen:
                 for label in self.classes_[n_classes:]:
                     del self._class_index[label]
                 del self.classes_[n_classes:]
                 self.n_features_in_, self._feature_keys = n_features, old_keys
-                self._rollback(n_features or 0, n_classes)
+                self._engine.rollback(n_features or 0, n_classes)
             raise
-
-    @property
-    def n_seen_(self) -> int:
-        """Rows learned."""
-        raise NotImplementedError
 
     # -- data-only model files and checked restores (reference.persist) -------------------
     def _fitted_state(self) -> dict[str, Any]:
@@ -139,12 +115,7 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
         self.n_features_in_ = fitted["n_features_in"]
         keys = fitted["keys"]
         self._feature_keys = None if keys is None else tuple(keys)
-        self._restore(snapshot)
-
-    def _restore(self, snap: dict[str, Any]) -> None:
-        """Write a checked snapshot into this new model's backend."""
-        raise NotImplementedError
-
+        self._engine.restore(snapshot)
 
     # -- parameters ---------------------------------------------------------------------
     def _constructor_params(self) -> dict[str, Any]:
@@ -185,15 +156,33 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
         if self.n_features_in_ is None:
             self.n_features_in_ = n_features
             self._feature_keys = keys
-            self._set_dim(n_features)
+            self._engine.set_dim(n_features)
 
     # -- public API ------------------------------------------------------------------------
+    @locks_itself
     def learn_one(self, x: Any, y: Hashable) -> Any:
         """Learn one labelled example ([ABACOC-SPEC §3] learn_one); returns ``self``.
 
         A new label is registered with the next class index. Bad input raises before any
         state changes.
         """
+        lock = self._lock
+        lock.acquire()
+        try:
+            engine = self._engine
+            if engine.raw_rows and self.n_features_in_ is not None:
+                try:
+                    k = self._class_index[y]
+                except (KeyError, TypeError):
+                    k = -1
+                if k >= 0 and engine.learn_one_raw(x, self._feature_keys, k,
+                                                   len(self.classes_)):
+                    return self
+            return self._learn_one(x, y)
+        finally:
+            lock.release()
+
+    def _learn_one(self, x: Any, y: Hashable) -> Any:
         row, keys = as_row(x, self.n_features_in_, self._feature_keys)
         self._check_labels([y])
         self._learn_transaction(row, [y], keys)
@@ -233,18 +222,31 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
     def _label_of(self, k: int) -> Any:
         return None if k < 0 else self.classes_[k]
 
+    @locks_itself
     def predict_one(self, x: Any) -> Any:
         """The predicted label of ``x``, or ``None`` when the model abstains (no ball).
 
         Randomized BASE draws one uniform from the model generator per call.
         """
-        row = self._row(x)
-        return self._label_of(self._predict_row(row))
+        lock = self._lock
+        lock.acquire()
+        try:
+            engine = self._engine
+            if engine.raw_rows and self.n_features_in_ is not None:
+                k = engine.predict_one_raw(x, self._feature_keys)
+                if k is not None:
+                    return None if k < 0 else self.classes_[k]
+            return self._predict_one(x)
+        finally:
+            lock.release()
+
+    def _predict_one(self, x: Any) -> Any:
+        return self._label_of(self._engine.predict_row(self._row(x)))
 
     def predict(self, X: Any) -> np.ndarray:
         """Predicted labels of the rows of ``X`` (an object array if the model abstains)."""
         arr = as_matrix(X, self.n_features_in_)
-        labels = [self._label_of(k) for k in self._predict_rows(arr)]
+        labels = [self._label_of(k) for k in self._engine.predict_rows(arr)]
         if any(label is None for label in labels) or not all(
             isinstance(label, (int, float, str, np.generic)) for label in labels
         ):
@@ -254,14 +256,29 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
             return out
         return np.asarray(labels)
 
+    @locks_itself
     def predict_proba_one(self, x: Any) -> dict[Any, float]:
         """Class frequencies ``n(k)/n`` of the nearest ball, as ``{label: probability}``.
 
         Empty when the model has no ball; randomized BASE gives ``{label_0: 1-p,
         label_1: p}``. Draws nothing.
         """
-        row = self._row(x)
-        probs = self._proba_row(row)
+        lock = self._lock
+        lock.acquire()
+        try:
+            engine = self._engine
+            probs = None
+            if engine.raw_rows and self.n_features_in_ is not None:
+                probs = engine.proba_one_raw(x, self._feature_keys, len(self.classes_))
+            return self._predict_proba_one(x) if probs is None else self._as_proba(probs)
+        finally:
+            lock.release()
+
+    def _predict_proba_one(self, x: Any) -> dict[Any, float]:
+        return self._as_proba(self._engine.proba_row(self._row(x), len(self.classes_)))
+
+    def _as_proba(self, probs: list[float]) -> dict[Any, float]:
+        """``{label: probability}`` of a frequency list, {} if all are 0 (no ball)."""
         for p in probs:
             if p > 0.0:
                 return {label: probs[k] for k, label in enumerate(self.classes_)}
@@ -270,14 +287,10 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
     def predict_proba(self, X: Any) -> np.ndarray:
         """Rows of class frequencies, columns in ``classes_`` order (zeros with no ball)."""
         arr = as_matrix(X, self.n_features_in_)
-        return self._proba_rows(arr)
+        out: np.ndarray = self._engine.proba_rows(arr, len(self.classes_))
+        return out
 
     # -- evaluation [DOC15, Alg. 5] ----------------------------------------------------------
-    def _prequential_rows(
-        self, X: np.ndarray, labels: list[int], remap: list[int], rate: float, seed: int
-    ) -> tuple[list[int], int, int, int]:
-        raise NotImplementedError
-
     def prequential(self, X: Any, y: Any, *, rate: float = 1.0, seed: int = 1) -> dict[str, Any]:
         """Online sub-sampling evaluation protocol [DOC15, Alg. 5] on this model.
 
@@ -321,8 +334,8 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
         remap = list(range(n_old)) + [-1] * (len(table) - n_old)
         start = time.perf_counter()
         try:
-            preds, correct, learned, max_balls = self._prequential_rows(
-                arr, provisional, remap, float(rate), int(seed)
+            preds, correct, learned, max_balls = self._engine.prequential(
+                arr, provisional, remap, float(rate), int(seed), len(self.classes_)
             )
         finally:
             # the labels learned so far, also when Ctrl-C stopped the loop between rows
@@ -331,7 +344,7 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
                 self._register([table[j]])
         seconds = time.perf_counter() - start
         n = arr.shape[0]
-        n_balls = self.n_balls_
+        n_balls = self._engine.n_balls
         lookup = np.empty(len(self.classes_) + 1, dtype=object)
         for k, label in enumerate(self.classes_):
             lookup[k] = label
@@ -349,8 +362,3 @@ class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
             "us_per_example": 1e6 * seconds / n,
             "predictions": predictions,
         }
-
-    @property
-    def n_balls_(self) -> int:
-        """Number of live balls ``|S|``."""
-        raise NotImplementedError

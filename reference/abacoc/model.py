@@ -1,9 +1,11 @@
-"""``ABACOCClassifier``: the thin facade that wires the ABACOC pieces together [DOC15].
+"""``ABACOCClassifier``: the public class that wires the ABACOC pieces together [DOC15].
 
-The facade (shared with ``fast`` through :class:`~reference.abacoc.inputs.BallCoverFacade`)
-validates inputs and maps labels; the state lives in a
-:class:`~reference.abacoc.variants.CoverState` and every update is a function of
-``variants.py``, ``balls.py`` and ``search.py``.
+Written once for both backends: the facade logic (:class:`~reference.abacoc.inputs.
+BallCoverFacade`) validates inputs and maps labels, and the mathematics runs in
+``self._engine`` (:mod:`reference.abacoc.engine`): here a
+:class:`~reference.abacoc.engine.PythonABACOCEngine`, whose state is a
+:class:`~reference.abacoc.variants.CoverState` updated by the functions of
+``variants.py``, ``balls.py`` and ``search.py``; ``fast`` plugs in the C engine.
 """
 
 from __future__ import annotations
@@ -13,18 +15,11 @@ from typing import Any
 
 import numpy as np
 
-from reference.abacoc.balls import Ball
-from reference.abacoc.inputs import BallCoverFacade
+from reference.abacoc.engine import PythonABACOCEngine
+from reference.abacoc.inputs import PARAM_NAMES, BallCoverFacade
 from reference.abacoc.params import ABACOCParams
-from reference.abacoc.variants import (
-    CoverState,
-    class_distribution,
-    learn,
-    nearest_ball,
-    predict_index,
-)
-from reference.interrupt import Interruptible
 from reference.rng import Rng
+from reference.state import as_dict, fail
 
 __all__ = ["ABACOCClassifier"]
 
@@ -135,109 +130,14 @@ class ABACOCClassifier(BallCoverFacade):
             leaf_size=leaf_size, seed=seed,
         )
         self._init_facade(params)
-        self._state = CoverState(params)
 
-    # -- backend hooks ------------------------------------------------------------------
-    def _set_dim(self, n_features: int) -> None:
-        self._state.n_features = n_features
+    _engine_class: Any = PythonABACOCEngine
+    """The engine built with the model (``fast`` sets ``CABACOCEngine``)."""
 
-    def _rollback(self, n_features: int, n_classes: int) -> None:
-        if n_features == 0 and not self._state.balls:
-            self._state.n_features = 0
-        if n_classes < self._state.n_classes:
-            self._state.n_classes = n_classes
-
-    def _learn_rows(self, X: np.ndarray, ks: list[int]) -> None:
-        rows = X.tolist()
-        with Interruptible() as guard:     # Ctrl-C stops the loop between two rows
-            for i in range(len(rows)):
-                learn(self._state, rows[i], ks[i])
-                guard.check()
-
-    def _predict_rows(self, X: np.ndarray) -> list[int]:
-        return [predict_index(self._state, row) for row in X.tolist()]
-
-    def _proba_rows(self, X: np.ndarray) -> np.ndarray:
-        out = np.zeros((X.shape[0], len(self.classes_)))
-        for i, row in enumerate(X.tolist()):
-            probs = class_distribution(self._state, row)
-            for k in range(len(probs)):
-                out[i, k] = probs[k]
-        return out
-
-    def _prequential_rows(
-        self, X: np.ndarray, labels: list[int], remap: list[int], rate: float, seed: int
-    ) -> tuple[list[int], int, int, int]:
-        state = self._state
-        rows = X.tolist()
-        protocol_rng = Rng(seed)
-        preds = []
-        correct = 0
-        learned = 0
-        max_balls = len(state.balls)
-        with Interruptible() as guard:     # Ctrl-C stops the loop between two rows
-            for t in range(len(rows)):
-                found = nearest_ball(state, rows[t])   # one search serves predict and learn
-                pred = predict_index(state, rows[t], found)
-                preds.append(pred)
-                k = remap[labels[t]]
-                if pred >= 0 and pred == k:
-                    correct += 1
-                if rate < 1.0 and not protocol_rng.uniform() < rate:
-                    guard.check()
-                    continue
-                if k < 0:
-                    k = state.n_classes
-                    remap[labels[t]] = k
-                learn(state, rows[t], k, found)
-                learned += 1
-                if len(state.balls) > max_balls:
-                    max_balls = len(state.balls)
-                guard.check()
-        return preds, correct, learned, max_balls
-
-    # -- state --------------------------------------------------------------------------
-    def _restore(self, snap: dict[str, Any]) -> None:
-        """Rebuild the cover from a checked snapshot (see ``_load_fitted``)."""
-        state = CoverState(self._params)
-        state.n_features = int(snap["n_features"])
-        state.n_classes = int(snap["n_classes"])
-        state.n_seen = int(snap["n_seen"])
-        state.next_id = int(snap["next_id"])
-        state.phase = int(snap["phase"])
-        state.phase_steps = int(snap["phase_steps"])
-        state.phase_dim = float(snap["phase_dim"])
-        state.radius = float(snap["radius"])
-        state.init_done = bool(snap["init_done"])
-        state.first_label = int(snap["first_label"])
-        state.rng.state = tuple(snap["rng_state"])
-        for rec in snap["balls"]:
-            ball = Ball(int(rec["id"]), [float(v) for v in rec["center"]], 0, float(rec["R"]))
-            ball.counts = [int(v) for v in rec["counts"]]
-            ball.u = int(rec["u"])
-            ball.eps = float(rec["eps"])
-            ball.m = int(rec["m"])
-            state.balls.append(ball)
-        state.index.cleared()
-        if state.n_features > 0:
-            state.index.maintain(state.balls, state.n_features)
-        self._state = state
-
-    # -- state --------------------------------------------------------------------------
     @property
     def rng(self) -> Rng:
         """The model generator (its ``state`` is readable and settable)."""
-        return self._state.rng
-
-    @property
-    def n_seen_(self) -> int:
-        """Rows learned."""
-        return self._state.n_seen
-
-    @property
-    def n_balls_(self) -> int:
-        """Number of live balls ``|S|``."""
-        return len(self._state.balls)
+        return self._engine.rng  # type: ignore[no-any-return]
 
     @property
     def balls_(self) -> dict[str, np.ndarray]:
@@ -248,35 +148,51 @@ class ABACOCClassifier(BallCoverFacade):
         return _balls_table(self.snapshot())
 
     def snapshot(self) -> dict[str, Any]:
-        """Full model state as plain data, in slot order ([ABACOC-SPEC §2])."""
-        state = self._state
-        n_classes = state.n_classes
-        balls = []
-        for ball in state.balls:
-            counts = [ball.counts[k] if k < len(ball.counts) else 0 for k in range(n_classes)]
-            balls.append({
-                "id": ball.id, "center": list(ball.center), "counts": counts,
-                "u": ball.u, "R": ball.R, "eps": ball.eps, "m": ball.m,
-            })
+        """Full model state as plain data, in slot order ([ABACOC-SPEC §2]); same schema
+        and values in both backends."""
+        snap: dict[str, Any] = self._engine.snapshot()
+        return snap
+
+    # -- pickling: through the plain data of a model file, checked on the way back --------
+    def _get_state(self) -> dict[str, Any]:
         return {
-            "variant": self._params.variant,
-            "n_features": state.n_features,
-            "n_classes": n_classes,
-            "n_seen": state.n_seen,
-            "next_id": state.next_id,
-            "phase": state.phase,
-            "phase_steps": state.phase_steps,
-            "phase_dim": state.phase_dim,
-            "radius": state.radius,
-            "init_done": int(state.init_done),
-            "first_label": state.first_label,
-            "balls": balls,
-            "rng_state": list(state.rng.state),
+            "params": self.get_params(),
+            "classes": list(self.classes_),
+            "n_features_in": self.n_features_in_,
+            "feature_keys": self._feature_keys,
+            "snapshot": self.snapshot(),
         }
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        """Rebuild from a pickled state; every field is checked before an engine sees it
+        (:mod:`reference.abacoc.state_check`)."""
+        if "_state" in state and isinstance(state.get("_params"), ABACOCParams):
+            # pickled when the reference facade held its cover itself (``_state``)
+            old = PythonABACOCEngine.from_cover(state["_state"])
+            keys = state.get("_feature_keys")
+            state = {"params": {name: getattr(state["_params"], name) for name in PARAM_NAMES},
+                     "classes": state.get("classes_"), "n_features_in": state.get("n_features_in_"),
+                     "feature_keys": keys, "snapshot": old.snapshot()}
+        as_dict(state, "state", ("params", "classes", "n_features_in", "feature_keys",
+                                 "snapshot"))
+        if not isinstance(state["params"], dict):
+            raise fail("state.params", "expected the constructor arguments")
+        try:
+            self.__init__(**state["params"])  # type: ignore[misc]
+        except (TypeError, ValueError) as exc:
+            raise fail("state.params", str(exc)) from None
+        keys = state["feature_keys"]
+        self._load_fitted({"n_features_in": state["n_features_in"],
+                           "keys": None if keys is None else list(keys),
+                           "classes": state["classes"]}, state["snapshot"])
+
+    def _check_restored(self) -> None:
+        """Nothing left to check: :meth:`_set_state` checked the state before the engine
+        saw it."""
 
 
 def _balls_table(snap: dict[str, Any]) -> dict[str, np.ndarray]:
-    """``balls_`` from a snapshot (shared with the fast backend)."""
+    """``balls_`` from a snapshot."""
     balls = snap["balls"]
     n_features = snap["n_features"]
     is_auto = snap["variant"] in ("auto", "auto_adj")

@@ -1,18 +1,9 @@
-"""Nearest-ball search: the distance rho, an exhaustive scan and a loose kd-tree.
+"""Nearest-ball search, the plain version: the distance rho and an exhaustive scan.
 
-ABACOC classifies by nearest neighbour over the ball *centres* [DOC15, Sec. III]. Both
-search structures here return exactly the same ball, bit for bit: the one minimising the
-computed distance sum, ties going to the smallest ball id (tie rule T1 [ABACOC-SPEC T1],
-[ABACOC-SPEC §11]).
-The kd-tree ([ABACOC-SPEC §13]) is *loose*: boxes only ever grow between rebuilds, so moves,
-inserts and deletes are cheap, and the search stays exact in floating point because
-
-* rounding of a subtraction is monotone, so for a centre inside a box the computed gap
-  term never exceeds the computed ``|x_j - c_j|`` term, and a left-to-right sum of
-  non-negative terms is monotone too;
-* a node is pruned only if its lower bound is *strictly* greater than the best distance,
-  so a node holding a tie is always visited, and candidates are compared by the pair
-  (distance, id) whatever order the traversal finds them in.
+ABACOC classifies by nearest neighbour over the ball *centres* [DOC15, Sec. III]: the
+ball minimising the computed distance sum, ties going to the smallest ball id (tie rule
+T1 [ABACOC-SPEC T1], [ABACOC-SPEC §11]). The acceleration structure that returns the same
+ball faster, a loose kd-tree, is in :mod:`reference.abacoc.kdtree`.
 
 C twin: ``csrc/abacoc/search.c``.
 
@@ -21,34 +12,26 @@ Notation
 ``raw``   the distance sum before the final root: sum of ``d*d`` (Euclidean), of
           ``|d|`` (Manhattan) or of ``|d|**p`` (Minkowski); comparisons use ``raw``.
 ``rho``   the distance itself, ``sqrt(raw)``, ``raw`` or ``raw**(1/p)``.
-``L``     leaf bucket size.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from reference.abacoc.balls import Ball
 from reference.abacoc.params import METRIC_EUCLIDEAN, METRIC_MANHATTAN
 
 __all__ = [
     "pow_or_inf",
+    "distance_term",
     "raw_distance",
     "rho",
+    "better",
     "scan_nearest",
-    "LooseKDTree",
-    "BallIndex",
-    "REBUILD_MIN_OPS",
-    "MINKOWSKI_PRUNE_SLACK",
+    "INF",
 ]
-
-REBUILD_MIN_OPS = 256
-"""The tree is rebuilt when its operation count exceeds ``max(256, 2 |S|)`` ([ABACOC-SPEC §13])."""
-
-MINKOWSKI_PRUNE_SLACK = 1.0 - 1e-12
-"""General Minkowski terms use ``pow``, whose rounding is not guaranteed monotone; the
-lower bound is scaled down by this factor before pruning, which only prunes less."""
 
 INF = math.inf
 
@@ -88,7 +71,7 @@ def rho(raw: float, metric: int, p: float) -> float:
     return pow_or_inf(raw, 1.0 / p)
 
 
-def _better(raw: float, ball_id: int, best_raw: float, best_id: int) -> bool:
+def better(raw: float, ball_id: int, best_raw: float, best_id: int) -> bool:
     """Tie rule T1 [ABACOC-SPEC T1]: smaller distance sum wins, then the smaller ball id (``best_id
     = -1``: none)."""
     if best_id < 0:
@@ -110,288 +93,18 @@ def scan_nearest(
     for slot in range(len(balls)):
         ball = balls[slot]
         raw = raw_distance(x, ball.center, metric, p)
-        if _better(raw, ball.id, best_raw, best_id):
+        if better(raw, ball.id, best_raw, best_id):
             best_slot = slot
             best_raw = raw
             best_id = ball.id
     return best_slot, best_raw
 
 
-class LooseKDTree:
-    """Bucketed kd-tree over ball slots with conservative (loose) boxes ([ABACOC-SPEC §13]).
+def __getattr__(name: str) -> Any:
+    """``BallIndex`` and ``LooseKDTree`` lived here before they moved to
+    :mod:`reference.abacoc.kdtree`; pickles written then still name this module."""
+    if name in ("BallIndex", "LooseKDTree"):
+        from reference.abacoc import kdtree
 
-    Nodes live in parallel lists (an arena) addressed by index, -1 meaning none. A leaf
-    holds up to ``leaf_size`` slots; every ball knows its leaf and its position in the
-    leaf's bucket. Invariant: every node's box contains the centres below it and lies
-    inside its parent's box; split planes only guide descent.
-
-    Parameters
-    ----------
-    n_features : int
-        Dimension D.
-    leaf_size : int
-        Bucket size L.
-    metric, p
-        The distance (internal metric code and Minkowski exponent).
-    """
-
-    def __init__(self, n_features: int, leaf_size: int, metric: int, p: float) -> None:
-        self.n_features = n_features
-        self.leaf_size = leaf_size
-        self.metric = metric
-        self.p = p
-        self.split_dim: list[int] = []
-        self.split_value: list[float] = []
-        self.left: list[int] = []
-        self.right: list[int] = []
-        self.parent: list[int] = []
-        self.lo: list[list[float]] = []
-        self.hi: list[list[float]] = []
-        self.bucket: list[list[int]] = []
-        self.slot_leaf: list[int] = []
-        self.slot_pos: list[int] = []
-        self.ops = 0
-
-    # -- construction -------------------------------------------------------------------
-    def _new_node(self, parent: int) -> int:
-        self.split_dim.append(-1)
-        self.split_value.append(0.0)
-        self.left.append(-1)
-        self.right.append(-1)
-        self.parent.append(parent)
-        self.lo.append([INF] * self.n_features)
-        self.hi.append([-INF] * self.n_features)
-        self.bucket.append([])
-        return len(self.left) - 1
-
-    def _track(self, slot: int, leaf: int, pos: int) -> None:
-        while len(self.slot_leaf) <= slot:
-            self.slot_leaf.append(-1)
-            self.slot_pos.append(-1)
-        self.slot_leaf[slot] = leaf
-        self.slot_pos[slot] = pos
-
-    def _partition(self, balls: Sequence[Ball], node: int, items: list[int]) -> None:
-        """Make ``node`` the root of a subtree holding ``items`` (iterative median splits).
-
-        A set of more than L slots is split at the median of its widest coordinate: the
-        slots are sorted by (coordinate, slot) and cut in two halves by position, so even
-        duplicate centres always split. Boxes are the tight boxes of their slots.
-        """
-        stack = [(node, items)]
-        while stack:
-            current, members = stack.pop()
-            lo = [INF] * self.n_features
-            hi = [-INF] * self.n_features
-            for slot in members:
-                center = balls[slot].center
-                for j in range(self.n_features):
-                    if center[j] < lo[j]:
-                        lo[j] = center[j]
-                    if center[j] > hi[j]:
-                        hi[j] = center[j]
-            self.lo[current] = lo
-            self.hi[current] = hi
-            if len(members) <= self.leaf_size:
-                self.split_dim[current] = -1
-                self.left[current] = -1
-                self.right[current] = -1
-                self.bucket[current] = list(members)
-                for pos in range(len(members)):
-                    self._track(members[pos], current, pos)
-                continue
-            widest = 0
-            for j in range(1, self.n_features):
-                if hi[j] - lo[j] > hi[widest] - lo[widest]:
-                    widest = j
-            ordered = sorted(members, key=lambda s: (balls[s].center[widest], s))
-            mid = len(ordered) // 2
-            self.split_dim[current] = widest
-            self.split_value[current] = balls[ordered[mid]].center[widest]
-            self.bucket[current] = []
-            left = self._new_node(current)
-            right = self._new_node(current)
-            self.left[current] = left
-            self.right[current] = right
-            stack.append((right, ordered[mid:]))
-            stack.append((left, ordered[:mid]))
-
-    def build(self, balls: Sequence[Ball]) -> None:
-        """Rebuild from scratch over all slots, in slot order; resets the op count."""
-        self.split_dim, self.split_value = [], []
-        self.left, self.right, self.parent = [], [], []
-        self.lo, self.hi, self.bucket = [], [], []
-        self.slot_leaf, self.slot_pos = [], []
-        root = self._new_node(-1)
-        self._partition(balls, root, list(range(len(balls))))
-        self.ops = 0
-
-    # -- updates ------------------------------------------------------------------------
-    def _enlarge(self, node: int, center: Sequence[float]) -> None:
-        lo = self.lo[node]
-        hi = self.hi[node]
-        for j in range(self.n_features):
-            if center[j] < lo[j]:
-                lo[j] = center[j]
-            if center[j] > hi[j]:
-                hi[j] = center[j]
-
-    def _contains(self, node: int, center: Sequence[float]) -> bool:
-        lo = self.lo[node]
-        hi = self.hi[node]
-        for j in range(self.n_features):
-            if center[j] < lo[j] or center[j] > hi[j]:
-                return False
-        return True
-
-    def insert(self, balls: Sequence[Ball], slot: int) -> None:
-        """Descend by split planes enlarging boxes, append to the leaf, split on overflow."""
-        center = balls[slot].center
-        node = 0
-        while True:
-            self._enlarge(node, center)
-            if self.left[node] < 0:
-                break
-            if center[self.split_dim[node]] < self.split_value[node]:
-                node = self.left[node]
-            else:
-                node = self.right[node]
-        bucket = self.bucket[node]
-        bucket.append(slot)
-        self._track(slot, node, len(bucket) - 1)
-        if len(bucket) > self.leaf_size:
-            self._partition(balls, node, list(bucket))
-        self.ops += 1
-
-    def delete(self, slot: int) -> None:
-        """Remove a slot from its leaf by swap-with-last; boxes stay loose. O(1)."""
-        leaf = self.slot_leaf[slot]
-        pos = self.slot_pos[slot]
-        bucket = self.bucket[leaf]
-        last = bucket[len(bucket) - 1]
-        bucket[pos] = last
-        self.slot_pos[last] = pos
-        bucket.pop()
-        self.slot_leaf[slot] = -1
-        self.slot_pos[slot] = -1
-        self.ops += 1
-
-    def move(self, balls: Sequence[Ball], slot: int) -> None:
-        """After a centre moved: enlarge boxes from its leaf up to the first that contains it."""
-        center = balls[slot].center
-        node = self.slot_leaf[slot]
-        while node >= 0 and not self._contains(node, center):
-            self._enlarge(node, center)
-            node = self.parent[node]
-        self.ops += 1
-
-    # -- query --------------------------------------------------------------------------
-    def lower_bound(self, node: int, x: Sequence[float]) -> float:
-        """Distance sum from ``x`` to the node's box (0 inside), summed left to right."""
-        lo = self.lo[node]
-        hi = self.hi[node]
-        total = 0.0
-        for j in range(self.n_features):
-            if x[j] < lo[j]:
-                total += distance_term(lo[j] - x[j], self.metric, self.p)
-            elif x[j] > hi[j]:
-                total += distance_term(x[j] - hi[j], self.metric, self.p)
-        if self.metric != METRIC_EUCLIDEAN and self.metric != METRIC_MANHATTAN:
-            total = total * MINKOWSKI_PRUNE_SLACK
-        return total
-
-    def nearest(self, balls: Sequence[Ball], x: Sequence[float]) -> tuple[int, float]:
-        """Exact nearest centre ``(slot, raw)`` under tie rule T1 [ABACOC-SPEC T1], by depth-first
-        search.
-
-        The nearer child (by the split plane) is visited first; a node is pruned iff its
-        lower bound is strictly greater than the best distance sum so far.
-        """
-        best_slot = -1
-        best_raw = INF
-        best_id = -1
-        stack = [0]
-        while stack:
-            node = stack.pop()
-            if best_id >= 0 and self.lower_bound(node, x) > best_raw:
-                continue
-            if self.left[node] < 0:
-                for slot in self.bucket[node]:
-                    ball = balls[slot]
-                    raw = raw_distance(x, ball.center, self.metric, self.p)
-                    if _better(raw, ball.id, best_raw, best_id):
-                        best_slot = slot
-                        best_raw = raw
-                        best_id = ball.id
-                continue
-            if x[self.split_dim[node]] < self.split_value[node]:
-                stack.append(self.right[node])
-                stack.append(self.left[node])
-            else:
-                stack.append(self.left[node])
-                stack.append(self.right[node])
-        return best_slot, best_raw
-
-
-class BallIndex:
-    """The nearest-ball search used by a model: a scan, or a loose kd-tree by size.
-
-    With ``search="auto"`` the tree is built once the cover holds ``threshold`` balls and
-    dropped below it; ``"scan"`` and ``"kdtree"`` force one structure. Both give the
-    same answers, so switching is invisible except in speed.
-    """
-
-    def __init__(
-        self, search: str, threshold: int, leaf_size: int, metric: int, p: float
-    ) -> None:
-        self.search = search
-        self.threshold = threshold
-        self.leaf_size = leaf_size
-        self.metric = metric
-        self.p = p
-        self.tree: LooseKDTree | None = None
-
-    def _wants_tree(self, n_balls: int) -> bool:
-        return self.search == "kdtree" or (self.search == "auto" and n_balls >= self.threshold)
-
-    def nearest(self, balls: Sequence[Ball], x: Sequence[float]) -> tuple[int, float]:
-        """``(slot, raw)`` of the nearest centre (tie rule T1 [ABACOC-SPEC T1]); ``(-1, inf)`` if
-        there is none."""
-        if self.tree is not None:
-            return self.tree.nearest(balls, x)
-        return scan_nearest(balls, x, self.metric, self.p)
-
-    def inserted(self, balls: Sequence[Ball], slot: int) -> None:
-        """A ball was written into ``slot`` (append or FIX replacement)."""
-        if self.tree is not None:
-            self.tree.insert(balls, slot)
-
-    def deleted(self, slot: int) -> None:
-        """The ball in ``slot`` was removed (FIX victim)."""
-        if self.tree is not None:
-            self.tree.delete(slot)
-
-    def moved(self, balls: Sequence[Ball], slot: int) -> None:
-        """The centre of the ball in ``slot`` moved (ADJ step)."""
-        if self.tree is not None:
-            self.tree.move(balls, slot)
-
-    def cleared(self) -> None:
-        """Every ball was discarded (BASE phase restart)."""
-        self.tree = None
-
-    def maintain(self, balls: Sequence[Ball], n_features: int) -> None:
-        """End of a training step: build, drop or rebuild the tree as the size requires."""
-        n_balls = len(balls)
-        if not self._wants_tree(n_balls):
-            self.tree = None
-            return
-        if self.tree is None:
-            self.tree = LooseKDTree(n_features, self.leaf_size, self.metric, self.p)
-            self.tree.build(balls)
-            return
-        limit = 2 * n_balls
-        if limit < REBUILD_MIN_OPS:
-            limit = REBUILD_MIN_OPS
-        if self.tree.ops > limit:
-            self.tree.build(balls)
+        return getattr(kdtree, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -30,8 +30,9 @@ from reference.abacoc.balls import (
     shrink_radius,
     total_count,
 )
+from reference.abacoc.kdtree import BallIndex
 from reference.abacoc.params import ABACOCParams
-from reference.abacoc.search import BallIndex, pow_or_inf, raw_distance, rho
+from reference.abacoc.search import pow_or_inf, raw_distance, rho
 from reference.rng import Rng
 
 __all__ = [

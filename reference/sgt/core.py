@@ -2,13 +2,12 @@
 
 :class:`SGTCore` owns the quantizer, the warm-up buffer and one tree per output
 (one for regression, binary classification, multi-instance learning and custom losses;
-k-1 for the softmax committee). The public classes in :mod:`reference.sgt.model` only
-validate inputs, map labels and call this core; the ``fast`` backend swaps it for the
-C core ``csrc/sgt/core.c`` with the same methods. C twin: ``csrc/sgt/core.c``.
+k-1 for the softmax committee). The public classes call it through
+:class:`reference.sgt.engine.PythonSGTEngine`, which adds the batch loops; the ``fast``
+backend plugs in the C engine instead. C twin: ``csrc/sgt/core.c``.
 
-Learning one item ([SGT-SPEC §2], [SGT-SPEC §5.6]): during the warm-up the rows only widen the
-feature
-ranges and are buffered; when ``warmup`` rows have been seen the ranges freeze and the
+Learning one item ([SGT-SPEC §2], [SGT-SPEC §5.6]): during the warm-up the rows only widen
+the feature ranges and are buffered; when ``warmup`` rows have been seen the ranges freeze and the
 buffer is replayed in arrival order (gradients computed at replay time), unless
 ``warmup_trains`` is False. After that, each item is routed, its gradients computed
 from the raw scores of the tree(s) as they stand, and every tree learns its (g, h).
@@ -16,7 +15,7 @@ from the raw scores of the tree(s) as they stand, and every tree learns its (g, 
 Predicting during the warm-up ([SGT-SPEC §5.7]): there are no bins and no tree yet. With
 ``warmup_prediction == "newton"`` (built-in losses) each tree's raw score is one Newton
 step of its root from 0 over the buffered items, Δ_c = -ḡ_c / (h̄_c + λ + ε) with the
-gradients taken at raw score 0 [GPF19, Eq. 13] (:meth:`SGTCore.warmup_raws`); the trees
+gradients taken at raw score 0 [GPF19, Eq. 13] (:mod:`reference.sgt.warmup`); the trees
 themselves are untouched, so the model after the warm-up does not depend on it.
 """
 
@@ -25,26 +24,24 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from reference.sgt.grad_hess import EPSILON
-from reference.sgt.losses import BinaryCrossEntropy, SquaredError, bag_gradients, softmax_gradients
+from reference.sgt.losses import (
+    LOSS_BAG,
+    LOSS_CUSTOM,
+    LOSS_LOGISTIC,
+    LOSS_SOFTMAX,
+    LOSS_SQUARED,
+    BinaryCrossEntropy,
+    SquaredError,
+    bag_gradients,
+    softmax_gradients,
+)
 from reference.sgt.params import SGTParams
 from reference.sgt.quantizer import Quantizer
 from reference.sgt.tree import Tree
+from reference.sgt.warmup import Item, newton_step_from_zero
 
 __all__ = ["SGTCore", "LOSS_SQUARED", "LOSS_LOGISTIC", "LOSS_SOFTMAX", "LOSS_BAG", "LOSS_CUSTOM"]
 
-LOSS_SQUARED = 0
-"""Squared error, target y ([SGT-SPEC §3.1])."""
-LOSS_LOGISTIC = 1
-"""Binary cross-entropy with one sigmoid, target in {0, 1} ([SGT-SPEC §3.2])."""
-LOSS_SOFTMAX = 2
-"""Softmax committee of k-1 trees, target = class index ([SGT-SPEC §3.3])."""
-LOSS_BAG = 3
-"""Multi-instance bags, max over the bag with BCE, target in {0, 1} ([SGT-SPEC §3.4])."""
-LOSS_CUSTOM = 4
-"""A Python loss: gradients supplied by the caller through :meth:`SGTCore.train_gh`."""
-
-Item = tuple[list[list[float]], float]
 
 
 class SGTCore:
@@ -91,42 +88,10 @@ class SGTCore:
                 and self.loss_kind != LOSS_CUSTOM)
 
     def warmup_raws(self) -> list[float]:
-        """One Newton step of every tree's root from raw score 0 over the buffer.
-
-        Δ_c = -ḡ_c / (h̄_c + λ + ε), the mean form of a leaf update [GPF19, Eq. 13], with
-        ḡ_c, h̄_c the means over the buffered rows (each row of a bag counts once) of the
-        loss gradients at raw scores 0. 0 for every tree while the buffer is empty.
-        """
-        n_trees = len(self.trees)
-        g_sum = [0.0] * n_trees
-        h_sum = [0.0] * n_trees
-        count = 0
-        for rows, target in self.buffer:
-            for grads, hess in self._gradients_at_zero(rows, target):
-                for c in range(n_trees):
-                    g_sum[c] += grads[c]
-                    h_sum[c] += hess[c]
-                count += 1
-        if count == 0:
-            return [0.0] * n_trees
-        n = float(count)
-        lam = float(self.params.lam)
-        # [GPF19, Eq. 13] Δ = -ḡ / (h̄ + λ), per instance, from raw score 0
-        return [-(g_sum[c] / n) / (h_sum[c] / n + lam + EPSILON) for c in range(n_trees)]
-
-    def _gradients_at_zero(self, rows: list[list[float]],
-                           target: float) -> list[tuple[list[float], list[float]]]:
-        """Per row of an item: the gradients and Hessians of every tree at raw score 0."""
-        if self.loss_kind == LOSS_BAG:
-            grads, hess = bag_gradients([0.0] * len(rows), target)
-            return [([g], [h]) for g, h in zip(grads, hess, strict=True)]
-        if self.loss_kind == LOSS_SQUARED:
-            g, h = SquaredError().gradient_hessian(target, 0.0)
-            return [([g], [h])]
-        if self.loss_kind == LOSS_LOGISTIC:
-            g, h = BinaryCrossEntropy().gradient_hessian(target, 0.0)
-            return [([g], [h])]
-        return [softmax_gradients([0.0] * len(self.trees), int(target))]
+        """The warm-up prediction of every tree ([SGT-SPEC §5.7],
+        :func:`reference.sgt.warmup.newton_step_from_zero`)."""
+        return newton_step_from_zero(self.buffer, self.loss_kind, len(self.trees),
+                                     float(self.params.lam))
 
     def warmup_push(self, rows: list[list[float]], target: float) -> bool:
         """Buffer one item, widen the ranges; return True when the warm-up just ended."""

@@ -23,7 +23,25 @@ __all__ = [
     "softmax",
     "softmax_gradients",
     "bag_gradients",
+    "LOSS_SQUARED",
+    "LOSS_LOGISTIC",
+    "LOSS_SOFTMAX",
+    "LOSS_BAG",
+    "LOSS_CUSTOM",
 ]
+
+
+LOSS_SQUARED = 0
+"""Squared error, target y ([SGT-SPEC §3.1])."""
+LOSS_LOGISTIC = 1
+"""Binary cross-entropy with one sigmoid, target in {0, 1} ([SGT-SPEC §3.2])."""
+LOSS_SOFTMAX = 2
+"""Softmax committee of k-1 trees, target = class index ([SGT-SPEC §3.3])."""
+LOSS_BAG = 3
+"""Multi-instance bags, max over the bag with BCE, target in {0, 1} ([SGT-SPEC §3.4])."""
+LOSS_CUSTOM = 4
+"""A Python loss: gradients supplied by the caller
+(:meth:`reference.sgt.core.SGTCore.train_gh`)."""
 
 
 def sigmoid(raw: float) -> float:

@@ -16,7 +16,8 @@ from _abacoc_streams import bananas, random_stream
 from _compare import assert_snapshot_equal
 from reference.abacoc.balls import Ball
 from reference.abacoc.params import METRIC_EUCLIDEAN, METRIC_MANHATTAN, METRIC_MINKOWSKI
-from reference.abacoc.search import LooseKDTree, scan_nearest
+from reference.abacoc.kdtree import LooseKDTree
+from reference.abacoc.search import scan_nearest
 from reference.rng import Rng
 
 # -- golden numbers ([ABACOC-SPEC §17]): bananas.csv in file order, rate 1
@@ -359,8 +360,8 @@ def test_fast_kdtree_equals_scan_on_lattice(both: Any) -> None:
     twin.__setstate__(state)
     g = np.random.default_rng(2)
     Q = np.vstack([g.integers(-4, 5, size=(300, 3)).astype(float) / 2.0, g.normal(size=(50, 3))])
-    by_scan = twin._nearest_slots(Q, False)
-    assert twin._nearest_slots(Q, True) == by_scan
+    by_scan = twin._engine.nearest_slots(Q, False)
+    assert twin._engine.nearest_slots(Q, True) == by_scan
     assert by_scan == [scan_nearest(balls, q, METRIC_EUCLIDEAN, 2.0)[0] for q in Q.tolist()]
 
 
@@ -372,7 +373,7 @@ def test_reference_tree_rebuilds_periodically() -> None:
     rebuilt = False
     for x, label in zip(X, y, strict=True):
         model.learn_one(x, label)
-        tree = model._state.index.tree
+        tree = model._engine.cover.index.tree
         assert tree is not None and tree.ops <= max(256, 2 * model.n_balls_)
         rebuilt = rebuilt or (model.n_seen_ > 300 and tree.ops < 10)
     assert rebuilt

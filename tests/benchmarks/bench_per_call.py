@@ -92,13 +92,13 @@ def _c_only(make: Callable[[], Any], family: str, xs: list[list[float]],
         model.learn_one(xs[0], ys[0])
         d = len(xs[0])
         if family == "sgt":
-            m, out = model._core._m, model._core._raw_out
+            m, out = model._engine._m, model._engine._raw_out
             index = {label: i for i, label in enumerate(getattr(model, "classes_", None) or [])}
             for x, y in zip(xs[1:], ys[1:], strict=True):
                 lib.sgt_model_raws_row(m, x, d, out)
                 lib.sgt_model_learn_row(m, x, d, float(index.get(y, y)))
         elif family == "abacoc":
-            h, k = model._h, ffi.new("int64_t[1]")
+            h, k = model._engine._h, ffi.new("int64_t[1]")
             for x, y in zip(xs[1:], ys[1:], strict=True):
                 lib.ab_model_predict_row(h, x, d, k)
                 if y in model._class_index:

@@ -147,7 +147,8 @@ def test_cutting_long_calls_into_pieces_changes_nothing(monkeypatch: pytest.Monk
     import numpy as np
 
     fast = require_fast()
-    import fast.sgt.model as sgt_model
+    import fast.abacoc.engine as ab_engine
+    import fast.sgt.engine as sgt_engine
 
     rng = np.random.default_rng(4)
     X = rng.uniform(size=(700, 4))
@@ -162,9 +163,8 @@ def test_cutting_long_calls_into_pieces_changes_nothing(monkeypatch: pytest.Monk
     progressive = whole["sgtc"].progressive_predict(X, labels)
     streams = np.array(["x", "y", "z"])[(X[:, 1] * 3).astype(int)]
     evaluated = fast.ABACOCClassifier().prequential(X, streams, rate=0.6, seed=3)
-    monkeypatch.setattr(sgt_model, "PIECE_ROWS", 13)
-    monkeypatch.setattr(sgt_model._FastFacade, "_piece_rows", 13)
-    monkeypatch.setattr(fast.ABACOCClassifier, "_piece_rows", 17)
+    monkeypatch.setattr(sgt_engine, "PIECE_ROWS", 13)
+    monkeypatch.setattr(ab_engine, "PIECE_ROWS", 17)
     monkeypatch.setattr(type(whole["dt"]), "_piece_work", 30 * 11)
     cut = {
         "sgt": fast.SGTRegressor(warmup=100, grace_period=50).fit(X, y),

@@ -217,7 +217,7 @@ def _tampered_pickle(model: Any, change: Any) -> bytes:
     """The pickle of ``model`` with ``change`` applied to the first SGT tree's node list
     (reached through the state dict of either backend)."""
     state = copy.deepcopy(model.__getstate__())
-    core = state["_core"]
+    core = state["_engine"]
     if hasattr(core, "trees"):                 # reference: the Python core object
         snap = {"nodes": core.trees[0].snapshot()["nodes"]}
         change(snap["nodes"])
@@ -229,7 +229,7 @@ def _tampered_pickle(model: Any, change: Any) -> bytes:
         core_state = core.__getstate__()
         change(core_state["snapshot"]["trees"][0]["nodes"])
         payload = state
-        payload["_core"] = _CoreState(type(core), core_state)
+        payload["_engine"] = _CoreState(type(core), core_state)
     clone = type(model).__new__(type(model))
     return pickle.dumps(_Restore(clone, payload))
 

@@ -134,8 +134,12 @@ def test_plain_rows_take_the_lean_path(case: Case, kind: str,
         if not cls.__module__.startswith("reference."):
             continue
         for name in names:
-            if name in vars(cls):
-                monkeypatch.setattr(cls, name, fail)
+            # a facade that offers plain rows to its engine first (``learn_one`` ->
+            # ``engine.learn_one_raw``) names its general path ``_learn_one``
+            general = "_" + name if any("_" + name in vars(c) for c in type(model).__mro__) \
+                else name
+            if general in vars(cls):
+                monkeypatch.setattr(cls, general, fail)
     assert _stream(model, rows[40:], y[40:], case.proba) == expected
     monkeypatch.undo()
     assert_snapshot_equal(twin.snapshot(), model.snapshot())

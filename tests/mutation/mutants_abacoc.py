@@ -7,6 +7,7 @@ from tests.mutation.mutant import Mutant
 ABACOC = "tests/abacoc/test_oracle_rules.py"
 COVER = "tests/abacoc/test_oracle_cover.py"
 SE_PY, SE_C = "reference/abacoc/search.py", "csrc/abacoc/search.c"
+KD_PY = "reference/abacoc/kdtree.py"
 VA_PY, VA_C = "reference/abacoc/variants.py", "csrc/abacoc/variants.c"
 DISTANCE = f"{COVER}::test_distance_is_the_minkowski_distance"
 NEAREST = f"{COVER}::test_nearest_ball_is_the_brute_force_nearest_centre"
@@ -137,13 +138,13 @@ ABACOC_MUTANTS: list[Mutant] = [
         NEAREST,
         (
             (
-                SE_PY,
+                KD_PY,
                 "total += distance_term(lo[j] - x[j], self.metric, self.p)",
                 "total += 2.0 * distance_term(lo[j] - x[j], self.metric, self.p)",
                 1,
             ),
             (
-                SE_PY,
+                KD_PY,
                 "total += distance_term(x[j] - hi[j], self.metric, self.p)",
                 "total += 2.0 * distance_term(x[j] - hi[j], self.metric, self.p)",
                 1,

@@ -135,13 +135,13 @@ def test_states_written_before_the_parameter_keep_predicting_zero(backend: Modul
     del state["warmup_prediction"]
     state["_params"] = _as_before_the_parameter(state["_params"])
     if backend.__name__ == "reference":
-        state["_core"].params = _as_before_the_parameter(state["_core"].params)
+        state["_engine"].params = _as_before_the_parameter(state["_engine"].params)
     else:                                   # the C core pickles its own parameters
-        core_state = state["_core"].__getstate__()
+        core_state = state["_engine"].__getstate__()
         core_state["params"] = _as_before_the_parameter(core_state["params"])
-        core = type(state["_core"]).__new__(type(state["_core"]))
+        core = type(state["_engine"]).__new__(type(state["_engine"]))
         core.__setstate__(core_state)
-        state["_core"] = core
+        state["_engine"] = core
     old = type(model).__new__(type(model))
     old.__setstate__(state)
     assert old.warmup_prediction == "zero" and old.predict_one(X[0]) == 0.0

@@ -1,0 +1,322 @@
+"""The ABACOC engine in C: :class:`CABACOCEngine` owns one ``ab_model *`` (``csrc/abacoc/model.c``).
+
+It implements :class:`reference.abacoc.engine.ABACOCEngine` for the facade of
+:mod:`reference.abacoc.model`; ``fast.abacoc`` only plugs it in. The learning, prediction
+and evaluation loops run in C (``ab_model_partial_fit``, ``ab_model_predict``,
+``ab_model_prequential``), in pieces of rows so that Ctrl-C is honoured between them.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from fast._ffi import check, ffi, lib, raise_status
+from fast._rows import ST_ENOMEM, c_row
+from fast.rng import Rng
+from reference.abacoc.engine import Prequential
+from reference.abacoc.params import ABACOCParams
+from reference.interrupt import Interruptible, pieces
+from reference.rng import MASK
+
+__all__ = ["CABACOCEngine", "PIECE_ROWS"]
+
+PIECE_ROWS = 20_000
+"""Rows per call into C in the long loops (Ctrl-C is checked between calls)."""
+
+_VARIANT_CODES = {"base": 0, "base_adj": 1, "auto": 2, "auto_adj": 3}
+_SEARCH_CODES = {"auto": 0, "scan": 1, "kdtree": 2}
+
+
+class _ModelRng(Rng):
+    """An ``Rng`` view on the generator inside a C model; keeps the model alive."""
+
+    __slots__ = ("_owner",)
+    _owner: Any
+
+
+def _i64(values: Any) -> Any:
+    return np.ascontiguousarray(np.asarray(values, dtype=np.int64))
+
+
+class CABACOCEngine:
+    """:class:`reference.abacoc.engine.ABACOCEngine` over one ``ab_model *``, bit for bit
+    the twin of :class:`reference.abacoc.engine.PythonABACOCEngine`."""
+
+    raw_rows: ClassVar[bool] = True
+
+    def __init__(self, params: ABACOCParams) -> None:
+        self.params = params
+        out = ffi.new("ab_model **")
+        check(lib.ab_model_new(
+            _VARIANT_CODES[params.variant], int(params.randomized), params.metric_code,
+            float(params.p), float(params.d), float(params.C), int(params.budget or 0),
+            _SEARCH_CODES[params.search], int(params.search_threshold),
+            int(params.leaf_size), int(params.seed) & MASK, out,
+        ), "ab_model_new")
+        self._h = ffi.gc(out[0], lib.ab_model_free)
+        self._xbuf: Any = None                   # double[d] reused by the one-row calls
+        self._kbuf = ffi.new("int64_t[1]")
+        self._pbuf = ffi.new("double[]", 4)      # class frequencies of predict_proba_one
+
+    def __getstate__(self) -> Any:
+        raise TypeError("the C engine is pickled through its model's snapshot")
+
+    @property
+    def n_seen(self) -> int:
+        return int(self._h.n_seen)
+
+    @property
+    def n_balls(self) -> int:
+        return int(self._h.balls.n_balls)
+
+    @property
+    def rng(self) -> Rng:
+        view = _ModelRng._wrap(ffi.addressof(self._h[0], "rng"))
+        assert isinstance(view, _ModelRng)
+        view._owner = self
+        return view
+
+    def set_dim(self, n_features: int) -> None:
+        check(lib.ab_model_set_dim(self._h, n_features), "ab_model_set_dim")
+
+    def rollback(self, n_features: int, n_classes: int) -> None:
+        check(lib.ab_model_rollback(self._h, n_features, n_classes), "ab_model_rollback")
+
+    def _sync_classes(self, n_classes: int) -> None:
+        while self._h.n_classes < n_classes:
+            check(lib.ab_model_add_class(self._h), "ab_model_add_class")
+
+    def learn_rows(self, X: np.ndarray, ks: list[int], n_classes: int) -> None:
+        self._sync_classes(n_classes)
+        karr = _i64(ks)
+        with Interruptible() as guard:
+            for start, stop in pieces(X.shape[0], PIECE_ROWS):
+                check(
+                    lib.ab_model_partial_fit(
+                        self._h, ffi.from_buffer("double[]", X[start:stop]),
+                        ffi.from_buffer("int64_t[]", karr[start:stop]), stop - start,
+                    ),
+                    "ab_model_partial_fit",
+                )
+                guard.check()
+
+    def _row_buffer(self, row: list[float]) -> Any:
+        buf = self._xbuf
+        if buf is None or len(buf) != len(row):
+            buf = self._xbuf = ffi.new("double[]", len(row))
+        buf[0:len(row)] = row
+        return buf
+
+    def learn_row(self, row: list[float], k: int, n_classes: int) -> None:
+        h = self._h
+        if h.n_classes < n_classes:
+            self._sync_classes(n_classes)
+        kbuf = self._kbuf
+        kbuf[0] = k
+        rc = lib.ab_model_partial_fit(h, self._row_buffer(row), kbuf, 1)
+        if rc:
+            check(rc, "ab_model_partial_fit")
+
+    def predict_row(self, row: list[float]) -> int:
+        kbuf = self._kbuf
+        rc = lib.ab_model_predict(self._h, self._row_buffer(row), 1, kbuf)
+        if rc:
+            check(rc, "ab_model_predict")
+        return int(kbuf[0])
+
+    def proba_row(self, row: list[float], n_classes: int) -> list[float]:
+        n = int(self._h.n_classes)
+        if n == 0:
+            return []
+        out = ffi.new("double[]", n)      # zeroed, as the array version
+        rc = lib.ab_model_predict_proba(self._h, self._row_buffer(row), 1, out)
+        if rc:
+            check(rc, "ab_model_predict_proba")
+        return ffi.unpack(out, n)  # type: ignore[no-any-return]
+
+    def predict_rows(self, X: np.ndarray) -> list[int]:
+        out = np.empty(X.shape[0], dtype=np.int64)
+        with Interruptible() as guard:
+            for start, stop in pieces(X.shape[0], PIECE_ROWS):
+                check(
+                    lib.ab_model_predict(
+                        self._h, ffi.from_buffer("double[]", X[start:stop]), stop - start,
+                        ffi.from_buffer("int64_t[]", out[start:stop]),
+                    ),
+                    "ab_model_predict",
+                )
+                guard.check()
+        return list(out.tolist())
+
+    def proba_rows(self, X: np.ndarray, n_classes: int) -> np.ndarray:
+        n = int(self._h.n_classes)
+        out = np.zeros((X.shape[0], n))
+        if n == 0:
+            return out
+        with Interruptible() as guard:
+            for start, stop in pieces(X.shape[0], PIECE_ROWS):
+                check(
+                    lib.ab_model_predict_proba(
+                        self._h, ffi.from_buffer("double[]", X[start:stop]), stop - start,
+                        ffi.from_buffer("double[]", out[start:stop]),
+                    ),
+                    "ab_model_predict_proba",
+                )
+                guard.check()
+        return out
+
+    def prequential(self, X: np.ndarray, labels: list[int], remap: list[int], rate: float,
+                    seed: int, n_classes: int) -> Prequential:
+        self._sync_classes(n_classes)
+        larr = _i64(labels)
+        rarr = _i64(remap) if remap else np.zeros(1, dtype=np.int64)
+        preds = np.empty(X.shape[0], dtype=np.int64)
+        stats = np.zeros(3, dtype=np.int64)
+        protocol_rng = ffi.new("rng_state *")
+        lib.rng_seed(protocol_rng, seed & MASK)
+        correct = learned = 0
+        max_balls = int(self._h.balls.n_balls)
+        try:
+            with Interruptible() as guard:  # Ctrl-C between pieces of rows
+                for start, stop in pieces(X.shape[0], PIECE_ROWS):
+                    check(
+                        lib.ab_model_prequential(
+                            self._h, ffi.from_buffer("double[]", X[start:stop]),
+                            ffi.from_buffer("int64_t[]", larr[start:stop]), stop - start,
+                            rate, protocol_rng, ffi.from_buffer("int64_t[]", rarr),
+                            ffi.from_buffer("int64_t[]", preds[start:stop]),
+                            ffi.from_buffer("int64_t[]", stats),
+                        ),
+                        "ab_model_prequential",
+                    )
+                    correct += int(stats[0])
+                    learned += int(stats[1])
+                    max_balls = max(max_balls, int(stats[2]))
+                    guard.check()
+        finally:
+            remap[:] = rarr[:len(remap)].tolist()   # labels registered so far
+        return preds.tolist(), correct, learned, max_balls
+
+    def nearest_slots(self, X: np.ndarray, use_tree: bool) -> list[int]:
+        """Testing aid: nearest slots by the scan or by a freshly built loose kd-tree."""
+        arr = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+        out = np.empty(arr.shape[0], dtype=np.int64)
+        check(
+            lib.ab_model_nearest(
+                self._h, ffi.from_buffer("double[]", arr), arr.shape[0], int(use_tree),
+                ffi.from_buffer("int64_t[]", out),
+            ),
+            "ab_model_nearest",
+        )
+        return [int(k) for k in out]
+
+    # -- the one-row hooks (fast._rows) --------------------------------------------------
+    def learn_one_raw(self, x: Any, keys: Any, k: int, n_classes: int) -> bool:
+        """One C call for a plain row (``ab_model_learn_row``) once the classes are in C."""
+        h = self._h
+        if h.n_classes != n_classes:
+            return False
+        row = c_row(x, keys)
+        if row is None:
+            return False
+        rc = lib.ab_model_learn_row(h, row, len(row), k)
+        if rc == ST_ENOMEM:
+            raise_status(rc, "ab_model_partial_fit")
+        return not rc
+
+    def predict_one_raw(self, x: Any, keys: Any) -> int | None:
+        """Class index (-1: abstain) of a plain row (``ab_model_predict_row``), or None."""
+        row = c_row(x, keys)
+        kbuf = self._kbuf
+        if row is None or lib.ab_model_predict_row(self._h, row, len(row), kbuf):
+            return None
+        k: int = kbuf[0]
+        return k
+
+    def proba_one_raw(self, x: Any, keys: Any, n_classes: int) -> list[float] | None:
+        """Class frequencies of a plain row (``ab_model_proba_row``), or None."""
+        n = self._h.n_classes
+        if not 0 < n == n_classes:
+            return None
+        row = c_row(x, keys)
+        out = self._pbuf
+        if len(out) < n:
+            out = self._pbuf = ffi.new("double[]", 2 * n)
+        if row is None or lib.ab_model_proba_row(self._h, row, len(row), out):
+            return None
+        return ffi.unpack(out, n)  # type: ignore[no-any-return]
+
+    # -- state ---------------------------------------------------------------------------
+    def snapshot(self) -> dict[str, Any]:
+        h = self._h
+        n_features = int(h.n_features)
+        n_classes = int(h.n_classes)
+        n = int(h.balls.n_balls)
+        stride = int(h.class_cap)
+        balls = []
+        if n > 0:
+            ids = ffi.unpack(h.balls.id, n)
+            centers = ffi.unpack(h.balls.center, n * n_features)
+            counts = ffi.unpack(h.balls.counts, n * stride)
+            us = ffi.unpack(h.balls.u, n)
+            radii0 = ffi.unpack(h.balls.R, n)
+            radii = ffi.unpack(h.balls.eps, n)
+            mistakes = ffi.unpack(h.balls.m, n)
+            for s in range(n):
+                balls.append({
+                    "id": int(ids[s]),
+                    "center": [float(v) for v in centers[s * n_features:(s + 1) * n_features]],
+                    "counts": [int(v) for v in counts[s * stride:s * stride + n_classes]],
+                    "u": int(us[s]), "R": float(radii0[s]), "eps": float(radii[s]),
+                    "m": int(mistakes[s]),
+                })
+        return {
+            "variant": self.params.variant,
+            "n_features": n_features,
+            "n_classes": n_classes,
+            "n_seen": int(h.n_seen),
+            "next_id": int(h.balls.next_id),
+            "phase": int(h.vs.phase),
+            "phase_steps": int(h.vs.phase_steps),
+            "phase_dim": float(h.vs.phase_dim),
+            "radius": float(h.vs.radius),
+            "init_done": int(h.vs.init_done),
+            "first_label": int(h.vs.first_label),
+            "balls": balls,
+            "rng_state": [int(h.rng.s[i]) for i in range(4)],
+        }
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        h = self._h
+        if snap["n_features"]:
+            check(lib.ab_model_set_dim(h, snap["n_features"]), "ab_model_set_dim")
+        while h.n_classes < snap["n_classes"]:
+            check(lib.ab_model_add_class(h), "ab_model_add_class")
+        balls = snap["balls"]
+        check(lib.ab_model_reserve(h, len(balls)), "ab_model_reserve")
+        n_features = int(snap["n_features"])
+        stride = int(h.class_cap)
+        for s, ball in enumerate(balls):
+            h.balls.id[s] = ball["id"]
+            for j in range(n_features):
+                h.balls.center[s * n_features + j] = ball["center"][j]
+            for k in range(stride):
+                h.balls.counts[s * stride + k] = ball["counts"][k] if k < len(ball["counts"]) else 0
+            h.balls.u[s] = ball["u"]
+            h.balls.R[s] = ball["R"]
+            h.balls.eps[s] = ball["eps"]
+            h.balls.m[s] = ball["m"]
+        h.balls.n_balls = len(balls)
+        h.n_seen = snap["n_seen"]
+        h.balls.next_id = snap["next_id"]
+        h.vs.phase = snap["phase"]
+        h.vs.phase_steps = snap["phase_steps"]
+        h.vs.phase_dim = snap["phase_dim"]
+        h.vs.radius = snap["radius"]
+        h.vs.init_done = snap["init_done"]
+        h.vs.first_label = snap["first_label"]
+        for i in range(4):
+            h.rng.s[i] = snap["rng_state"][i]
+        check(lib.ab_model_restored(h), "ab_model_restored")

@@ -1,0 +1,394 @@
+"""The SGT engine in C: :class:`CSGTEngine` owns one ``sgt_model *`` (``csrc/sgt/*.c``).
+
+It implements :class:`reference.sgt.engine.SGTEngine` for the facades of
+:mod:`reference.sgt.model`; ``fast.sgt`` only plugs it in. Built-in losses run entirely
+in C, including the batch loops; a custom Python loss computes (g, h) in the facade and
+hands them to the C trees (:meth:`CSGTEngine.train_gh`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+import reference.sgt.losses as _losses
+from fast._ffi import check, ffi, lib, raise_status
+from fast._rows import INT_EXACT, ST_ENOMEM, c_row
+from fast.sgt.losses import BinaryCrossEntropy, SquaredError
+from reference.interrupt import Interruptible, pieces
+from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SOFTMAX, LOSS_SQUARED
+from reference.sgt.engine import Counter
+from reference.sgt.params import SGTParams, check_feature_config
+from reference.sgt.state_check import check_core
+from reference.state import as_dict, as_int, as_list, fail
+
+__all__ = ["CSGTEngine", "PIECE_ROWS"]
+
+PIECE_ROWS = 50_000
+"""Rows per call into C in the long loops (Ctrl-C is checked between calls)."""
+
+_CELL = np.dtype([("n", "<i8"), ("sum_g", "<f8"), ("sum_h", "<f8"), ("m_g", "<f8"),
+                  ("m_h", "<f8"), ("c", "<f8")])
+
+
+def _c_doubles(arr: np.ndarray) -> Any:
+    return ffi.from_buffer("double[]", arr)
+
+
+class CSGTEngine:
+    """:class:`reference.sgt.engine.SGTEngine` over one ``sgt_model *`` (``csrc/sgt/core.c``),
+    bit for bit the twin of :class:`reference.sgt.engine.PythonSGTEngine`."""
+
+    raw_rows: ClassVar[bool] = True
+    builtin_losses: ClassVar[dict[type, int]] = {
+        _losses.SquaredError: LOSS_SQUARED, SquaredError: LOSS_SQUARED,
+        _losses.BinaryCrossEntropy: LOSS_LOGISTIC, BinaryCrossEntropy: LOSS_LOGISTIC,
+    }
+
+    def __init__(self, params: SGTParams, kinds: Sequence[int], loss_kind: int,
+                 n_trees: int) -> None:
+        self.params = params
+        self.kinds = list(kinds)
+        self.loss_kind = loss_kind
+        self.n_trees = n_trees
+        self._build()
+
+    def _build(self) -> None:
+        p = self.params
+        d = len(self.kinds)
+        cp = ffi.new("sgt_params *")
+        cp.delta = float(p.delta)
+        cp.lam = float(p.lam)
+        cp.gamma = float(p.gamma)
+        cp.grace_period = int(p.grace_period)
+        cp.bins = int(p.bins)
+        cp.warmup = int(p.warmup)
+        cp.max_depth = -1 if p.max_depth is None else int(p.max_depth)
+        cp.warmup_trains = 1 if p.warmup_trains else 0
+        cp.one_sided = 1 if p.test == "one-sided" else 0
+        cp.warmup_newton = 1 if p.warmup_prediction == "newton" else 0
+        lo = ffi.new("double[]", d)
+        hi = ffi.new("double[]", d)
+        fixed = ffi.new("uint8_t[]", d)
+        for key, (low, high) in (p.feature_ranges or {}).items():
+            lo[int(key)], hi[int(key)], fixed[int(key)] = float(low), float(high), 1
+        out = ffi.new("sgt_model **")
+        check(lib.sgt_model_new(cp, d, ffi.new("int32_t[]", self.kinds), lo, hi, fixed,
+                                self.loss_kind, self.n_trees, out), "sgt_model_new")
+        self._m = ffi.gc(out[0], lib.sgt_model_free)
+        self._d = d
+        self._raw_out = ffi.new("double[]", self.n_trees)
+        self._x_buf = ffi.new("double[]", d)    # reused by the one-row calls
+        self.n_classes = 2 if self.n_trees == 1 else self.n_trees + 1
+        self._probs = ffi.new("double[]", self.n_classes)  # for the classifiers' one-row calls
+        self._label = ffi.new("int32_t[1]")
+
+    def _row_buffer(self, x: Sequence[float]) -> Any:
+        """``x`` (d floats) copied into the reusable C row buffer."""
+        buf = self._x_buf
+        buf[0:self._d] = x
+        return buf
+
+    # -- the SGTEngine interface ---------------------------------------------------------
+    @property
+    def frozen(self) -> bool:
+        """True once the bin ranges are fixed."""
+        return bool(self._m.q.frozen)
+
+    def raws(self, x: Sequence[float]) -> list[float]:
+        """Raw score of every tree."""
+        out = self._raw_out
+        rc = lib.sgt_model_raws(self._m, self._row_buffer(x), out)
+        if rc:
+            check(rc, "sgt_model_raws")
+        return ffi.unpack(out, self.n_trees)  # type: ignore[no-any-return]
+
+    def raws_many(self, arr: np.ndarray) -> np.ndarray:
+        """Raw scores of every row of a validated matrix, shape (n, n_trees)."""
+        out = np.empty((arr.shape[0], self.n_trees))
+        with Interruptible() as guard:         # Ctrl-C between pieces of rows
+            for start, stop in pieces(arr.shape[0], PIECE_ROWS):
+                check(lib.sgt_model_raws_many(self._m, _c_doubles(arr[start:stop]), stop - start,
+                                              _c_doubles(out[start:stop])),
+                      "sgt_model_raws_many")
+                guard.check()
+        return out
+
+    def warmup_push(self, rows: list[list[float]], target: float) -> bool:
+        """Buffer one item and widen the ranges; True when the warm-up just ended."""
+        ended = ffi.new("int32_t *")
+        flat = [v for row in rows for v in row]
+        # secure the memory for training the buffer (Python loop) before pushing
+        check(lib.sgt_model_reserve_warmup_end(self._m, len(rows)), "sgt_model_reserve")
+        check(lib.sgt_model_warmup_push(self._m, ffi.new("double[]", flat), len(rows),
+                                        float(target), ended), "sgt_model_warmup_push")
+        return bool(ended[0])
+
+    def _buffer_items(self) -> list[tuple[list[list[float]], float]]:
+        m, d = self._m, self._d
+        items = []
+        offset = 0
+        for i in range(m.warm.buf_items):
+            n_rows = m.warm.buf_len[i]
+            flat = ffi.unpack(m.warm.buf_x + offset * d, n_rows * d)
+            rows = [list(flat[r * d:(r + 1) * d]) for r in range(n_rows)]
+            items.append((rows, float(m.warm.buf_target[i])))
+            offset += n_rows
+        return items
+
+    def take_buffer(self) -> list[tuple[list[list[float]], float]]:
+        """Remove and return the buffered warm-up items."""
+        items = self._buffer_items()
+        lib.sgt_model_clear_buffer(self._m)
+        return items
+
+    def learn(self, rows: list[list[float]], target: float) -> None:
+        """Learn one item with a built-in loss (warm-up handled in C)."""
+        if len(rows) == 1:
+            buf = self._row_buffer(rows[0])
+        else:
+            buf = ffi.new("double[]", [v for row in rows for v in row])
+        rc = lib.sgt_model_learn(self._m, buf, len(rows), float(target))
+        if rc:
+            check(rc, "sgt_model_learn")
+
+    def train_gh(self, x: Sequence[float], grads: Sequence[float],
+                 hess: Sequence[float]) -> None:
+        """Tree c learns (grads[c], hess[c]) at x."""
+        check(lib.sgt_model_train_gh(self._m, self._row_buffer(x),
+                                     ffi.new("double[]", list(grads)),
+                                     ffi.new("double[]", list(hess))), "sgt_model_train_gh")
+
+    def learn_many(self, arr: np.ndarray, targets: list[float], counted: Counter) -> None:
+        """The partial_fit loop in C, in pieces of rows (Ctrl-C between pieces)."""
+        with Interruptible() as guard:
+            for start, stop in pieces(arr.shape[0], PIECE_ROWS):
+                t = np.asarray(targets[start:stop], dtype=np.float64)
+                try:
+                    check(lib.sgt_model_learn_many(self._m, _c_doubles(arr[start:stop]),
+                                                   stop - start, _c_doubles(t)),
+                          "sgt_model_learn_many")
+                except MemoryError:
+                    counted(self.done)          # the rows before the failing one
+                    raise
+                counted(stop - start)
+                guard.check()
+
+    def progressive(self, arr: np.ndarray, targets: list[float],
+                    counted: Counter) -> np.ndarray:
+        """Test-then-train loop in C, in pieces of rows; raw scores before each row."""
+        out = np.empty((arr.shape[0], self.n_trees))
+        with Interruptible() as guard:
+            for start, stop in pieces(arr.shape[0], PIECE_ROWS):
+                t = np.asarray(targets[start:stop], dtype=np.float64)
+                try:
+                    check(lib.sgt_model_progressive_many(
+                        self._m, _c_doubles(arr[start:stop]), stop - start, _c_doubles(t),
+                        _c_doubles(out[start:stop])), "sgt_model_progressive_many")
+                except MemoryError:
+                    counted(self.done)
+                    raise
+                counted(stop - start)
+                guard.check()
+        return out
+
+    def learn_bags(self, arrays: list[np.ndarray], targets: list[float], epochs: int,
+                   counted: Counter) -> None:
+        """The multi-instance partial_fit loop (all epochs) in C."""
+        flat = np.ascontiguousarray(np.vstack(arrays), dtype=np.float64)
+        sizes = ffi.new("int32_t[]", [a.shape[0] for a in arrays])
+        t = np.asarray(targets, dtype=np.float64)
+        try:
+            check(lib.sgt_model_learn_bags(self._m, _c_doubles(flat), sizes, len(arrays),
+                                           _c_doubles(t), epochs), "sgt_model_learn_bags")
+        except MemoryError:
+            counted(self.done)                  # the bag steps before the failing one
+            raise
+        counted(len(arrays) * epochs)
+
+    @staticmethod
+    def sigmoid(raw: float) -> float:
+        """σ(f) (``sgt_sigmoid``)."""
+        return float(lib.sgt_sigmoid(raw))
+
+    @staticmethod
+    def softmax(raws: Sequence[float]) -> list[float]:
+        """Committee probabilities (``sgt_softmax``)."""
+        probs = ffi.new("double[]", len(raws) + 1)
+        lib.sgt_softmax(ffi.new("double[]", list(raws)), len(raws), probs)
+        return list(ffi.unpack(probs, len(raws) + 1))
+
+    def class_indices(self, raws: np.ndarray) -> list[int]:
+        """Most probable class of each row of raw scores (``sgt_predict_labels``)."""
+        n = raws.shape[0]
+        out = np.empty(n, dtype=np.int32)
+        probs = ffi.new("double[]", self.n_classes)
+        lib.sgt_predict_labels(_c_doubles(np.ascontiguousarray(raws)), n, self.n_trees,
+                               probs, ffi.from_buffer("int32_t[]", out))
+        return list(out.tolist())
+
+    # -- the one-row hooks (fast._rows) --------------------------------------------------
+    def learn_one_raw(self, x: Any, keys: Any, target: Any) -> bool:
+        """One C call for a plain row and a float (or exact int) target, built-in loss."""
+        if self.loss_kind == LOSS_CUSTOM:
+            return False
+        row = c_row(x, keys)
+        kind = type(target)
+        if row is None or not (kind is float or (kind is int
+                                                 and -INT_EXACT <= target <= INT_EXACT)):
+            return False
+        rc = lib.sgt_model_learn_row(self._m, row, len(row), target)
+        if rc == ST_ENOMEM:
+            raise_status(rc, "sgt_model_learn")
+        return not rc
+
+    def raw_one_raw(self, x: Any, keys: Any) -> float | None:
+        """First tree's raw score of a plain row (``sgt_model_raws_row``)."""
+        row = c_row(x, keys)
+        if row is None:
+            return None
+        out = self._raw_out
+        if lib.sgt_model_raws_row(self._m, row, len(row), out):
+            return None
+        raw: float = out[0]
+        return raw
+
+    def label_one_raw(self, x: Any, keys: Any) -> int:
+        """Most probable class of a plain row (``sgt_model_proba_row``), or -1."""
+        row = c_row(x, keys)
+        if row is None or lib.sgt_model_proba_row(self._m, row, len(row), self._probs,
+                                                  self._label):
+            return -1
+        label: int = self._label[0]
+        return label
+
+    def proba_one_raw(self, x: Any, keys: Any) -> list[float] | None:
+        """Class probabilities of a plain row (``sgt_model_proba_row``), or None."""
+        row = c_row(x, keys)
+        if row is None or lib.sgt_model_proba_row(self._m, row, len(row), self._probs,
+                                                  self._label):
+            return None
+        return ffi.unpack(self._probs, self.n_classes)  # type: ignore[no-any-return]
+
+    @property
+    def done(self) -> int:
+        """Items learned by the last loop in C (after a MemoryError: those before the
+        failing item, each item being atomic)."""
+        return int(self._m.done)
+
+    @property
+    def n_nodes(self) -> int:
+        """Nodes over all trees."""
+        return sum(int(self._m.trees[c].n_nodes) for c in range(self.n_trees))
+
+    @property
+    def depth(self) -> int:
+        """Largest depth over all trees."""
+        return max(int(self._m.trees[c].depth) for c in range(self.n_trees))
+
+    # -- state -------------------------------------------------------------------------
+    def _tree_snapshot(self, c: int) -> dict[str, object]:
+        t = self._m.trees[c]
+        n_cells, d = int(self._m.q.n_cells), self._d
+        nodes = []
+        for i in range(t.n_nodes):
+            node = t.nodes[i]
+            leaf = node.feature < 0
+            cells: list[list[Any]] = []
+            used: list[int] = []
+            if leaf:
+                raw = np.frombuffer(ffi.buffer(node.cells, n_cells * _CELL.itemsize), dtype=_CELL)
+                cells = [list(row) for row in raw.tolist()]
+                used = [int(v) for v in ffi.unpack(node.used, d)]
+            nodes.append({
+                "feature": int(node.feature),
+                "threshold": int(node.threshold),
+                "first_child": int(node.first_child),
+                "n_children": int(node.n_children),
+                "depth": int(node.depth),
+                "value": float(node.value),
+                "used": used,
+                "cells": cells,
+            })
+        return {"n_splits": int(t.n_splits), "n_updates": int(t.n_updates),
+                "depth": int(t.depth), "nodes": nodes}
+
+    def snapshot(self) -> dict[str, object]:
+        """Plain-data state, same schema as ``SGTCore.snapshot``."""
+        q, d = self._m.q, self._d
+        return {
+            "warm_rows": int(self._m.warm.warm_rows),
+            "frozen": int(q.frozen),
+            "lo": [float(v) for v in ffi.unpack(q.lo, d)],
+            "hi": [float(v) for v in ffi.unpack(q.hi, d)],
+            "seen": [int(v) for v in ffi.unpack(q.seen, d)],
+            "buffer": [{"rows": rows, "target": target} for rows, target in self._buffer_items()],
+            "trees": [self._tree_snapshot(c) for c in range(self.n_trees)],
+        }
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"params": self.params, "kinds": self.kinds, "loss_kind": self.loss_kind,
+                "n_trees": self.n_trees, "snapshot": self.snapshot()}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Rebuild the C core from a pickled state, every field checked first
+        (:mod:`reference.sgt.state_check`): a bad state raises ``StateFormatError``."""
+        as_dict(state, "core state", ("params", "kinds", "loss_kind", "n_trees", "snapshot"))
+        params, kinds = state["params"], state["kinds"]
+        if not isinstance(params, SGTParams):
+            raise fail("core state.params", "expected SGT parameters")
+        if "warmup_prediction" not in vars(params):
+            # pickled before ``warmup_prediction`` existed: keep that version's behaviour
+            params = dataclasses.replace(params, warmup_prediction="zero")
+        try:
+            params.validate()
+            expected = check_feature_config(params, len(as_list(kinds, "core state.kinds")))
+        except ValueError as exc:
+            raise fail("core state.params", str(exc)) from None
+        if kinds != expected:
+            raise fail("core state.kinds", f"the parameters give the feature kinds {expected}")
+        loss_kind = as_int(state["loss_kind"], "core state.loss_kind", LOSS_SQUARED, LOSS_CUSTOM)
+        n_trees = as_int(state["n_trees"], "core state.n_trees", 1, 2**31 - 1)
+        if (n_trees > 1) != (loss_kind == LOSS_SOFTMAX):
+            raise fail("core state.n_trees", "only the softmax committee has several trees")
+        check_core(state["snapshot"], params, kinds, loss_kind, n_trees,
+                   n_trees + 1 if loss_kind == LOSS_SOFTMAX else 2, "core state.snapshot")
+        self.params, self.kinds, self.loss_kind, self.n_trees = params, kinds, loss_kind, n_trees
+        self._build()
+        self.restore(state["snapshot"])
+
+    def restore(self, snap: dict[str, Any]) -> None:
+        """Write a core snapshot into this new core (``snap`` checked by
+        :func:`reference.sgt.state_check.check_core`)."""
+        m, q, d = self._m, self._m.q, self._d
+        m.warm.warm_rows = snap["warm_rows"]
+        q.frozen = snap["frozen"]
+        for a in range(d):
+            q.lo[a], q.hi[a], q.seen[a] = snap["lo"][a], snap["hi"][a], snap["seen"][a]
+        for item in snap["buffer"]:
+            flat = [v for row in item["rows"] for v in row]
+            check(lib.sgt_model_buffer_restore(m, ffi.new("double[]", flat), len(item["rows"]),
+                                               item["target"]), "sgt_model_buffer_restore")
+        for c, tree in enumerate(snap["trees"]):
+            self._restore_tree(c, tree)
+
+    def _restore_tree(self, c: int, tree: dict[str, Any]) -> None:
+        t = self._m.trees[c]
+        nodes = tree["nodes"]
+        is_leaf = ffi.new("uint8_t[]", [1 if nd["feature"] < 0 else 0 for nd in nodes])
+        check(lib.sgt_tree_restore(ffi.addressof(t), ffi.addressof(self._m.q), len(nodes),
+                                   is_leaf), "sgt_tree_restore")
+        t.n_splits, t.n_updates, t.depth = tree["n_splits"], tree["n_updates"], tree["depth"]
+        for i, nd in enumerate(nodes):
+            node = t.nodes[i]
+            node.feature, node.threshold = nd["feature"], nd["threshold"]
+            node.first_child, node.n_children = nd["first_child"], nd["n_children"]
+            node.depth, node.value = nd["depth"], nd["value"]
+            if nd["feature"] < 0:
+                cells = np.array([tuple(cell) for cell in nd["cells"]], dtype=_CELL)
+                ffi.memmove(node.cells, cells.tobytes(), cells.nbytes)
+                for a, flag in enumerate(nd["used"]):
+                    node.used[a] = flag
