@@ -1,8 +1,9 @@
 """Accuracy of the special functions against scipy and mpmath (test-only oracles).
 
 Parity between the Python and C twins is exact and lives in
-``tests/common/test_shared_kernels.py``; here the reference implementation is checked against independent implementations, with a
-relative tolerance of about 1e-13 where the function is smooth and well conditioned.
+``tests/common/test_shared_kernels.py``; here the reference implementation is checked
+against independent implementations, with a relative tolerance of about 1e-13 where the
+function is smooth and well conditioned.
 Where scipy itself is less accurate (tiny lower tails, a + b in the thousands), mpmath
 at 40 digits is the oracle.
 """
