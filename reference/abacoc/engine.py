@@ -1,7 +1,7 @@
 """The ABACOC engine: what ``ABACOCClassifier`` asks of its mathematics, and the Python one.
 
-The public class (:mod:`reference.abacoc.model`, on :class:`reference.abacoc.inputs.
-BallCoverFacade`) validates inputs and maps labels to class indices; it holds one engine
+The public class (:mod:`reference.abacoc.model`, on :class:`reference.abacoc.facade.
+ABACOCFacade`) validates inputs and maps labels to class indices; it holds one engine
 in ``self._engine``, built with the model as ``type(self)._engine_class(params)``.
 :class:`ABACOCEngine` lists the methods the facade calls; :class:`PythonABACOCEngine`
 runs them with the functions of :mod:`reference.abacoc.variants` on a

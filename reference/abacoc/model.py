@@ -1,7 +1,7 @@
 """``ABACOCClassifier``: the public class that wires the ABACOC pieces together [DOC15].
 
-Written once for both backends: the facade logic (:class:`~reference.abacoc.inputs.
-BallCoverFacade`) validates inputs and maps labels, and the mathematics runs in
+Written once for both backends: the facade logic (:class:`~reference.abacoc.facade.
+ABACOCFacade`) validates inputs and maps labels, and the mathematics runs in
 ``self._engine`` (:mod:`reference.abacoc.engine`): here a
 :class:`~reference.abacoc.engine.PythonABACOCEngine`, whose state is a
 :class:`~reference.abacoc.variants.CoverState` updated by the functions of
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from reference.abacoc.engine import PythonABACOCEngine
-from reference.abacoc.inputs import PARAM_NAMES, BallCoverFacade
+from reference.abacoc.facade import PARAM_NAMES, ABACOCFacade
 from reference.abacoc.params import ABACOCParams
 from reference.rng import Rng
 from reference.state import as_dict, fail
@@ -24,7 +24,7 @@ from reference.state import as_dict, fail
 __all__ = ["ABACOCClassifier"]
 
 
-class ABACOCClassifier(BallCoverFacade):
+class ABACOCClassifier(ABACOCFacade):
     """Adaptive Ball Covering classifier for data streams [DOC15].
 
     The input space is covered by balls; each ball predicts the majority label of the

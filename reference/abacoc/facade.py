@@ -1,6 +1,6 @@
-"""The facade logic of ``ABACOCClassifier``: labels, rows, parameters and the public API.
+"""The ABACOC facade: labels, rows, parameters and the public API of ``ABACOCClassifier``.
 
-:class:`BallCoverFacade` validates every input *before* its engine
+:class:`ABACOCFacade` validates every input *before* its engine
 (:mod:`reference.abacoc.engine`, ``self._engine``) runs, maps user labels to class
 indices (registered on the fly in order of first appearance, [ABACOC-SPEC §10]) and
 implements the public methods on top of the engine. So a rejected call leaves both
@@ -20,7 +20,7 @@ from reference.abacoc.state_check import check_cover
 from reference.estimator import ClassifierEstimatorMixin, locks_itself
 from reference.state import VersionedState, as_dict, as_int, as_labels, fail
 
-__all__ = ["BallCoverFacade", "PARAM_NAMES"]
+__all__ = ["ABACOCFacade", "PARAM_NAMES"]
 
 PARAM_NAMES = (
     "variant", "budget", "d", "C", "mode", "labels", "metric", "p",
@@ -29,7 +29,7 @@ PARAM_NAMES = (
 """Constructor arguments, in signature order (``get_params`` and ``clone``)."""
 
 
-class BallCoverFacade(ClassifierEstimatorMixin, VersionedState):
+class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
     """Shared facade logic of ``ABACOCClassifier`` (both backends)."""
 
     _engine_class: Any
