@@ -36,7 +36,8 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["ClassifierEstimatorMixin", "EstimatorMixin", "check_array_input", "to_river"]
+__all__ = ["ClassifierEstimatorMixin", "EstimatorMixin", "check_array_input", "locks_itself",
+           "to_river"]
 
 _BATCH_METHODS = (
     "partial_fit", "predict", "predict_proba", "predict_dist", "predict_entropy",
@@ -65,6 +66,13 @@ def _serialised(function: _Method) -> _Method:
 
     locked._serialised = True  # type: ignore[attr-defined]
     return locked  # type: ignore[return-value]
+
+
+def locks_itself(method: _Method) -> _Method:
+    """Mark a public method that takes the model's lock itself (a lean one-row call), so
+    that :class:`EstimatorMixin` does not wrap it in a second one."""
+    method._serialised = True  # type: ignore[attr-defined]
+    return method
 
 
 def _serialise_class(cls: type) -> None:

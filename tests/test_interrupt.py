@@ -148,6 +148,7 @@ def test_cutting_long_calls_into_pieces_changes_nothing(monkeypatch: pytest.Monk
 
     fast = require_fast()
     import fast.sgt.model as sgt_model
+    from fast.dynatree.engine import CDynamicTreeEngine
 
     rng = np.random.default_rng(4)
     X = rng.uniform(size=(700, 4))
@@ -165,7 +166,7 @@ def test_cutting_long_calls_into_pieces_changes_nothing(monkeypatch: pytest.Monk
     monkeypatch.setattr(sgt_model, "PIECE_ROWS", 13)
     monkeypatch.setattr(sgt_model._FastFacade, "_piece_rows", 13)
     monkeypatch.setattr(fast.ABACOCClassifier, "_piece_rows", 17)
-    monkeypatch.setattr(type(whole["dt"]), "_piece_work", 30 * 11)
+    monkeypatch.setattr(CDynamicTreeEngine, "piece_work", 30 * 11)
     cut = {
         "sgt": fast.SGTRegressor(warmup=100, grace_period=50).fit(X, y),
         "sgtc": fast.SGTClassifier(warmup=100, grace_period=50, classes=["a", "b"]),
