@@ -9,6 +9,7 @@ reference's, written once.
 from __future__ import annotations
 
 from fast.dynatree.engine import CDynamicTreeEngine
+from fast.dynatree.engine import _RowBuffers as _RowBuffers  # pickles before 2026-11 name it here
 from reference.dynatree import classifier as _classifier
 from reference.dynatree import model as _regressor
 
