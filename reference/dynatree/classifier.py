@@ -198,24 +198,20 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeBase):
     def _pool_targets(self, values: list[float]) -> np.ndarray:
         return np.array([self.classes_[int(v)] for v in values])
 
-    def _probs_one(self, x: Any) -> list[float]:
-        """The class probabilities at one row ``x``, by the engine's lean path if it has
-        one (and takes ``x``), else by the general path."""
-        engine = self._engine
-        if engine.raw_rows and self._d is not None:
-            raw: RawRowEngine = engine  # type: ignore[assignment]
-            probs = raw.predict_proba_raw(self, x)
-            if probs is not None:
-                return probs
-        return self._probs(self._row(x))[0]
-
     @locks_itself
     def predict_proba_one(self, x: Any) -> dict[Hashable, float]:
         """Particle-averaged class probabilities at ``x`` ([DT-SPEC §8.2])."""
         lock = self._lock
         lock.acquire()
         try:
-            return dict(zip(self.classes_, self._probs_one(x), strict=True))
+            probs = None
+            engine = self._engine
+            if engine.raw_rows and self._d is not None:
+                raw: RawRowEngine = engine  # type: ignore[assignment]
+                probs = raw.predict_proba_raw(self, x)
+            if probs is None:
+                probs = self._probs(self._row(x))[0]
+            return dict(zip(self.classes_, probs, strict=True))
         finally:
             lock.release()
 
@@ -225,19 +221,22 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeBase):
         lock = self._lock
         lock.acquire()
         try:
-            return self._most_probable(self._probs_one(x))
+            probs = None
+            engine = self._engine
+            if engine.raw_rows and self._d is not None:
+                raw: RawRowEngine = engine  # type: ignore[assignment]
+                probs = raw.predict_proba_raw(self, x)
+            if probs is None:
+                probs = self._probs(self._row(x))[0]
+                if not probs:
+                    return None
+            best = 0
+            for k in range(1, len(probs)):
+                if probs[k] > probs[best]:
+                    best = k
+            return self.classes_[best]
         finally:
             lock.release()
-
-    def _most_probable(self, probs: list[float]) -> Hashable:
-        """The class of the largest probability, the first one on ties (None: no classes)."""
-        if not probs:
-            return None
-        best = 0
-        for k in range(1, len(probs)):
-            if probs[k] > probs[best]:
-                best = k
-        return self.classes_[best]
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities at the rows of ``X``, columns in ``classes_`` order."""
