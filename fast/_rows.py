@@ -30,6 +30,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from fast._ffi import lib
+from reference.estimator import locks_itself
 
 __all__ = ["ST_ENOMEM", "c_row", "locks_itself"]
 
@@ -82,9 +83,3 @@ def c_row(x: Any, keys: Sequence[Any] | None) -> list[Any] | tuple[Any, ...] | N
             return None
     return row
 
-
-def locks_itself(method: _Method) -> _Method:
-    """Mark a public method that takes the model's lock itself, so that
-    :class:`reference.estimator.EstimatorMixin` does not wrap it in a second one."""
-    method._serialised = True  # type: ignore[attr-defined]
-    return method

@@ -3,7 +3,7 @@
 :func:`reference.abacoc.search.scan_nearest` is the search's definition; the kd-tree
 ([ABACOC-SPEC §13]) returns exactly the same ball, bit for bit, in fewer distance
 computations (tested against the scan by the kd-tree tests of
-``tests/test_abacoc_behaviour.py``, e.g. ``test_reference_kdtree_equals_scan_on_lattice``).
+``tests/abacoc/test_behaviour.py``, e.g. ``test_reference_kdtree_equals_scan_on_lattice``).
 It is *loose*: boxes only ever grow between rebuilds, so moves, inserts and deletes are
 cheap, and the search stays exact in floating point because
 
@@ -15,7 +15,7 @@ cheap, and the search stays exact in floating point because
   (distance, id) whatever order the traversal finds them in.
 
 :class:`BallIndex` chooses between the scan and the tree by cover size. C twin: the tree
-part of ``csrc/ab_search.c``.
+part of ``csrc/abacoc/search.c``.
 
 Notation: ``raw`` is the distance sum before the final root (see
 :mod:`reference.abacoc.search`), ``L`` the leaf bucket size.

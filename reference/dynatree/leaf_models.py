@@ -1,6 +1,8 @@
-"""Conjugate leaf models: sufficient statistics, evidence and predictive [AG13, Eq. 1].
+"""Conjugate leaf models: building statistics, evidence and predictive [AG13, Eq. 1].
 
-Three leaf models share one statistics record, :class:`LeafStats`:
+Three leaf models share one statistics record, :class:`LeafStats`
+(:mod:`reference.dynatree.leaf_stats`); the linear leaf's algebra is in
+:mod:`reference.dynatree.linear_leaf`:
 
 * constant: ``y | eta ~ N(mu, sigma^2)``, statistics ``(S_y, S_yy)`` (§3.1);
 * linear: ``y | x, eta ~ N(mu + beta' x, sigma^2)`` with an implicit (centred), augmented
@@ -9,9 +11,9 @@ Three leaf models share one statistics record, :class:`LeafStats`:
 
 Tags such as ``[DT-SPEC §3.1]`` cite the dynamic-tree specification
 (``docs/spec/dynamic_trees.md``); a bare ``§3.3`` is a section of that page. The
-retired-information fields
-(``nu``, ``syg``, ``syyg``, ``Gg``, ``bg``, ``gcounts``) are part of every formula but stay 0
-until data retirement (a later issue) is implemented. C twin: ``csrc/dynatree/leaf_models.c``.
+retired-information fields (``nu``, ``syg``, ``syyg``, ``Gg``, ``bg``, ``gcounts``) are part
+of every formula and stay 0 until points are retired (``retirement.py``, ``forgetting.py``).
+C twin: ``csrc/dynatree/leaf_models.c``.
 
 Notation
 --------
@@ -29,266 +31,39 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from reference.dynatree.leaf_stats import (
+    CLASS,
+    CONSTANT,
+    LINEAR,
+    LeafConfig,
+    LeafStats,
+    stats_from_list,
+)
+from reference.dynatree.linear_leaf import (
+    add_outer,
+    calculate_linear,
+    linear_implicit_from_points,
+    regressors,
+)
 from reference.special import lgamma, student_t_logpdf
 
-CONSTANT = 0
-LINEAR = 1
-CLASS = 2
+__all__ = [
+    # the statistics record (reference.dynatree.leaf_stats), named here as before
+    "CLASS", "CONSTANT", "LINEAR", "LeafConfig", "LeafStats", "stats_from_list",
+    # the linear leaf's algebra (reference.dynatree.linear_leaf), named here as before
+    "calculate_linear", "regressors",
+    # this module
+    "LOG_2_OVER_PI", "NEG_INF", "PI", "add_point", "class_log_evidence", "class_probability",
+    "merge_stats", "refresh", "regression_density", "regression_log_evidence",
+    "regression_predictive", "regression_summary", "stats_from_points",
+]
 
 PI = 3.141592653589793
 LOG_2_OVER_PI = math.log(2.0 / PI)
 """log(2/pi): dynaTree's evidence constant (§3.1, §11 item 1); textbook value log(2 pi)."""
 
 NEG_INF = -math.inf
-
-
-@dataclass(frozen=True)
-class LeafConfig:
-    """What a leaf needs to know about its model (fixed when the first row arrives).
-
-    Parameters
-    ----------
-    kind : int
-        ``CONSTANT``, ``LINEAR`` or ``CLASS``.
-    p : int
-        ``bmax``: number of regressors of a linear leaf (0 otherwise).
-    augmented : bool
-        Linear leaf with a prepended ones column.
-    delta : int
-        1 for an implicit intercept, else 0.
-    n_classes : int
-        ``C`` for the class leaf (0 otherwise).
-    nu0, s20 : float
-        Inverse-gamma variance prior.
-    """
-
-    kind: int
-    p: int
-    augmented: bool
-    delta: int
-    n_classes: int
-    nu0: float
-    s20: float
-
-
-class LeafStats:
-    """Sufficient statistics of one leaf ([DT-SPEC §1.2]).
-
-    ``log_evidence`` caches ``ell_eta`` of the current statistics; every function that
-    changes the statistics refreshes it with :func:`refresh`.
-    """
-
-    __slots__ = ("n", "nu", "sy", "syy", "syg", "syyg", "counts", "gcounts", "xbar", "G",
-                 "b", "Gg", "bg", "ginv", "beta", "bb", "log_det_ginv", "log_evidence")
-
-    def __init__(self, cfg: LeafConfig) -> None:
-        p = cfg.p
-        self.n = 0
-        self.nu = 0.0
-        self.sy = 0.0
-        self.syy = 0.0
-        self.syg = 0.0
-        self.syyg = 0.0
-        self.counts = [0] * cfg.n_classes
-        self.gcounts = [0.0] * cfg.n_classes
-        self.xbar = [0.0] * p
-        self.G = [0.0] * (p * p)
-        self.b = [0.0] * p
-        self.Gg = [0.0] * (p * p)
-        self.bg = [0.0] * p
-        self.ginv = [0.0] * (p * p)
-        self.beta = [0.0] * p
-        self.bb = 0.0
-        self.log_det_ginv = 0.0
-        self.log_evidence = 0.0
-
-    def copy(self) -> LeafStats:
-        """An independent copy (lists copied, numbers shared)."""
-        other = LeafStats.__new__(LeafStats)
-        for name in LeafStats.__slots__:
-            value = getattr(self, name)
-            setattr(other, name, list(value) if isinstance(value, list) else value)
-        return other
-
-    def as_list(self, cfg: LeafConfig) -> list[float | int]:
-        """The statistics in snapshot order (constant / class / linear, see module doc)."""
-        if cfg.kind == CONSTANT:
-            return [self.nu, self.sy, self.syy, self.syg, self.syyg]
-        if cfg.kind == CLASS:
-            return [self.nu, *self.counts, *self.gcounts]
-        return [self.nu, self.sy, self.syy, self.syyg, *self.xbar, *self.G, *self.b,
-                *self.Gg, *self.bg, *self.ginv, *self.beta, self.bb, self.log_det_ginv]
-
-
-def stats_from_list(values: Sequence[float | int], n: int, log_evidence: float,
-                    cfg: LeafConfig) -> LeafStats:
-    """Inverse of :meth:`LeafStats.as_list` for a leaf of ``n`` points whose cached
-    evidence is ``log_evidence`` (restoring a checked snapshot)."""
-    st = LeafStats(cfg)
-    st.n = n
-    st.nu = float(values[0])
-    st.log_evidence = log_evidence
-    if cfg.kind == CONSTANT:
-        st.sy, st.syy, st.syg, st.syyg = (float(v) for v in values[1:5])
-        return st
-    if cfg.kind == CLASS:
-        c = cfg.n_classes
-        st.counts = [int(v) for v in values[1:1 + c]]
-        st.gcounts = [float(v) for v in values[1 + c:1 + 2 * c]]
-        return st
-    p = cfg.p
-    rest = [float(v) for v in values]
-    st.sy, st.syy, st.syyg = rest[1], rest[2], rest[3]
-    at = 4
-    for name, size in (("xbar", p), ("G", p * p), ("b", p), ("Gg", p * p), ("bg", p),
-                       ("ginv", p * p), ("beta", p)):
-        setattr(st, name, rest[at:at + size])
-        at += size
-    st.bb, st.log_det_ginv = rest[at], rest[at + 1]
-    return st
-
-
-def regressors(x: Sequence[float], cfg: LeafConfig) -> list[float]:
-    """The regressor vector ``z`` of a linear leaf: ``(1, x)`` if augmented, else ``x``."""
-    if cfg.augmented:
-        return [1.0, *x]
-    return list(x)
-
-
-# ---------------------------------------------------------------------------------------
-# Linear algebra for the linear leaf (written out, same loops in C)
-# ---------------------------------------------------------------------------------------
-
-def calculate_linear(st: LeafStats, cfg: LeafConfig) -> None:
-    """Derived regression quantities ``G^-1, log|G^-1|, beta, bb`` (§3.2 steps 1-4).
-
-    Cholesky ``G = L L'``; on a zero ``G``, a non-positive pivot or ``bb <= 0`` the leaf
-    falls back to ``G^-1 = 0``, ``log|G^-1| = 0``, ``beta = 0`` (so ``p_lin = 0``: constant
-    model for the implicit intercept, zero-mean model otherwise).
-
-    Deviation: the stored ``G`` is never overwritten on a failed factorisation (§0 item 2;
-    dynaTree zeroes it), and ``beta`` is zeroed together with ``G^-1`` in the fall-back.
-    """
-    p = cfg.p
-    G = st.G
-    ok = False
-    for k in range(p * p):
-        if G[k] != 0.0:
-            ok = True
-            break
-    low = [0.0] * (p * p)
-    if ok:
-        for j in range(p):
-            s = G[j * p + j]
-            for k in range(j):
-                s = s - low[j * p + k] * low[j * p + k]
-            if not s > 0.0:
-                ok = False
-                break
-            low[j * p + j] = math.sqrt(s)
-            for i in range(j + 1, p):
-                t = G[i * p + j]
-                for k in range(j):
-                    t = t - low[i * p + k] * low[j * p + k]
-                low[i * p + j] = t / low[j * p + j]
-    if not ok:
-        _linear_fallback(st, p)
-        return
-    # M = L^-1 (lower triangular), then G^-1 = M' M
-    inv = [0.0] * (p * p)
-    for j in range(p):
-        inv[j * p + j] = 1.0 / low[j * p + j]
-        for i in range(j + 1, p):
-            t = 0.0
-            for k in range(j, i):
-                t = t + low[i * p + k] * inv[k * p + j]
-            inv[i * p + j] = -t / low[i * p + i]
-    for i in range(p):
-        for j in range(p):
-            t = 0.0
-            for k in range(i if i > j else j, p):
-                t = t + inv[k * p + i] * inv[k * p + j]
-            st.ginv[i * p + j] = t
-    s = 0.0
-    for j in range(p):
-        s = s + math.log(low[j * p + j])
-    st.log_det_ginv = -2.0 * s
-    for i in range(p):
-        t = 0.0
-        for j in range(p):
-            t = t + st.ginv[i * p + j] * st.b[j]
-        st.beta[i] = t
-    bb = 0.0
-    for i in range(p):
-        t = 0.0
-        for j in range(p):
-            t = t + G[i * p + j] * st.beta[j]
-        bb = bb + st.beta[i] * t
-    st.bb = bb
-    if not bb > 0.0:
-        _linear_fallback(st, p)
-
-
-def _linear_fallback(st: LeafStats, p: int) -> None:
-    """``G^-1 := 0``, ``log|G^-1| := 0``, ``beta := 0``, ``bb := 0`` (§3.2 fall-back)."""
-    for k in range(p * p):
-        st.ginv[k] = 0.0
-    for k in range(p):
-        st.beta[k] = 0.0
-    st.bb = 0.0
-    st.log_det_ginv = 0.0
-
-
-def _add_outer(G: list[float], b: list[float], z: Sequence[float], y: float, p: int) -> None:
-    """``G += z z'`` (upper triangle, mirrored) and ``b += z y``."""
-    for j in range(p):
-        b[j] = b[j] + z[j] * y
-        for k in range(j, p):
-            G[j * p + k] = G[j * p + k] + z[j] * z[k]
-            G[k * p + j] = G[j * p + k]
-
-
-def linear_implicit_from_points(st: LeafStats, cfg: LeafConfig, points: Sequence[int],
-                                X: Sequence[Sequence[float]], y: Sequence[float]) -> None:
-    """Centred statistics of an implicit-intercept linear leaf, from scratch (§3.2 item 1).
-
-    ``xbar`` = column means, ``G = Xc' Xc``, ``b = Xc' (y - ybar)``, plus ``S_y, S_yy``;
-    points in arrival order.
-    """
-    p = cfg.p
-    n = len(points)
-    sy = 0.0
-    syy = 0.0
-    xbar = [0.0] * p
-    for i in points:
-        yi = y[i]
-        sy = sy + yi
-        syy = syy + yi * yi
-        xi = X[i]
-        for j in range(p):
-            xbar[j] = xbar[j] + xi[j]
-    ybar = 0.0
-    if n > 0:
-        for j in range(p):
-            xbar[j] = xbar[j] / float(n)
-        ybar = sy / float(n)
-    G = [0.0] * (p * p)
-    b = [0.0] * p
-    dx = [0.0] * p
-    for i in points:
-        xi = X[i]
-        for j in range(p):
-            dx[j] = xi[j] - xbar[j]
-        _add_outer(G, b, dx, y[i] - ybar, p)
-    st.n = n
-    st.sy = sy
-    st.syy = syy
-    st.xbar = xbar
-    st.G = G
-    st.b = b
-    calculate_linear(st, cfg)
 
 
 # ---------------------------------------------------------------------------------------
@@ -316,7 +91,7 @@ def add_point(st: LeafStats, cfg: LeafConfig, points: Sequence[int], index: int,
     else:
         st.n += 1
         st.syy = st.syy + yi * yi
-        _add_outer(st.G, st.b, regressors(X[index], cfg), yi, cfg.p)
+        add_outer(st.G, st.b, regressors(X[index], cfg), yi, cfg.p)
         calculate_linear(st, cfg)
     refresh(st, cfg)
 
@@ -344,7 +119,7 @@ def stats_from_points(cfg: LeafConfig, points: Sequence[int], X: Sequence[Sequen
             st.counts[int(yi)] += 1
         else:
             st.syy = st.syy + yi * yi
-            _add_outer(st.G, st.b, regressors(X[i], cfg), yi, cfg.p)
+            add_outer(st.G, st.b, regressors(X[i], cfg), yi, cfg.p)
     if parent is not None and parent.nu != 0.0:
         _receive_retired_share(st, cfg, parent, float(st.n) / float(parent.n))
     if cfg.kind == LINEAR:

@@ -1,7 +1,7 @@
 """Checks of a restored dynamic-tree state before anything is built from it (both backends).
 
 A state comes from a pickle or a data-only model file (:mod:`reference.persist`). The
-engine part of :meth:`~reference.dynatree.model.DynamicTreeBase.snapshot` is walked
+engine part of :meth:`~reference.dynatree.facade.DynamicTreeFacade.snapshot` is walked
 against the model's parameters and leaf configuration, and the first bad field raises
 :class:`~reference.state.StateFormatError`. What the check guarantees:
 
@@ -30,11 +30,20 @@ from typing import Any
 
 import numpy as np
 
+from reference.dynatree.engine import leaf_config
 from reference.dynatree.leaf_models import CLASS, CONSTANT, LeafConfig
 from reference.dynatree.params import DynamicTreeParams
-from reference.state import as_float, as_int, as_list, as_rng_state, fail
+from reference.state import (
+    as_dict,
+    as_float,
+    as_int,
+    as_labels,
+    as_list,
+    as_rng_state,
+    fail,
+)
 
-__all__ = ["check_engine", "stats_length"]
+__all__ = ["check_engine", "check_model_state", "stats_length"]
 
 ENGINE_KEYS = ("log_marginal_likelihood", "rng_state", "X", "y", "particles")
 
@@ -165,3 +174,61 @@ def check_engine(snap: Any, params: DynamicTreeParams, cfg: LeafConfig, d: int,
     particles = as_list(snap["particles"], "snapshot.particles", int(params.n_particles))
     for i, records in enumerate(particles):
         _check_particle(records, f"snapshot.particles[{i}]", d, cfg, X, ys)
+
+
+def check_model_state(params: Any, fitted: Any, snapshot: Any, classifier: bool,
+                      given_classes: list[Any] | None) -> None:
+    """Raise ``StateFormatError`` naming the field unless the facade state ``fitted`` and
+    the ``snapshot`` are a valid state of a model with parameters ``params`` (a classifier
+    if ``classifier``, built with the classes ``given_classes`` if not None)."""
+    if not isinstance(params, DynamicTreeParams):
+        raise fail("params", "expected dynamic-tree parameters")
+    try:
+        params.validate()
+    except (TypeError, ValueError) as exc:
+        raise fail("params", str(exc)) from None
+    names: tuple[str, ...] = ("n_features_in", "keys", "n_seen", "lpred")
+    if classifier:
+        names += ("classes",)
+    as_dict(fitted, "fitted", names)
+    as_dict(snapshot, "snapshot", ("n_seen", "n_features_in") + ENGINE_KEYS)
+    n_seen = as_int(fitted["n_seen"], "fitted.n_seen", 0, 2**62)
+    if snapshot["n_seen"] != n_seen:
+        raise fail("snapshot.n_seen", f"differs from fitted.n_seen ({n_seen})")
+    lpred = as_list(fitted["lpred"], "fitted.lpred")
+    window = params.lpred_window
+    if len(lpred) > min(n_seen, window if window is not None else n_seen):
+        raise fail("fitted.lpred", f"{len(lpred)} values, more than the rows learned "
+                   "or the window keeps")
+    for i, v in enumerate(lpred):
+        value = as_float(v, f"fitted.lpred[{i}]", finite=False)
+        if math.isnan(value) or value == math.inf:
+            raise fail(f"fitted.lpred[{i}]", f"a log density below +inf, found {value}")
+    n_classes = 0
+    if classifier:
+        classes = as_labels(fitted["classes"], "fitted.classes")
+        if classes and len(classes) < 2:
+            raise fail("fitted.classes", "a classifier has at least two classes")
+        if given_classes is not None and classes != given_classes:
+            raise fail("fitted.classes",
+                       f"differ from the classes parameter {given_classes!r}")
+        n_classes = len(classes)
+    d = fitted["n_features_in"]
+    if d is None:
+        if (n_seen, fitted["keys"], snapshot["n_features_in"], snapshot["X"],
+                snapshot["y"], snapshot["particles"]) != (0, None, 0, [], [], []):
+            raise fail("snapshot", "an unfitted model holds no data and no particles")
+        as_rng_state(snapshot["rng_state"], "snapshot.rng_state")
+        return
+    d = as_int(d, "fitted.n_features_in", 1, 2**31 - 1)
+    if snapshot["n_features_in"] != d:
+        raise fail("snapshot.n_features_in", f"differs from fitted.n_features_in ({d})")
+    keys = fitted["keys"]
+    if keys is not None and len(as_labels(keys, "fitted.keys")) != d:
+        raise fail("fitted.keys", f"expected {d} feature names")
+    rect = params.rect
+    if rect is not None and len(rect) != d:
+        raise fail("fitted.n_features_in", f"rect has {len(rect)} pairs for {d} features")
+    if classifier and n_classes == 0:
+        raise fail("fitted.classes", "a classifier that has learned knows its classes")
+    check_engine(snapshot, params, leaf_config(params, d, n_classes), d, n_seen)

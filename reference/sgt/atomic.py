@@ -5,7 +5,7 @@ classes, and builds its engine. If that call then fails with ``MemoryError`` (th
 engine's allocation, or the first learn), :func:`atomic_first_call` puts every facade
 attribute back, so the model is the fresh one it was. Later calls need no undo log: the
 engines secure memory before they change any state. Tested by
-``tests/test_hardening_alloc.py`` (a failed first call equals no call).
+``tests/common/test_allocation_failure.py`` (a failed first call equals no call).
 """
 
 from __future__ import annotations

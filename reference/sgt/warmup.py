@@ -5,7 +5,7 @@ feature ranges are estimated. With ``warmup_prediction == "newton"`` (built-in l
 each tree's raw score is then one Newton step of its root from raw score 0 over the
 buffered items, Δ_c = -ḡ_c / (h̄_c + λ + ε) [GPF19, Eq. 13]; the trees themselves are
 untouched, so the model after the warm-up does not depend on it. Oracle tests against
-closed forms: ``tests/test_oracle_sgt_warmup.py``. C twin: ``csrc/sgt_model.c``.
+closed forms: ``tests/sgt/test_oracle_warmup.py``. C twin: ``csrc/sgt/core.c``.
 """
 
 from __future__ import annotations

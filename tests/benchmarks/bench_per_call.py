@@ -106,7 +106,7 @@ def _c_only(make: Callable[[], Any], family: str, xs: list[list[float]],
                 else:
                     model.learn_one(x, y)           # registers the label (once)
         else:
-            h, out = model._h, ffi.new("double[]", 8)
+            h, out = model._engine._m, ffi.new("double[]", 8)
             classify = family == "dt_class"
             for x, y in zip(xs[1:], ys[1:], strict=True):
                 if classify:

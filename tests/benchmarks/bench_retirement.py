@@ -103,7 +103,7 @@ def memory(n: int = 200_000) -> None:
     m = fast.DynamicTreeRegressor(n_particles=50, seed=1, active_size=200)
     for start in range(0, n, 20_000):
         m.partial_fit(X[start:start + 20_000], y[start:start + 20_000])
-        h = m._h
+        h = m._engine._m
         print(f"   {start + 20_000:7d} points  RSS {_rss_mb():7.1f} MB  store rows {h.store.cap}  "
               f"point sets {h.pool.cap_sets}  nodes/particle {h.pf.cap_nodes}  active {h.store.n}")
 

@@ -149,6 +149,7 @@ def test_cutting_long_calls_into_pieces_changes_nothing(monkeypatch: pytest.Monk
     fast = require_fast()
     import fast.abacoc.engine as ab_engine
     import fast.sgt.engine as sgt_engine
+    from fast.dynatree.engine import CDynamicTreeEngine
 
     rng = np.random.default_rng(4)
     X = rng.uniform(size=(700, 4))
@@ -165,7 +166,7 @@ def test_cutting_long_calls_into_pieces_changes_nothing(monkeypatch: pytest.Monk
     evaluated = fast.ABACOCClassifier().prequential(X, streams, rate=0.6, seed=3)
     monkeypatch.setattr(sgt_engine, "PIECE_ROWS", 13)
     monkeypatch.setattr(ab_engine, "PIECE_ROWS", 17)
-    monkeypatch.setattr(type(whole["dt"]), "_piece_work", 30 * 11)
+    monkeypatch.setattr(CDynamicTreeEngine, "piece_work", 30 * 11)
     cut = {
         "sgt": fast.SGTRegressor(warmup=100, grace_period=50).fit(X, y),
         "sgtc": fast.SGTClassifier(warmup=100, grace_period=50, classes=["a", "b"]),

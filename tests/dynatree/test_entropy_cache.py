@@ -22,9 +22,9 @@ from fast._ffi import check, ffi, lib
 
 
 def _uncached(model: Any) -> np.ndarray:
-    n = int(model._h.store.n)
+    n = int(model._engine._m.store.n)
     out = ffi.new("double[]", max(n, 1))
-    check(lib.dt_model_entropy_active_uncached(model._h, out), "entropy_active")
+    check(lib.dt_model_entropy_active_uncached(model._engine._m, out), "entropy_active")
     return np.array([float(v) for v in ffi.unpack(out, n)], dtype=float)
 
 
@@ -68,4 +68,4 @@ def test_uncached_rejects_regressor() -> None:
     m.learn_one([0.3, 0.4], 2.0)
     out = ffi.new("double[]", 2)
     with pytest.raises(RuntimeError):
-        check(lib.dt_model_entropy_active_uncached(m._h, out), "entropy_active")
+        check(lib.dt_model_entropy_active_uncached(m._engine._m, out), "entropy_active")

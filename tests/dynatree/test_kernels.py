@@ -48,7 +48,7 @@ def test_stats_evidence_predictive_match(lib: Any, name: str, cfg: lm.LeafConfig
                                          seed: int) -> None:
     """dt_stats_from_points / dt_add_point / dt_merge_stats / dt_regression_predictive."""
     from fast._ffi import ffi
-    from fast.dynatree.model import _block_to_list
+    from fast.dynatree.engine import _block_to_list
 
     c = c_config(lib, cfg)
     n = 3 + seed * 3
@@ -164,7 +164,7 @@ def test_point_set_references_balance(lib: Any, leaf: str) -> None:
         data = regression_stream(3, 300)
     for x, y in data:
         m.learn_one(x, y)
-    h = m._h
+    h = m._engine._m
     refs = sum(h.pool.sets[i].refs for i in range(h.pool.n_sets))
     assert refs == sum(m.leaf_counts())
     free = 0

@@ -163,16 +163,13 @@ def _old_state(model: Any) -> dict[str, Any]:
     """By hand, the format-1 state a model wrote before ``lpred_window`` existed: the
     attribute dict with the plain list ``lpred_`` (fast: plus the C snapshot and the
     generator state) and parameters without the field."""
-    skip = ("_h", "_pending_rng", "_lpred")
-    state = {k: v for k, v in vars(model).items() if k not in skip}
-    state["lpred_"] = list(model.lpred_)
+    # the layout of today's state is the old one (tests/dynatree/test_pickle_layout.py)
+    state = dict(model.__getstate__())
+    assert isinstance(state["lpred_"], list) and "_lpred" not in state
     params = copy.copy(model._params)
     object.__delattr__(params, "lpred_window")  # the old DynamicTreeParams had no field
     assert "lpred_window" not in vars(params)
     state["_params"] = params
-    if type(model).__module__.startswith("fast."):
-        state["_snap"] = model.snapshot()
-        state["_rng_state"] = model.rng.state
     state[STATE_FORMAT_KEY] = 1
     return copy.deepcopy(state)
 

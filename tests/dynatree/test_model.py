@@ -220,7 +220,7 @@ def test_lpred_is_log_average_predictive(leaf: str) -> None:
     for t, (x, y) in enumerate(regression_stream(8, 80)):
         expected = None
         if t >= m._params.resolved_nstart(2):
-            weights = [particle_weight(root, x, y, m._cfg)[0] for root in m._roots]
+            weights = [particle_weight(root, x, y, m._engine._cfg)[0] for root in m._engine._roots]
             expected = math.log(sum(weights) / len(weights))
         m.learn_one(x, y)
         if expected is not None:

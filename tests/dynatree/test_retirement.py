@@ -37,15 +37,15 @@ def _close(a: float, b: float, rel: float = 1e-9) -> bool:
 
 def _particle_predictions(m: Any, xs: list[list[float]]) -> list[list[tuple[float, ...]]]:
     out = []
-    for root in m._roots:
+    for root in m._engine._roots:
         row = []
         for x in xs:
             st = find_leaf(root, x).stats
-            if m._cfg.kind == CLASS:
-                row.append(tuple(class_probability(st, m._cfg, k)
-                                 for k in range(m._cfg.n_classes)))
+            if m._engine._cfg.kind == CLASS:
+                row.append(tuple(class_probability(st, m._engine._cfg, k)
+                                 for k in range(m._engine._cfg.n_classes)))
             else:
-                loc, scale, df, _ = regression_predictive(st, m._cfg, x)
+                loc, scale, df, _ = regression_predictive(st, m._engine._cfg, x)
                 row.append((loc, scale, df))
         out.append(row)
     return out
@@ -192,13 +192,13 @@ def _check_tree(root: Node, n_active: int) -> None:
 @pytest.mark.parametrize("leaf,icept", REG)
 def test_forgetting_collapses_leaves_into_valid_trees(seed: int, leaf: str, icept: str) -> None:
     m = _fit_reg(leaf, icept, seed, n=90, active_size=25, lam=0.5, retirement="random")
-    for root in m._roots:
+    for root in m._engine._roots:
         _check_tree(root, 25)
         for lf in leaves(root):
             if lf.parent is not None:
                 assert lf.stats.n + lf.stats.nu >= 4.0
     m.retire(list(range(0, 24)), lam=0.3)
-    for root in m._roots:
+    for root in m._engine._roots:
         _check_tree(root, 1)
 
 

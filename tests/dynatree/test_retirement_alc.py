@@ -127,7 +127,7 @@ def test_alc_active_equals_per_point_recomputation(leaf: str) -> None:
     m = _model(leaf, 2)
     X = m.active_X_.tolist()
     box = data_box(X, 2)
-    ibox = integrated_box(box, m._cfg)
+    ibox = integrated_box(box, m._engine._cfg)
     area = 1.0
     for lo, hi in ibox:
         if hi - lo > 0.0:
@@ -135,11 +135,11 @@ def test_alc_active_equals_per_point_recomputation(leaf: str) -> None:
     want = []
     for x in X:
         total = 0.0
-        for root in m._roots:
+        for root in m._engine._roots:
             lf = find_leaf(root, x)
-            lo, hi = leaf_rectangle(lf, ibox, m._cfg)
-            total += leaf_alc(lf.stats, m._cfg, lo, hi, x, False)
-        want.append(total / (len(m._roots) * area))
+            lo, hi = leaf_rectangle(lf, ibox, m._engine._cfg)
+            total += leaf_alc(lf.stats, m._engine._cfg, lo, hi, x, False)
+        want.append(total / (len(m._engine._roots) * area))
     np.testing.assert_allclose(m.alc_active(), want, rtol=1e-13)
     np.testing.assert_allclose(m.alc(X, rect=box), want, rtol=1e-13)
     assert min(want) > 0.0
@@ -148,10 +148,10 @@ def test_alc_active_equals_per_point_recomputation(leaf: str) -> None:
 def test_leaf_rectangle_follows_the_path() -> None:
     m = _model("constant", 3)
     box = [(0.0, 1.0), (0.0, 1.0)]
-    for root in m._roots:
+    for root in m._engine._roots:
         for x in m.active_X_.tolist():
             lf = find_leaf(root, x)
-            lo, hi = leaf_rectangle(lf, box, m._cfg)
+            lo, hi = leaf_rectangle(lf, box, m._engine._cfg)
             assert all(lo[j] <= x[j] <= hi[j] for j in range(2))
 
 
@@ -163,7 +163,7 @@ def test_entropy_active_equals_per_point_recomputation() -> None:
     want = []
     for x in m.active_X_.tolist():
         total = 0.0
-        for root in m._roots:
-            total += leaf_entropy(find_leaf(root, x).stats, m._cfg)
-        want.append(total / len(m._roots))
+        for root in m._engine._roots:
+            total += leaf_entropy(find_leaf(root, x).stats, m._engine._cfg)
+        want.append(total / len(m._engine._roots))
     np.testing.assert_allclose(m.entropy_active(), want, rtol=1e-13)

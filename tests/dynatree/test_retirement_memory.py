@@ -32,7 +32,7 @@ def test_constant_memory_over_1e5_points(both: tuple[ModuleType, ModuleType],
     chunk = 10_000
     for start in range(0, n, chunk):
         m.partial_fit(X[start:start + chunk], y[start:start + chunk])
-        h = m._h
+        h = m._engine._m
         caps.append((int(h.store.cap), int(h.pool.cap_sets), int(h.pf.cap_nodes), int(h.store.n)))
         rss.append(_rss_mb())
     assert m.n_seen_ == n and len(m.lpred_) == 100

@@ -1,0 +1,320 @@
+"""The C dynamic-tree engine: :class:`reference.dynatree.engine.DynamicTreeEngine` over cffi.
+
+All model mathematics runs in C (``csrc/dynatree/*.c``), including the whole ``partial_fit``
+loop and automatic retirement; this module converts between Python lists and C arrays,
+and between the C statistics blocks and the snapshot records of the reference. It also
+offers the lean one-row hooks (``*_raw``, see :mod:`fast._rows`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+from fast._ffi import check, ffi, lib, raise_status
+from fast._rows import INT_EXACT, ST_ENOMEM, c_row
+from fast.rng import Rng
+from reference.dynatree.engine import Box, RegressionSummary, leaf_config
+from reference.dynatree.leaf_models import CLASS, CONSTANT, LeafConfig
+from reference.dynatree.params import RETIREMENTS, DynamicTreeParams
+from reference.interrupt import Interruptible, pieces
+from reference.rng import MASK
+from reference.state import StateFormatError
+
+__all__ = ["CDynamicTreeEngine"]
+
+
+def _block_to_list(block: Sequence[float], cfg: LeafConfig) -> list[float | int]:
+    """A C stats block in the snapshot order of ``LeafStats.as_list``."""
+    # C layout: n, nu, sy, syy, syg, syyg, bb, logdet, ell, then vectors (csrc/dynatree/dynatree.h)
+    nu, sy, syy, syg, syyg, bb, logdet = (block[1], block[2], block[3], block[4], block[5],
+                                          block[6], block[7])
+    vec = list(block[9:])
+    if cfg.kind == CONSTANT:
+        return [nu, sy, syy, syg, syyg]
+    if cfg.kind == CLASS:
+        c = cfg.n_classes
+        return [nu, *[int(v) for v in vec[:c]], *vec[c:2 * c]]
+    return [nu, sy, syy, syyg, *vec, bb, logdet]
+
+
+def _list_to_block(values: Sequence[Any], n: int, ell: float, cfg: LeafConfig) -> list[float]:
+    """Inverse of :func:`_block_to_list` (for unpickling)."""
+    if cfg.kind == CONSTANT:
+        nu, sy, syy, syg, syyg = values
+        return [float(n), nu, sy, syy, syg, syyg, 0.0, 0.0, ell]
+    if cfg.kind == CLASS:
+        return [float(n), values[0], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, ell,
+                *[float(v) for v in values[1:]]]
+    nu, sy, syy, syyg = values[0], values[1], values[2], values[3]
+    bb, logdet = values[-2], values[-1]
+    return [float(n), nu, sy, syy, 0.0, syyg, bb, logdet, ell, *values[4:-2]]
+
+
+class _RowBuffers:
+    """The C output buffers of the one-row calls; pickled and copied as fresh buffers."""
+
+    __slots__ = ("size", "out", "entropy")
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.out = ffi.new("double[]", size)
+        self.entropy = ffi.new("double *")
+
+    def __reduce__(self) -> tuple[type, tuple[int]]:
+        return (_RowBuffers, (self.size,))
+
+
+class CDynamicTreeEngine:
+    """The particle cloud of a ``fast`` dynamic tree: a ``dt_model`` handle, ``self._m``
+    (None until :meth:`start`; before that the generator waits in ``_pending_rng``)."""
+
+    raw_rows: ClassVar[bool] = True
+    piece_work: ClassVar[int] = 100_000
+    """Particle-steps per call into C in ``partial_fit`` (about 0.1-0.5 s)."""
+    restores_checked: ClassVar[bool] = True
+    pickle_keys: ClassVar[tuple[str, ...]] = ("_snap", "_rng_state", "_h", "_pending_rng",
+                                              "_cfg", "_buffers")
+    """A pickle holds the model's snapshot ``_snap`` and generator state ``_rng_state``;
+    older pickles may also carry ``_cfg`` and ``_buffers``, which are rebuilt, not read."""
+
+    _cfg: LeafConfig
+    _buffers: _RowBuffers
+
+    def __init__(self, params: DynamicTreeParams) -> None:
+        self._params = params
+        self._m: Any = None
+        self._pending_rng = Rng(params.seed)
+
+    @property
+    def rng(self) -> Any:
+        if self._m is None:
+            return self._pending_rng
+        return Rng._wrap(lib.dt_model_rng(self._m))
+
+    def start(self, d: int, n_classes: int) -> None:
+        p = self._params
+        cfg = leaf_config(p, d, n_classes)
+        out = ffi.new("dt_model **")
+        check(lib.dt_model_new(cfg.kind, cfg.p, int(cfg.augmented), cfg.delta, cfg.n_classes,
+                               cfg.nu0, cfg.s20, d, p.resolved_min_leaf(d),
+                               p.resolved_nstart(d), p.n_particles, float(p.alpha),
+                               float(p.beta), p.seed & MASK, out), "dt_model_new")
+        m = ffi.gc(out[0], lib.dt_model_free)
+        rect = ffi.NULL
+        if p.rect is not None:
+            rect = ffi.new("double[]", [v for pair in p.rect for v in pair])
+        check(lib.dt_model_set_retirement(m, p.active_size or 0,
+                                          RETIREMENTS.index(p.retirement), float(p.lam),
+                                          int(p.approx), rect), "retirement")
+        self._m = m
+        self._cfg = cfg
+        self._buffers = _RowBuffers(max(5, cfg.n_classes))
+        Rng._wrap(lib.dt_model_rng(self._m)).state = self._pending_rng.state
+
+    def learn(self, rows: list[list[float]], targets: list[float]) -> list[float]:
+        n = len(rows)
+        flat = ffi.new("double[]", [v for row in rows for v in row])
+        ys = ffi.new("double[]", targets)
+        out = ffi.new("double[]", n)
+        before = int(self._m.store.n_total)
+        try:
+            check(lib.dt_model_learn(self._m, flat, ys, n, out), "dt_model_learn")
+        except MemoryError as exc:
+            # the C loop learned the rows before the failing one (each row is atomic)
+            exc.learned_lpreds = [  # type: ignore[attr-defined]
+                out[i] for i in range(int(self._m.store.n_total) - before)]
+            raise
+        return [out[i] for i in range(n)]
+
+    def discard(self) -> None:
+        self._m = None
+
+    def lml(self) -> float:
+        return float(self._m.lml)
+
+    def regression(self, row: list[float]) -> RegressionSummary:
+        out = ffi.new("double[5]")
+        check(lib.dt_model_regression(self._m, ffi.new("double[]", row), out), "predict")
+        return out[0], out[1], out[2], out[3], out[4]
+
+    def classify(self, row: list[float]) -> tuple[list[float], float]:
+        c = self._cfg.n_classes
+        probs = ffi.new("double[]", c)
+        ent = ffi.new("double *")
+        check(lib.dt_model_class(self._m, ffi.new("double[]", row), probs, ent), "predict")
+        return [probs[k] for k in range(c)], ent[0]
+
+    def trees(self) -> list[tuple[int, int, int]]:
+        n = self._params.n_particles
+        out = ffi.new("int32_t[]", 3 * n)
+        check(lib.dt_model_trees(self._m, out), "trees")
+        return [(out[3 * i], out[3 * i + 1], out[3 * i + 2]) for i in range(n)]
+
+    def retired(self) -> list[float]:
+        n = self._params.n_particles
+        out = ffi.new("double[]", n)
+        check(lib.dt_model_retired(self._m, out), "retired")
+        return [float(v) for v in ffi.unpack(out, n)]
+
+    def retire(self, positions: list[int], lam: float) -> None:
+        check(lib.dt_model_retire(self._m, ffi.new("int32_t[]", positions), len(positions),
+                                  lam), "retire")
+
+    def pool(self) -> tuple[list[list[float]], list[float]]:
+        n = int(self._m.store.n)
+        d = int(self._m.par.d)
+        xs = ffi.unpack(self._m.store.X, n * d) if n else []
+        ys = ffi.unpack(self._m.store.y, n) if n else []
+        return [xs[i * d:(i + 1) * d] for i in range(n)], ys
+
+    def entropy_active(self) -> list[float]:
+        n = int(self._m.store.n)
+        out = ffi.new("double[]", max(n, 1))
+        check(lib.dt_model_entropy_active(self._m, out), "entropy_active")
+        return [float(v) for v in ffi.unpack(out, n)]
+
+    def alc_active(self, box: Box) -> list[float]:
+        n = int(self._m.store.n)
+        out = ffi.new("double[]", max(n, 1))
+        flat = ffi.new("double[]", [v for pair in box for v in pair])
+        check(lib.dt_model_alc_active(self._m, flat, out), "alc_active")
+        return [float(v) for v in ffi.unpack(out, n)]
+
+    def alc(self, rows: list[list[float]], box: Box) -> list[float]:
+        flat = ffi.new("double[]", [v for pair in box for v in pair])
+        values: list[float] = []
+        size = max(1, self.piece_work // self._params.n_particles)
+        with Interruptible() as guard:          # Ctrl-C between pieces of rows
+            for start, stop in pieces(len(rows), size):
+                n = stop - start
+                out = ffi.new("double[]", max(n, 1))
+                xs = ffi.new("double[]", [v for row in rows[start:stop] for v in row])
+                check(lib.dt_model_alc(self._m, xs, n, flat, out), "alc")
+                values += [float(v) for v in ffi.unpack(out, n)]
+                guard.check()
+        return values
+
+    # -- snapshots: the C trees exported as, and imported from, the reference records ------
+    def _export_particle(self, i: int) -> list[list[object]]:
+        sw = int(self._m.cfg.sw)
+        nn = ffi.new("int32_t *")
+        npts = ffi.new("int32_t *")
+        check(lib.dt_model_particle_size(self._m, i, nn, npts), "export")
+        n_nodes = nn[0]
+        ints = ffi.new("int32_t[]", 3 * n_nodes)
+        dbls = ffi.new("double[]", n_nodes * (sw + 1))
+        pts = ffi.new("int32_t[]", max(npts[0], 1))
+        check(lib.dt_model_export_particle(self._m, i, ints, dbls, pts), "export")
+        out: list[list[object]] = []
+        off = 0
+        buf = ffi.unpack(dbls, n_nodes * (sw + 1))
+        for a in range(n_nodes):
+            depth, var, cnt = ints[3 * a], ints[3 * a + 1], ints[3 * a + 2]
+            if var >= 0:
+                out.append([depth, var, buf[a * (sw + 1)]])
+            else:
+                block = buf[a * (sw + 1) + 1:(a + 1) * (sw + 1)]
+                out.append([depth, -1, ffi.unpack(pts + off, cnt) if cnt else [],
+                            _block_to_list(block, self._cfg), block[8]])
+                off += cnt
+        return out
+
+    def snapshot(self) -> dict[str, Any]:
+        rows, targets = self.pool()
+        return {"log_marginal_likelihood": float(self._m.lml),
+                "rng_state": list(self.rng.state), "X": rows, "y": targets,
+                "particles": [self._export_particle(i)
+                              for i in range(self._params.n_particles)]}
+
+    def restore(self, snap: dict[str, Any], n_seen: int) -> None:
+        sw = int(self._m.cfg.sw)
+        sizes: list[int] = []
+        ints: list[int] = []
+        dbls: list[float] = []
+        pts: list[int] = []
+        for tree in snap["particles"]:
+            sizes.append(len(tree))
+            for rec in tree:
+                if rec[1] >= 0:
+                    ints += [rec[0], rec[1], 0]
+                    dbls += [rec[2]] + [0.0] * sw
+                else:
+                    points = rec[2]
+                    ints += [rec[0], -1, len(points)]
+                    dbls += [0.0] + _list_to_block(rec[3], len(points), rec[4], self._cfg)
+                    pts += points
+        n = len(snap["y"])
+        check(lib.dt_model_import(
+            self._m, ffi.new("double[]", [float(v) for row in snap["X"] for v in row]),
+            ffi.new("double[]", [float(v) for v in snap["y"]]), n,
+            float(snap["log_marginal_likelihood"]),
+            ffi.new("int32_t[]", sizes), ffi.new("int32_t[]", ints),
+            ffi.new("double[]", [float(v) for v in dbls]), ffi.new("int32_t[]", pts)), "import")
+        Rng._wrap(lib.dt_model_rng(self._m)).state = tuple(snap["rng_state"])
+        self._m.store.n_total = n_seen
+
+    # -- pickles: the model's snapshot, checked, then rebuilt in a new C model -------------
+    def to_pickle(self, snapshot: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        return {"_snap": snapshot(), "_rng_state": self.rng.state}
+
+    @classmethod
+    def from_pickle(cls, model: Any, entries: dict[str, Any]) -> CDynamicTreeEngine:
+        snap = entries["_snap"]
+        rng_state = entries["_rng_state"]
+        engine = cls.__new__(cls)   # the parameters are not checked yet
+        engine._params = model._params
+        engine._m = None
+        engine._pending_rng = Rng(0)
+        if not isinstance(snap, dict) or not isinstance(model.__dict__.get("_d"),
+                                                        (int, type(None))):
+            raise StateFormatError(f"cannot restore {type(model).__name__}: the pickled "
+                                   "state is inconsistent")
+        # every field is checked before anything reaches C (reference.dynatree.state_check)
+        model._check_state(model._fitted_state(), snap)
+        d = model._d
+        engine._pending_rng.state = tuple(rng_state) if d is not None \
+            else tuple(snap["rng_state"])
+        if d is not None:
+            engine.start(d, len(getattr(model, "classes_", [])))
+            engine.restore(snap, model.n_seen_)
+        return engine
+
+    # -- the lean one-row hooks (fast._rows) ------------------------------------------------
+    def learn_one_raw(self, model: Any, x: Any, target: Any) -> bool:
+        kind = type(target)
+        if kind is not float and (kind is not int or not -INT_EXACT <= target <= INT_EXACT):
+            return False
+        row = c_row(x, model._keys)
+        if row is None:
+            return False
+        out = self._buffers.out
+        before = self._m.store.n_total
+        try:
+            rc = lib.dt_model_learn_row(self._m, row, len(row), target, out)
+        finally:
+            # a learned row is counted even if Ctrl-C arrives during the call
+            if self._m.store.n_total != before:
+                model.n_seen_ += 1
+                model._lpred.append(out[0])
+        if rc == ST_ENOMEM:
+            raise_status(rc, "dt_model_learn")
+        return not rc
+
+    def predict_one_raw(self, model: Any, x: Any) -> float | None:
+        row = c_row(x, model._keys)
+        out = self._buffers.out
+        if row is None or lib.dt_model_regression_row(self._m, row, len(row), out):
+            return None
+        value: float = out[0]
+        return value
+
+    def predict_proba_raw(self, model: Any, x: Any) -> list[float] | None:
+        row = c_row(x, model._keys)
+        buffers = self._buffers
+        out = buffers.out
+        if row is None or lib.dt_model_class_row(self._m, row, len(row), out,
+                                                 buffers.entropy):
+            return None
+        probs: list[float] = ffi.unpack(out, self._cfg.n_classes)
+        return probs

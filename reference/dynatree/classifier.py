@@ -1,0 +1,255 @@
+"""Dynamic tree classification: the public facade [AG13; DT-SPEC §3.3].
+
+``DynamicTreeClassifier`` maps labels to class indices and calls its engine
+(:mod:`reference.dynatree.engine`), whose leaves are multinomial with a Dirichlet prior;
+everything it shares with the regressor is in :mod:`reference.dynatree.facade`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from reference.dynatree import inputs
+from reference.dynatree.engine import RawRowEngine
+from reference.dynatree.facade import DynamicTreeFacade
+from reference.dynatree.params import DynamicTreeParams
+from reference.estimator import ClassifierEstimatorMixin, locks_itself
+
+__all__ = ["DynamicTreeClassifier"]
+
+
+class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
+    """Dynamic tree classification with multinomial leaves and particle learning [AG13].
+
+    Leaves carry a Dirichlet(1/C, ..., 1/C) prior on the class probabilities ([DT-SPEC §3.3]).
+    The class set is given by ``classes`` or fixed by the first ``partial_fit`` call.
+
+    Parameters
+    ----------
+    classes : sequence of hashable or None
+        The labels, in the order of ``classes_``.
+    n_particles : int
+        Number of particles ``N``.
+    alpha, beta : float
+        Tree prior ``p_split(d) = alpha (1 + d)^-beta``.
+    min_leaf : int or None
+        Minimum active points per leaf (``None``: 1).
+    nstart : int or None
+        Points placed in the root before particle learning (``None``: ``min_leaf``).
+    seed : int
+        Seed of the generator.
+    active_size : int or None
+        Size ``w`` of the active pool; when it is full, one point is retired into the leaf
+        priors before each new point is learned (``None``: never retire) [AG13, §3].
+    retirement : {"random", "historical", "entropy"}
+        Which point to retire: uniform, the oldest, or the one of smallest entropy.
+    lam : float
+        Forgetting factor ``0 < lam <= 1`` of the automatic retirements [AG13, §5].
+    lpred_window : int or None, default 10000
+        How many per-step log predictive densities ``lpred_`` to keep (dynaTree's
+        ``lpred``, [DT-SPEC §5.4]): an int ``k >= 0`` keeps the last ``k`` (``0``: none), so
+        that with an active pool memory stays flat on unbounded streams [AG13, §3]; ``None``
+        keeps every step, as dynaTree does (opt-in: it grows with the stream).
+        ``log_marginal_likelihood_`` sums every step either way.
+
+    Examples
+    --------
+    >>> from reference import DynamicTreeClassifier
+    >>> m = DynamicTreeClassifier(classes=["a", "b"], n_particles=20, seed=1)
+    >>> for i in range(40):
+    ...     x = i / 40.0
+    ...     m.learn_one([x], "b" if x > 0.5 else "a")
+    >>> m.predict_one([0.9])
+    'b'
+    """
+
+    def __init__(self, *, classes: Sequence[Hashable] | None = None, n_particles: int = 1000,
+                 alpha: float = 0.95, beta: float = 2.0, min_leaf: int | None = None,
+                 nstart: int | None = None, seed: int = 0, active_size: int | None = None,
+                 retirement: str = "random", lam: float = 1.0,
+                 lpred_window: int | None = 10_000) -> None:
+        self._params = DynamicTreeParams(
+            leaf="class", n_particles=n_particles, alpha=alpha, beta=beta,
+            min_leaf=min_leaf, nstart=nstart, seed=seed, active_size=active_size,
+            retirement=retirement, lam=lam, lpred_window=lpred_window).validate()
+        self._set_classes(classes)
+        self._init_classes = None if classes is None else list(classes)
+        self._reset()
+
+    def _constructor_params(self) -> dict[str, Any]:
+        """Constructor arguments as a dict."""
+        p = self._params
+        return {"classes": self._init_classes, "n_particles": p.n_particles,
+                "alpha": p.alpha, "beta": p.beta, "min_leaf": p.min_leaf,
+                "nstart": p.nstart, "seed": p.seed, "active_size": p.active_size,
+                "retirement": p.retirement, "lam": p.lam,
+                "lpred_window": p.lpred_window}
+
+    def _set_classes(self, classes: Sequence[Hashable] | None) -> None:
+        if classes is None:
+            self.classes_ = []
+            self._index = {}
+            return
+        values = list(classes)
+        if len(values) < 2 or len(set(values)) != len(values):
+            raise ValueError("classes must hold at least two distinct labels")
+        self.classes_ = values
+        self._index = {c: i for i, c in enumerate(values)}
+
+    def _fitted_state(self) -> dict[str, Any]:
+        """The facade state a model file stores next to :meth:`snapshot`, with the classes."""
+        out = super()._fitted_state()
+        out["classes"] = list(self.classes_)
+        return out
+
+    def _restore_classes(self, fitted: dict[str, Any]) -> int:
+        if fitted["classes"]:
+            self._set_classes(fitted["classes"])
+        return len(self.classes_)
+
+    def _label(self, y: Any, index: Mapping[Hashable, int]) -> float:
+        try:
+            return float(index[y])
+        except (KeyError, TypeError) as exc:
+            raise ValueError(f"unknown label {y!r}; classes are {list(index)!r}") from exc
+
+    @locks_itself
+    def learn_one(self, x: Any, y: Any) -> None:
+        """Learn one labelled row (the class set must be known, [DT-SPEC §0] item 4)."""
+        lock = self._lock
+        lock.acquire()
+        try:
+            engine = self._engine
+            if engine.raw_rows and self._d is not None:
+                raw: RawRowEngine = engine  # type: ignore[assignment]
+                try:
+                    index = self._index[y]
+                except (KeyError, TypeError):
+                    index = -1
+                if index >= 0 and raw.learn_one_raw(self, x, float(index)):
+                    return
+            if not self.classes_:
+                raise ValueError("classes must be given to the constructor or fixed by the "
+                                 "first partial_fit call before learn_one")
+            keys = self._keys if self._d is not None else inputs.first_keys(x)
+            row = inputs.row_values(x, keys, self._d)
+            target = self._label(y, self._index)
+            self._learn_checked([row], [target], keys, len(self.classes_))
+        finally:
+            lock.release()
+
+    def _declare_classes(self, classes: Sequence[Hashable]) -> None:
+        values = list(classes)
+        if not self.classes_:
+            self._set_classes(values)
+        elif any(c not in self._index for c in values):
+            raise ValueError(f"classes {values!r} differ from classes_ {self.classes_!r}")
+
+    def partial_fit(self, X: Any, y: Any, classes: Sequence[Hashable] | None = None) -> None:
+        """Learn rows in order; a first call fixes the class set: ``classes`` if given (the
+        scikit-learn convention), else the labels in order of first appearance."""
+        if classes is not None:
+            saved = (self.classes_, self._index)
+            try:
+                self._declare_classes(classes)
+                self.partial_fit(X, y)
+            except BaseException:
+                if self.n_seen_ == 0:
+                    self.classes_, self._index = saved
+                raise
+            return
+        rows = inputs.batch_rows(X, self._keys, self._d)
+        if not rows:
+            raise ValueError("X must not be empty")
+        labels = inputs.batch_targets(y, len(rows))
+        classes = list(self.classes_)
+        if not classes:
+            for label in labels:
+                try:
+                    seen = label in classes
+                except TypeError as exc:
+                    raise ValueError(f"labels must be hashable, got {label!r}") from exc
+                if not seen:
+                    classes.append(label)
+            if len(classes) < 2:
+                raise ValueError("the first partial_fit call must show at least two classes")
+        index = {c: i for i, c in enumerate(classes)}
+        targets = [self._label(v, index) for v in labels]
+        keys = self._keys
+        if self._d is None:
+            first = next(iter(X)) if not isinstance(X, np.ndarray) else None
+            keys = inputs.first_keys(first) if isinstance(first, Mapping) else None
+        if not self.classes_:
+            self._set_classes(classes)
+        self._learn_checked(rows, targets, keys, len(self.classes_))
+
+    def _probs(self, row: list[float]) -> tuple[list[float], float]:
+        n = len(self.classes_)
+        if self._d is None:
+            if n == 0:
+                return [], 0.0
+            return [1.0 / float(n)] * n, math.log(float(n))
+        return self._engine.classify(row)
+
+    def _pool_targets(self, values: list[float]) -> np.ndarray:
+        return np.array([self.classes_[int(v)] for v in values])
+
+    @locks_itself
+    def predict_proba_one(self, x: Any) -> dict[Hashable, float]:
+        """Particle-averaged class probabilities at ``x`` ([DT-SPEC §8.2])."""
+        lock = self._lock
+        lock.acquire()
+        try:
+            probs = None
+            engine = self._engine
+            if engine.raw_rows and self._d is not None:
+                raw: RawRowEngine = engine  # type: ignore[assignment]
+                probs = raw.predict_proba_raw(self, x)
+            if probs is None:
+                probs = self._probs(self._row(x))[0]
+            return dict(zip(self.classes_, probs, strict=True))
+        finally:
+            lock.release()
+
+    @locks_itself
+    def predict_one(self, x: Any) -> Hashable:
+        """The most probable class at ``x`` (ties: first class in ``classes_``)."""
+        lock = self._lock
+        lock.acquire()
+        try:
+            probs = None
+            engine = self._engine
+            if engine.raw_rows and self._d is not None:
+                raw: RawRowEngine = engine  # type: ignore[assignment]
+                probs = raw.predict_proba_raw(self, x)
+            if probs is None:
+                probs = self._probs(self._row(x))[0]
+                if not probs:
+                    return None
+            best = 0
+            for k in range(1, len(probs)):
+                if probs[k] > probs[best]:
+                    best = k
+            return self.classes_[best]
+        finally:
+            lock.release()
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities at the rows of ``X``, columns in ``classes_`` order."""
+        rows = inputs.batch_rows(X, self._keys, self._d)
+        return np.array([self._probs(r)[0] for r in rows], dtype=float).reshape(
+            len(rows), len(self.classes_))
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Most probable classes at the rows of ``X``."""
+        rows = inputs.batch_rows(X, self._keys, self._d)
+        return np.array([self.predict_one(r) for r in rows])
+
+    def predict_entropy(self, X: Any) -> np.ndarray:
+        """Predictive entropy: the average of per-particle entropies ([DT-SPEC §8.2])."""
+        rows = inputs.batch_rows(X, self._keys, self._d)
+        return np.array([self._probs(r)[1] for r in rows], dtype=float)

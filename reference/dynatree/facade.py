@@ -1,0 +1,358 @@
+"""The dynamic-tree facade shared by the regressor and the classifier [AG13, §2; TGP11].
+
+A facade validates inputs, maps labels and keeps the public state: ``n_seen_``, the
+``lpred_`` history, the feature names, the state of pickles, snapshots and model files.
+Its mathematics runs in ``self._engine``, an instance of the class attribute
+``_engine_class`` (:mod:`reference.dynatree.engine`): the Python engine here, the C engine
+in ``fast.dynatree``, whose public classes only set ``_engine_class``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import deque
+from collections.abc import Hashable, Iterable
+from typing import Any
+
+import numpy as np
+
+from reference.dynatree import inputs
+from reference.dynatree.discard_stats import data_box
+from reference.dynatree.engine import (
+    DynamicTreeEngine,
+    PythonDynamicTreeEngine,
+)
+from reference.dynatree.params import DynamicTreeParams, check_lam, normalise_rect
+from reference.dynatree.retirement import positions_in_order
+from reference.dynatree.state_check import check_model_state
+from reference.estimator import EstimatorMixin
+from reference.interrupt import Interruptible, pieces
+from reference.state import VersionedState
+
+
+class DynamicTreeFacade(EstimatorMixin, VersionedState):
+    """Input handling, the learning loop and the public methods shared by every
+    dynamic-tree model; the mathematics is the engine's (``self._engine``)."""
+
+    _engine_class: type[DynamicTreeEngine] = PythonDynamicTreeEngine
+    """The engine implementation (``fast`` subclasses set the C one)."""
+    _engine: DynamicTreeEngine
+    _params: DynamicTreeParams
+    _d: int | None
+    _keys: list[Hashable] | None
+    n_seen_: int
+    _lpred: list[float] | deque[float]
+
+    def _reset(self) -> None:
+        """The unfitted facade state and a new unfitted engine (after ``_params`` is set)."""
+        self._d = None
+        self._keys = None
+        self.n_seen_ = 0
+        self._lpred = self._lpred_store([])
+        self._engine = self._engine_class(self._params)
+
+    # -- the lpred history ([DT-SPEC §5.4]) ----------------------------------------------------
+    def _lpred_store(self, values: Iterable[float]) -> list[float] | deque[float]:
+        """A list (``lpred_window=None``) or a ``deque(maxlen=k)`` holding ``values``."""
+        window = self._params.lpred_window
+        if window is None:
+            return values if isinstance(values, list) else list(values)
+        return deque(values, maxlen=window)
+
+    @property
+    def lpred_(self) -> list[float]:
+        """Per-step log predictive densities ``lpred_t`` ([DT-SPEC §5.4]), oldest first.
+
+        ``0.0`` for the first ``nstart`` steps. With ``lpred_window=None`` every step is
+        kept and this is the model's own list (no copy); with ``lpred_window=k`` the last
+        ``k`` values live in a ``deque(maxlen=k)`` (O(1) per learned row, memory bounded)
+        and each read returns a new list of them (an O(k) copy: read it once per loop).
+        """
+        store = self._lpred
+        return store if isinstance(store, list) else list(store)
+
+    def _pack_lpred(self, state: dict[str, Any]) -> dict[str, Any]:
+        """State format 1 stores the kept values as the plain list ``state["lpred_"]``."""
+        store = state.pop("_lpred")
+        state["lpred_"] = store if isinstance(store, list) else list(store)
+        return state
+
+    def _unpack_lpred(self, state: dict[str, Any]) -> dict[str, Any]:
+        """Inverse of :meth:`_pack_lpred`; a format-1 state written before
+        ``lpred_window`` existed (parameters without the field) loads as ``None``."""
+        params = state["_params"]
+        if "lpred_window" not in vars(params):
+            params = dataclasses.replace(params)  # the field takes its default, None
+            state["_params"] = params
+        self._params = params
+        state["_lpred"] = self._lpred_store(state.pop("lpred_", []))
+        return state
+
+    # -- pickles (state format 1, reference.state) ----------------------------------------
+    def _get_state(self) -> dict[str, Any]:
+        """The facade's attributes plus the engine's entries (the keys of
+        ``_engine_class.pickle_keys``, the same as before engines were separate objects)."""
+        state = {k: v for k, v in self.__dict__.items() if k != "_engine"}
+        state.update(self._engine.to_pickle(self.snapshot))
+        return self._pack_lpred(state)
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        state = self._unpack_lpred(state)
+        engine_class = type(self)._engine_class
+        entries = {k: state.pop(k) for k in engine_class.pickle_keys if k in state}
+        self.__dict__.update(state)
+        self._engine = engine_class.from_pickle(self, entries)
+
+    def _check_restored(self) -> None:
+        """The model-file checks on an unpickled state, unless the engine made them while
+        restoring (the C engine checks before anything reaches C)."""
+        if not self._engine.restores_checked:
+            super()._check_restored()
+
+    # -- data-only model files and checked restores (reference.persist) -------------------
+    def _fitted_state(self) -> dict[str, Any]:
+        """The facade state a model file stores next to :meth:`snapshot`."""
+        out: dict[str, Any] = {"n_features_in": self._d,
+                               "keys": None if self._keys is None else list(self._keys),
+                               "n_seen": self.n_seen_, "lpred": list(self._lpred)}
+        return out
+
+    def _check_state(self, fitted: Any, snapshot: Any) -> None:
+        """Raise ``StateFormatError`` naming the field unless ``fitted`` and ``snapshot``
+        are a valid state for this model's parameters
+        (:func:`reference.dynatree.state_check.check_model_state`)."""
+        check_model_state(self._params, fitted, snapshot,
+                          self._estimator_type == "classifier",
+                          getattr(self, "_init_classes", None))
+
+    def _restore_classes(self, fitted: dict[str, Any]) -> int:
+        """Set the classes of a checked ``fitted`` state; their number (a regressor has
+        none: 0)."""
+        return 0
+
+    def _load_fitted(self, fitted: Any, snapshot: Any) -> None:
+        """Check a model file's facade state and snapshot, then restore them into this
+        new model."""
+        self._check_state(fitted, snapshot)
+        n_classes = self._restore_classes(fitted)
+        self.n_seen_ = fitted["n_seen"]
+        self._lpred = self._lpred_store([float(v) for v in fitted["lpred"]])
+        if fitted["n_features_in"] is None:
+            self.rng.state = tuple(snapshot["rng_state"])
+            return
+        d = fitted["n_features_in"]
+        self._engine.start(d, n_classes)
+        self._d = d
+        self._keys = None if fitted["keys"] is None else list(fitted["keys"])
+        self._engine.restore(snapshot, self.n_seen_)
+
+
+    # -- common API ---------------------------------------------------------------------
+    @property
+    def n_features_in_(self) -> int:
+        """Number of input features (fixed by the first row)."""
+        if self._d is None:
+            raise AttributeError("n_features_in_ is set by the first learned row")
+        return self._d
+
+    @property
+    def log_marginal_likelihood_(self) -> float:
+        """Running sum of ``lpred_t = log(avg_i p(y_t | x_t, T_i))`` ([DT-SPEC §5.4])."""
+        return self._engine.lml() if self._d is not None else 0.0
+
+    def clone(self) -> Any:
+        """A new unfitted model with the same parameters."""
+        return type(self)(**self._constructor_params())
+
+    def _row(self, x: Any) -> list[float]:
+        return inputs.row_values(x, self._keys, self._d)
+
+    def _learn_checked(self, rows: list[list[float]], targets: list[float],
+                       keys: list[Hashable] | None, n_classes: int) -> None:
+        first = self._d is None
+        if first:
+            rect = self._params.rect
+            if rect is not None and len(rect) != len(rows[0]):
+                raise ValueError(f"rect must have one (low, high) pair per feature "
+                                 f"({len(rows[0])}), got {len(rect)}")
+            self._engine.start(len(rows[0]), n_classes)
+            self._keys = keys
+            self._d = len(rows[0])
+        # Ctrl-C is honoured between pieces of ``piece_work`` particle-steps
+        # (:mod:`reference.interrupt`); every piece is accounted for before the check
+        engine = self._engine
+        size = max(1, engine.piece_work // self._params.n_particles)
+        with Interruptible() as guard:
+            for start, stop in pieces(len(rows), size):
+                try:
+                    lpreds = engine.learn(rows[start:stop], targets[start:stop])
+                except MemoryError as exc:
+                    # each row is atomic: the rows before the failing one stay learned, and
+                    # the engine attaches their lpred values to the exception (fast backend)
+                    done: list[float] = getattr(exc, "learned_lpreds", [])
+                    if first and start == 0 and not done:  # back to the unfitted model
+                        self._d = None
+                        self._keys = None
+                        engine.discard()
+                    self._lpred.extend(done)
+                    self.n_seen_ += len(done)
+                    raise
+                self._lpred.extend(lpreds)
+                self.n_seen_ += stop - start
+                guard.check()
+
+    def tree_stats(self) -> dict[str, float]:
+        """Particle averages of tree height (a lone root is 1), leaves, mean leaf size,
+        retired mass ``sum nu`` and retired mass per leaf ([DT-SPEC §6])."""
+        trees = self._engine.trees() if self._d is not None else []
+        if not trees:
+            return {"mean_height": 0.0, "mean_leaves": 0.0, "mean_leaf_size": 0.0,
+                    "mean_retired": 0.0, "mean_leaf_retired": 0.0}
+        retired = self._engine.retired()
+        n = float(len(trees))
+        h = 0.0
+        nl = 0.0
+        size = 0.0
+        ret = 0.0
+        leaf_ret = 0.0
+        for (tree_height, n_leaves, n_points), nu in zip(trees, retired, strict=True):
+            h = h + float(tree_height)
+            nl = nl + float(n_leaves)
+            size = size + float(n_points) / float(n_leaves)
+            ret = ret + nu
+            leaf_ret = leaf_ret + nu / float(n_leaves)
+        return {"mean_height": h / n, "mean_leaves": nl / n, "mean_leaf_size": size / n,
+                "mean_retired": ret / n, "mean_leaf_retired": leaf_ret / n}
+
+    # -- retirement ([DT-SPEC §6]) -----------------------------------------------------------
+    @property
+    def active_X_(self) -> np.ndarray:
+        """The active pool's inputs, one row per point, in arrival order."""
+        if self._d is None:
+            return np.zeros((0, 0), dtype=float)
+        rows, _ = self._engine.pool()
+        return np.array(rows, dtype=float).reshape(len(rows), self._d)
+
+    def _pool_targets(self, values: list[float]) -> np.ndarray:
+        return np.array(values, dtype=float)
+
+    @property
+    def active_y_(self) -> np.ndarray:
+        """The active pool's targets (labels for a classifier), in arrival order."""
+        if self._d is None:
+            return self._pool_targets([])
+        return self._pool_targets(self._engine.pool()[1])
+
+    def retire(self, indices: Any, lam: float = 1.0) -> None:
+        """Retire active points into their leaves' priors ([DT-SPEC §6.1]) [AG13, §3].
+
+        Parameters
+        ----------
+        indices : int or sequence of int
+            0-based positions in the active pool (arrival order, see ``active_X_``) at the
+            time of the call; duplicates are ignored; at least one point must remain.
+        lam : float
+            Forgetting factor ``0 < lam <= 1`` applied to the retired statistics.
+        """
+        lam = check_lam(lam)
+        if isinstance(indices, (int, np.integer)) and not isinstance(indices, bool):
+            indices = [indices]
+        try:
+            values = list(indices)
+        except TypeError as exc:
+            raise ValueError(f"indices must be an int or a sequence of ints, "
+                             f"got {indices!r}") from exc
+        out: list[int] = []
+        for v in values:
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise ValueError(f"indices must be ints, got {v!r}")
+            out.append(int(v))
+        if not out:
+            raise ValueError("indices must not be empty")
+        p = self._params
+        if p.leaf == "linear" and p.intercept == "implicit":
+            raise ValueError("retire needs intercept='augmented' or 'none' ([DT-SPEC §6.1])")
+        n_active = 0 if self._d is None else len(self._engine.pool()[1])
+        for v in out:
+            if not 0 <= v < n_active:
+                raise IndexError(f"index {v} out of range for an active pool of {n_active}")
+        positions = positions_in_order(out, n_active)
+        if len(positions) >= n_active:
+            raise ValueError("retire must leave at least one active point")
+        self._engine.retire(positions, lam)
+
+    def _check_classifier_stat(self, name: str, want_class: bool) -> None:
+        if (self._params.leaf == "class") != want_class:
+            kind = "classification" if want_class else "regression"
+            raise ValueError(f"{name} is only defined for {kind} models")
+
+    def _box(self, rect: Any, extra: list[list[float]]) -> list[tuple[float, float]]:
+        assert self._d is not None
+        box = normalise_rect(rect)
+        if box is None:
+            box = self._params.rect
+        if box is None:
+            rows, _ = self._engine.pool()
+            return data_box(rows + extra, self._d)
+        if len(box) != self._d:
+            raise ValueError(f"rect must have one (low, high) pair per feature ({self._d}), "
+                             f"got {len(box)}")
+        return list(box)
+
+    def alc_active(self) -> np.ndarray:
+        """ALC statistic of every active point ([DT-SPEC §7.4]) [AG13, §4.2].
+
+        The particle average of the integrated reduction in predictive variance over the
+        point's leaf rectangle (closed by ``rect`` or the range of the active inputs),
+        divided by the box volume; automatic ``"alc"`` retirement removes the minimiser.
+        """
+        self._check_classifier_stat("alc_active", False)
+        if self._d is None:
+            return np.zeros(0, dtype=float)
+        return np.array(self._engine.alc_active(self._box(None, [])), dtype=float)
+
+    def alc(self, X: Any, rect: Any = None) -> np.ndarray:
+        """ALC of candidate rows ``X`` ([DT-SPEC §7.1]-[DT-SPEC §7.4]): particle-averaged integrated
+        variance reduction over each candidate's leaf rectangle, normalised by the box.
+
+        ``rect``: ``(low, high)`` per feature; default the constructor's ``rect`` or the
+        range of the active inputs and ``X``.
+        """
+        self._check_classifier_stat("alc", False)
+        rows = inputs.batch_rows(X, self._keys, self._d)
+        if self._d is None:
+            raise ValueError("alc needs a fitted model")
+        if not rows:
+            return np.zeros(0, dtype=float)
+        return np.array(self._engine.alc(rows, self._box(rect, rows)), dtype=float)
+
+    def entropy_active(self) -> np.ndarray:
+        """Particle-averaged leaf entropy of every active point ([DT-SPEC §7.5]) [AG13, §4.3]."""
+        self._check_classifier_stat("entropy_active", True)
+        if self._d is None:
+            return np.zeros(0, dtype=float)
+        return np.array(self._engine.entropy_active(), dtype=float)
+
+    def leaf_counts(self) -> list[int]:
+        """Number of leaves of every particle's tree, in particle order."""
+        if self._d is None:
+            return []
+        return [t[1] for t in self._engine.trees()]
+
+    def snapshot(self) -> dict[str, Any]:
+        """Full state as plain data (particles' preorder nodes, data store, generator)."""
+        snap: dict[str, Any] = {"n_seen": self.n_seen_,
+                                "n_features_in": self._d if self._d is not None else 0}
+        if self._d is None:
+            snap.update({"log_marginal_likelihood": 0.0,
+                         "rng_state": list(self.rng.state), "X": [], "y": [],
+                         "particles": []})
+            return snap
+        snap.update(self._engine.snapshot())
+        return snap
+
+    @property
+    def rng(self) -> Any:
+        """The model's generator (``state`` readable and settable)."""
+        return self._engine.rng
+
