@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from fast._ffi import ffi, lib
-from reference.rng import MASK
+from reference.rng import MASK, StateEquality
 
 __all__ = ["Rng"]
 
 
-class Rng:
+class Rng(StateEquality):
     """The xoshiro256** generator seeded by splitmix64 ([DET-SPEC §1]).
 
     Bit-identical to ``reference.rng.Rng``.
@@ -81,18 +81,6 @@ class Rng:
             raise ValueError(f"n must be in [1, 2**64 - 1], got {n}")
         return int(lib.rng_below(self._c, n))
 
-    def __repr__(self) -> str:
-        return f"Rng(state={self.state!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Rng):
-            return NotImplemented
-        return self.state == other.state
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __getstate__(self) -> tuple[int, int, int, int]:
-        return self.state
 
     def __setstate__(self, state: tuple[int, int, int, int]) -> None:
         self._c = ffi.new("rng_state *")

@@ -27,7 +27,6 @@ Choices where scikit-learn's conventions meet streaming models:
 
 from __future__ import annotations
 
-import functools
 import inspect
 import os
 import threading
@@ -37,121 +36,18 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from reference.array_input import (
+    BATCH_METHODS,
+    check_array_input,
+    checking_arrays,
+    warn_column_vector,
+)
+from reference.locking import locks_itself, serialise_class
+
 __all__ = ["ClassifierEstimatorMixin", "EstimatorMixin", "check_array_input", "locks_itself",
            "to_river"]
 
-_BATCH_METHODS = (
-    "partial_fit", "predict", "predict_proba", "predict_dist", "predict_entropy",
-    "progressive_predict",
-)
-"""Methods whose first argument ``X`` is a batch of rows: array inputs are checked first."""
-
 _Method = TypeVar("_Method", bound=Callable[..., Any])
-
-_LOCKED_DUNDERS = ("__getstate__", "__deepcopy__", "__repr__")
-"""Special methods that read a model's state and so take its lock too."""
-
-
-def _serialised(function: _Method) -> _Method:
-    """``function`` run while holding the model's lock (re-entrant: public methods may call
-    each other)."""
-
-    @functools.wraps(function)
-    def locked(self: Any, *args: Any, **kwargs: Any) -> Any:
-        lock = self._lock
-        lock.acquire()
-        try:
-            return function(self, *args, **kwargs)
-        finally:
-            lock.release()
-
-    locked._serialised = True  # type: ignore[attr-defined]
-    return locked  # type: ignore[return-value]
-
-
-def locks_itself(method: _Method) -> _Method:
-    """Mark a public method that takes the model's lock itself (the one-row calls, to spare
-    a wrapper per call), so that :class:`EstimatorMixin` does not wrap it in a second one."""
-    method._serialised = True  # type: ignore[attr-defined]
-    return method
-
-
-def _serialise_class(cls: type) -> None:
-    """Wrap every public method and property of ``cls`` (its own ``__dict__``) in the lock."""
-    for name, value in list(vars(cls).items()):
-        if name.startswith("_") and name not in _LOCKED_DUNDERS:
-            continue
-        if isinstance(value, property) and value.fget is not None:
-            if not getattr(value.fget, "_serialised", False):
-                setattr(cls, name, property(_serialised(value.fget), value.fset, value.fdel,
-                                            value.__doc__))
-        elif inspect.isfunction(value) and not getattr(value, "_serialised", False):
-            setattr(cls, name, _serialised(value))
-
-
-def check_array_input(X: Any, owner: str, n_features: int | None) -> Any:
-    """scikit-learn's conventions for *array* inputs of a batch method, before the model's own
-    validation: sparse matrices, complex numbers, 1-D arrays, zero features and a width other
-    than the fitted one raise the errors (and messages) scikit-learn's tools expect; object
-    arrays are converted to float64 (a non-number raises ``TypeError``) and array-likes such as
-    a pandas data frame become arrays (columns in order). Lists and dicts pass through
-    unchanged to the model's validation. Checks happen before the model is touched,
-    identically in both backends.
-
-    Parameters
-    ----------
-    X : object
-        The batch argument.
-    owner : str
-        Class name used in the messages.
-    n_features : int or None
-        The fitted width, if any.
-
-    Returns
-    -------
-    object
-        ``X``, or its float64 array form.
-    """
-    if hasattr(X, "tocsr") and hasattr(X, "nnz"):
-        raise TypeError(
-            f"sparse input is not supported by {owner}; densify it first (X.toarray())"
-        )
-    if isinstance(X, (list, tuple, dict)):
-        return X
-    if not isinstance(X, np.ndarray):
-        if not hasattr(X, "__array__"):
-            return X
-        X = np.asarray(X)
-    if X.dtype.kind == "c":
-        raise ValueError("Complex data not supported")
-    if X.dtype.kind == "O":
-        X = X.astype(np.float64)  # TypeError for a value that is not a number
-    if X.ndim == 1:
-        raise ValueError(
-            "X must be 2-D, got 1 dimension(s). Reshape your data either using "
-            "X.reshape(-1, 1) if it has a single feature or X.reshape(1, -1) if it is a "
-            "single sample."
-        )
-    if X.ndim == 2 and X.shape[1] == 0:
-        raise ValueError(f"0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
-    if X.ndim == 2 and n_features is not None and X.shape[1] != n_features:
-        raise ValueError(
-            f"X has {X.shape[1]} features, but {owner} is expecting {n_features} features "
-            "as input."
-        )
-    return X
-
-
-def _checking_arrays(method: _Method) -> _Method:
-    @functools.wraps(method)
-    def wrapper(self: Any, X: Any, *args: Any, **kwargs: Any) -> Any:
-        if self._array_input:
-            X = check_array_input(X, type(self).__name__, getattr(self, "n_features_in_", None))
-        return method(self, X, *args, **kwargs)
-
-    wrapper._checks_arrays = True  # type: ignore[attr-defined]
-    return wrapper  # type: ignore[return-value]
-
 
 class EstimatorMixin:
     """fit / get_params / set_params / score / repr / tags on top of a model's facade, and
@@ -187,11 +83,11 @@ class EstimatorMixin:
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        for name in _BATCH_METHODS:
+        for name in BATCH_METHODS:
             method = cls.__dict__.get(name)
             if method is not None and not getattr(method, "_checks_arrays", False):
-                setattr(cls, name, _checking_arrays(method))
-        _serialise_class(cls)
+                setattr(cls, name, checking_arrays(method))
+        serialise_class(cls)
 
     # -- data-only model files -------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> None:
@@ -335,7 +231,7 @@ class EstimatorMixin:
             if y.dtype.kind == "c":
                 raise ValueError("Complex data not supported")
             if y.ndim == 2 and y.shape[1] == 1:
-                _warn_column_vector(owner)
+                warn_column_vector(owner)
                 y = y.ravel()
         fresh = type(self)(**self.get_params())
         fresh._fit_fresh(X, y)
@@ -423,23 +319,6 @@ class ClassifierEstimatorMixin(EstimatorMixin):
 
     def _declare_classes(self, classes: Sequence[Hashable]) -> None:
         raise NotImplementedError
-
-
-def _warn_column_vector(owner: str) -> None:
-    """scikit-learn's DataConversionWarning (a UserWarning) when it is installed."""
-    import warnings
-
-    category: type[Warning] = UserWarning
-    try:
-        from sklearn.exceptions import DataConversionWarning
-
-        category = DataConversionWarning
-    except ImportError:  # pragma: no cover - scikit-learn is optional
-        pass
-    warnings.warn(
-        f"A column-vector y was passed when a 1d array was expected ({owner}.fit); it is "
-        "raveled to shape (n_samples,)", category, stacklevel=3,
-    )
 
 
 def _same(value: Any, default: Any) -> bool:

@@ -58,7 +58,31 @@ def seed_state(seed: int) -> tuple[int, int, int, int]:
     return (words[0], words[1], words[2], words[3])
 
 
-class Rng:
+class StateEquality:
+    """``repr``, equality and pickling by ``state``, for the generators of both backends.
+
+    Two generators are equal when they are of the same class and in the same state (so a
+    ``reference.Rng`` never equals a ``fast.Rng``, even in the same state); generators are
+    mutable, hence unhashable. Pickling stores the state tuple only.
+    """
+
+    state: tuple[int, int, int, int]
+
+    def __repr__(self) -> str:
+        return f"Rng(state={self.state!r})"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, type(self)):
+            return NotImplemented
+        return self.state == other.state
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __getstate__(self) -> tuple[int, int, int, int]:
+        return self.state
+
+
+class Rng(StateEquality):
     """The xoshiro256** generator seeded by splitmix64 ([DET-SPEC §1]).
 
     Bit-identical to its C twin ``fast.rng.Rng``.
@@ -156,18 +180,6 @@ class Rng:
             if v < n:
                 return v
 
-    def __repr__(self) -> str:
-        return f"Rng(state={self.state!r})"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Rng):
-            return NotImplemented
-        return self.state == other.state
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __getstate__(self) -> tuple[int, int, int, int]:
-        return self.state
 
     def __setstate__(self, state: tuple[int, int, int, int]) -> None:
         self._s0, self._s1, self._s2, self._s3 = state
