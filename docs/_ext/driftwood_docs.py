@@ -146,7 +146,11 @@ def package_page(package: str, intro: str) -> list[str]:
                 "",
             ]
         elif inspect.isclass(obj):
-            lines += [f".. autoclass:: {package}.{name}", "   :members:", ""]
+            # the public classes are facades written once (their methods live in the
+            # family's facade base) and fast's classes only choose their engine: list
+            # the methods they inherit, not just those they define
+            lines += [f".. autoclass:: {package}.{name}", "   :members:",
+                      "   :inherited-members: object", ""]
         elif callable(obj):
             lines += [f".. autofunction:: {package}.{name}", ""]
         else:
