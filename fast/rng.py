@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fast._ffi import ffi, lib
-from reference.rng import MASK, StateEquality
+from reference.rng import MASK, StateEquality, check_state
 
 __all__ = ["Rng"]
 
@@ -55,13 +55,7 @@ class Rng(StateEquality):
 
     @state.setter
     def state(self, words: tuple[int, int, int, int]) -> None:
-        values = tuple(words)
-        if len(values) != 4 or not all(
-            isinstance(w, int) and not isinstance(w, bool) and 0 <= w <= MASK for w in values
-        ):
-            raise ValueError("state must be four ints in [0, 2**64)")
-        if values == (0, 0, 0, 0):
-            raise ValueError("state must not be all zero (xoshiro256** would stay at zero)")
+        values = check_state(words)
         for i in range(4):
             self._c.s[i] = values[i]
 

@@ -58,6 +58,19 @@ def seed_state(seed: int) -> tuple[int, int, int, int]:
     return (words[0], words[1], words[2], words[3])
 
 
+def check_state(words: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
+    """``words`` as a tuple if they are a valid generator state (four ints in [0, 2**64),
+    not all zero); ``ValueError`` otherwise. Used by the generators of both backends."""
+    values = tuple(words)
+    if len(values) != 4 or not all(
+        isinstance(w, int) and not isinstance(w, bool) and 0 <= w <= MASK for w in values
+    ):
+        raise ValueError("state must be four ints in [0, 2**64)")
+    if values == (0, 0, 0, 0):
+        raise ValueError("state must not be all zero (xoshiro256** would stay at zero)")
+    return values
+
+
 class StateEquality:
     """``repr``, equality and pickling by ``state``, for the generators of both backends.
 
@@ -124,13 +137,7 @@ class Rng(StateEquality):
 
     @state.setter
     def state(self, words: tuple[int, int, int, int]) -> None:
-        values = tuple(words)
-        if len(values) != 4 or not all(
-            isinstance(w, int) and not isinstance(w, bool) and 0 <= w <= MASK for w in values
-        ):
-            raise ValueError("state must be four ints in [0, 2**64)")
-        if values == (0, 0, 0, 0):
-            raise ValueError("state must not be all zero (xoshiro256** would stay at zero)")
+        values = check_state(words)
         self._s0, self._s1, self._s2, self._s3 = values
 
     def next_u64(self) -> int:
