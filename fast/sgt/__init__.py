@@ -4,7 +4,7 @@ The built-in loss classes compute their derivatives in C (and a model given eith
 backend's built-in loss runs it entirely in C); any other loss is called from Python.
 """
 
-from fast.sgt.losses import BinaryCrossEntropy, CustomLoss, SquaredError
+from fast.sgt.losses import BinaryCrossEntropy, CustomLoss, PseudoHuber, SquaredError
 from fast.sgt.model import SGT, SGTClassifier, SGTMultiInstanceClassifier, SGTRegressor
 
 __all__ = [
@@ -14,5 +14,6 @@ __all__ = [
     "SGT",
     "SquaredError",
     "BinaryCrossEntropy",
+    "PseudoHuber",
     "CustomLoss",
 ]
