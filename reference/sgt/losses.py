@@ -119,8 +119,8 @@ class PseudoHuber:
     The smooth form of the Huber loss with δ = 1: quadratic, (f - y)²/2, near the target
     and linear (the absolute residual minus 1) far from it, so a gross outlier in the
     targets pulls a leaf value with a gradient of at most 1 instead of its whole residual.
-    The scale δ is fixed at 1: standardise the targets (or divide them by the residual size at which
-    robustness should begin) to choose it.
+    The scale δ is fixed at 1: standardise the targets (or divide them by the residual
+    size at which robustness should begin) to choose it.
 
     With r = f - y and q = 1 + r², the derivatives are g = r / √q and h = 1 / (q √q),
     computed with the operations +, ×, ÷ and √ only, each correctly rounded, so the C
