@@ -16,6 +16,7 @@ from fast.rng import Rng as Rng
 from fast.sgt import SGT as SGT
 from fast.sgt import BinaryCrossEntropy as BinaryCrossEntropy
 from fast.sgt import CustomLoss as CustomLoss
+from fast.sgt import PseudoHuber as PseudoHuber
 from fast.sgt import SGTClassifier as SGTClassifier
 from fast.sgt import SGTMultiInstanceClassifier as SGTMultiInstanceClassifier
 from fast.sgt import SGTRegressor as SGTRegressor

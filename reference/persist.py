@@ -61,7 +61,7 @@ MODEL_CLASSES = ("DynamicTreeRegressor", "DynamicTreeClassifier", "SGTRegressor"
                  "SGTClassifier", "SGTMultiInstanceClassifier", "SGT", "ABACOCClassifier")
 """The public model classes a file may name (the same names in both backends)."""
 
-LOSS_NAMES = ("SquaredError", "BinaryCrossEntropy")
+LOSS_NAMES = ("SquaredError", "BinaryCrossEntropy", "PseudoHuber")
 
 
 # -- plain data <-> JSON values --------------------------------------------------------

@@ -124,7 +124,7 @@ int32_t sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, cons
     int rc;
     *out = NULL;
     if (p->grace_period < 1 || p->bins < 2 || p->warmup < 1 || n_trees < 1
-        || loss_kind < SGT_LOSS_SQUARED || loss_kind > SGT_LOSS_CUSTOM)
+        || loss_kind < SGT_LOSS_SQUARED || loss_kind > SGT_LOSS_PSEUDO_HUBER)
         return ST_EINVAL;
     m = alloc_calloc(1, sizeof *m);
     if (!m)
@@ -175,6 +175,8 @@ static int64_t add_gradients_at_zero(sgt_model *m, int32_t n_rows, double target
         sgt_squared_error_gh(target, 0.0, &s->grads[0], &s->hess[0]);
     else if (m->loss_kind == SGT_LOSS_LOGISTIC)
         sgt_binary_cross_entropy_gh(target, 0.0, &s->grads[0], &s->hess[0]);
+    else if (m->loss_kind == SGT_LOSS_PSEUDO_HUBER)
+        sgt_pseudo_huber_gh(target, 0.0, &s->grads[0], &s->hess[0]);
     else
         sgt_softmax_gradients(s->zeros, m->n_trees, (int32_t)target, s->probs, s->grads,
                               s->hess);
@@ -422,6 +424,8 @@ int sgt_model_train(sgt_model *m, const double *rows, int32_t n_rows, double tar
         sgt_squared_error_gh(target, s->raws[0], &s->grads[0], &s->hess[0]);
     else if (m->loss_kind == SGT_LOSS_LOGISTIC)
         sgt_binary_cross_entropy_gh(target, s->raws[0], &s->grads[0], &s->hess[0]);
+    else if (m->loss_kind == SGT_LOSS_PSEUDO_HUBER)
+        sgt_pseudo_huber_gh(target, s->raws[0], &s->grads[0], &s->hess[0]);
     else if (m->loss_kind == SGT_LOSS_SOFTMAX)
         sgt_softmax_gradients(s->raws, m->n_trees, (int32_t)target, s->probs, s->grads, s->hess);
     else

@@ -2,7 +2,8 @@
  * sgt/losses.c -- objectives: gradient, hessian, transfer [GPF19, §4, Eq. 19-29].
  *
  * Mirrors reference/sgt/losses.py. Squared error g = f - y, h = 1; BCE with a single
- * sigmoid g = σ(f) - y, h = σ(f)(1 - σ(f)); softmax committee with f_k = 0 (max
+ * sigmoid g = σ(f) - y, h = σ(f)(1 - σ(f)); pseudo-Huber (δ = 1) g = r / √q,
+ * h = 1 / (q √q) with r = f - y, q = 1 + r²; softmax committee with f_k = 0 (max
  * subtracted, normaliser summed in class order); multi-instance bags where only the
  * argmax row (first on ties) carries the BCE derivatives.
  */
@@ -30,6 +31,16 @@ void sgt_binary_cross_entropy_gh(double y, double raw, double *g, double *h)
     double p = sgt_sigmoid(raw);
     *g = p - y;
     *h = p * (1.0 - p);
+}
+
+/* the same correctly rounded steps as PseudoHuber.gradient_hessian: r, q, √q, g, h */
+void sgt_pseudo_huber_gh(double y, double raw, double *g, double *h)
+{
+    double r = raw - y;
+    double q = 1.0 + r * r;
+    double root = sqrt(q);
+    *g = r / root;
+    *h = 1.0 / (q * root);
 }
 
 /* probs has n_raws + 1 entries; the last class has score 0 [GPF19, Eq. 19] */

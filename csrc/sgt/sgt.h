@@ -14,7 +14,8 @@ enum {
     SGT_LOSS_LOGISTIC = 1,   /* BCE with one sigmoid, target in {0,1} [GPF19, Eq. 27] */
     SGT_LOSS_SOFTMAX = 2,    /* committee of k-1 trees, target = class index [GPF19, Eq. 19] */
     SGT_LOSS_BAG = 3,        /* multi-instance bags, target in {0,1} [GPF19, Eq. 26] */
-    SGT_LOSS_CUSTOM = 4      /* gradients supplied by the caller (sgt_model_train_gh) */
+    SGT_LOSS_CUSTOM = 4,     /* gradients supplied by the caller (sgt_model_train_gh) */
+    SGT_LOSS_PSEUDO_HUBER = 5 /* pseudo-Huber, δ = 1, target y (docs/spec/sgt.md §3.5) */
 };
 
 typedef struct {
@@ -145,6 +146,7 @@ void sgt_loss_change_moments(const sgt_stats *s, double delta, double *mean, dou
 double sgt_sigmoid(double raw);
 void sgt_squared_error_gh(double y, double raw, double *g, double *h);
 void sgt_binary_cross_entropy_gh(double y, double raw, double *g, double *h);
+void sgt_pseudo_huber_gh(double y, double raw, double *g, double *h);
 void sgt_softmax(const double *raws, int32_t n_raws, double *probs);
 void sgt_softmax_gradients(const double *raws, int32_t n_raws, int32_t label, double *probs,
                            double *grads, double *hess);

@@ -7,6 +7,7 @@ backend's built-in loss runs it entirely in C); any other loss is called from Py
 import reference.sgt as _reference_sgt
 from fast.sgt.losses import BinaryCrossEntropy as BinaryCrossEntropy
 from fast.sgt.losses import CustomLoss as CustomLoss
+from fast.sgt.losses import PseudoHuber as PseudoHuber
 from fast.sgt.losses import SquaredError as SquaredError
 from fast.sgt.model import SGT as SGT
 from fast.sgt.model import SGTClassifier as SGTClassifier

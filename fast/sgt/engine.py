@@ -17,7 +17,7 @@ import numpy as np
 import reference.sgt.losses as _losses
 from fast._ffi import check, ffi, lib, raise_status
 from fast._rows import INT_EXACT, ST_ENOMEM, c_row
-from fast.sgt.losses import BinaryCrossEntropy, SquaredError
+from fast.sgt.losses import BinaryCrossEntropy, PseudoHuber, SquaredError
 from reference.interrupt import Interruptible, pieces
 from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SOFTMAX, LOSS_SQUARED
 from reference.sgt.engine import Counter
@@ -46,6 +46,7 @@ class CSGTEngine:
     builtin_losses: ClassVar[dict[type, int]] = {
         _losses.SquaredError: LOSS_SQUARED, SquaredError: LOSS_SQUARED,
         _losses.BinaryCrossEntropy: LOSS_LOGISTIC, BinaryCrossEntropy: LOSS_LOGISTIC,
+        _losses.PseudoHuber: _losses.LOSS_PSEUDO_HUBER, PseudoHuber: _losses.LOSS_PSEUDO_HUBER,
     }
 
     def __init__(self, params: SGTParams, kinds: Sequence[int], loss_kind: int,
@@ -350,7 +351,8 @@ class CSGTEngine:
             raise fail("core state.params", str(exc)) from None
         if kinds != expected:
             raise fail("core state.kinds", f"the parameters give the feature kinds {expected}")
-        loss_kind = as_int(state["loss_kind"], "core state.loss_kind", LOSS_SQUARED, LOSS_CUSTOM)
+        loss_kind = as_int(state["loss_kind"], "core state.loss_kind", LOSS_SQUARED,
+                           _losses.LOSS_PSEUDO_HUBER)
         n_trees = as_int(state["n_trees"], "core state.n_trees", 1, 2**31 - 1)
         if (n_trees > 1) != (loss_kind == LOSS_SOFTMAX):
             raise fail("core state.n_trees", "only the softmax committee has several trees")

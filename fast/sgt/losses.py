@@ -9,7 +9,7 @@ from __future__ import annotations
 import reference.sgt.losses as _losses
 from fast._ffi import ffi, lib
 
-__all__ = ["SquaredError", "BinaryCrossEntropy", "CustomLoss"]
+__all__ = ["SquaredError", "BinaryCrossEntropy", "PseudoHuber", "CustomLoss"]
 
 
 class SquaredError(_losses.SquaredError):
@@ -38,6 +38,20 @@ class BinaryCrossEntropy(_losses.BinaryCrossEntropy):
     def transfer(self, raw: float) -> float:
         """σ(f), the probability of the positive class (``sgt_sigmoid``)."""
         return float(lib.sgt_sigmoid(raw))
+
+
+class PseudoHuber(_losses.PseudoHuber):
+    __doc__ = _losses.PseudoHuber.__doc__
+
+    def gradient_hessian(self, y: float, raw: float) -> tuple[float, float]:
+        """g = r / √(1 + r²), h = (1 + r²)^(-3/2), r = f - y (``sgt_pseudo_huber_gh``)."""
+        g, h = ffi.new("double *"), ffi.new("double *")
+        lib.sgt_pseudo_huber_gh(float(y), float(raw), g, h)
+        return float(g[0]), float(h[0])
+
+    def transfer(self, raw: float) -> float:
+        """Identity: the prediction is the raw score."""
+        return raw
 
 
 class CustomLoss(_losses.CustomLoss):

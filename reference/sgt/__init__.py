@@ -11,7 +11,7 @@ first call), ``facade`` (validation and state shared by the public classes), ``m
 (bags).
 """
 
-from reference.sgt.losses import BinaryCrossEntropy, CustomLoss, SquaredError
+from reference.sgt.losses import BinaryCrossEntropy, CustomLoss, PseudoHuber, SquaredError
 from reference.sgt.model import SGT, SGTClassifier, SGTMultiInstanceClassifier, SGTRegressor
 
 __all__ = [
@@ -21,5 +21,6 @@ __all__ = [
     "SGT",
     "SquaredError",
     "BinaryCrossEntropy",
+    "PseudoHuber",
     "CustomLoss",
 ]

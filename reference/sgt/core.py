@@ -28,9 +28,11 @@ from reference.sgt.losses import (
     LOSS_BAG,
     LOSS_CUSTOM,
     LOSS_LOGISTIC,
+    LOSS_PSEUDO_HUBER,
     LOSS_SOFTMAX,
     LOSS_SQUARED,
     BinaryCrossEntropy,
+    PseudoHuber,
     SquaredError,
     bag_gradients,
     softmax_gradients,
@@ -136,6 +138,9 @@ class SGTCore:
             grads, hess = [g], [h]
         elif self.loss_kind == LOSS_LOGISTIC:
             g, h = BinaryCrossEntropy().gradient_hessian(target, raws[0])
+            grads, hess = [g], [h]
+        elif self.loss_kind == LOSS_PSEUDO_HUBER:
+            g, h = PseudoHuber().gradient_hessian(target, raws[0])
             grads, hess = [g], [h]
         else:
             grads, hess = softmax_gradients(raws, int(target))

@@ -18,7 +18,14 @@ import numpy as np
 
 from reference.interrupt import Interruptible
 from reference.sgt.core import LOSS_LOGISTIC, LOSS_SQUARED, SGTCore
-from reference.sgt.losses import BinaryCrossEntropy, SquaredError, sigmoid, softmax
+from reference.sgt.losses import (
+    LOSS_PSEUDO_HUBER,
+    BinaryCrossEntropy,
+    PseudoHuber,
+    SquaredError,
+    sigmoid,
+    softmax,
+)
 from reference.sgt.params import SGTParams
 from reference.sgt.warmup import Item
 
@@ -125,7 +132,8 @@ class PythonSGTEngine(SGTCore):
 
     raw_rows: ClassVar[bool] = False
     builtin_losses: ClassVar[dict[type, int]] = {SquaredError: LOSS_SQUARED,
-                                                 BinaryCrossEntropy: LOSS_LOGISTIC}
+                                                 BinaryCrossEntropy: LOSS_LOGISTIC,
+                                                 PseudoHuber: LOSS_PSEUDO_HUBER}
 
     def __init__(self, params: SGTParams, kinds: Sequence[int], loss_kind: int,
                  n_trees: int) -> None:

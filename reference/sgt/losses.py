@@ -3,7 +3,8 @@
 A loss supplies ``gradient_hessian(y, raw) -> (g, h)``, the first and second
 derivatives of the loss with respect to the raw tree score f(x), and ``transfer(raw)``,
 the function σ turning a raw score into a prediction [GPF19, Eq. 1]. The two built-in
-losses (:class:`SquaredError`, :class:`BinaryCrossEntropy`) are computed in C by the
+losses (:class:`SquaredError`, :class:`BinaryCrossEntropy`, :class:`PseudoHuber`) are
+computed in C by the
 ``fast`` backend; any other object with these two methods (for example
 :class:`CustomLoss`) is called from Python by both backends. The committee and
 multi-instance gradients are the functions :func:`softmax_gradients` and
@@ -18,6 +19,7 @@ from collections.abc import Callable, Sequence
 __all__ = [
     "SquaredError",
     "BinaryCrossEntropy",
+    "PseudoHuber",
     "CustomLoss",
     "sigmoid",
     "softmax",
@@ -28,6 +30,7 @@ __all__ = [
     "LOSS_SOFTMAX",
     "LOSS_BAG",
     "LOSS_CUSTOM",
+    "LOSS_PSEUDO_HUBER",
 ]
 
 
@@ -42,6 +45,8 @@ LOSS_BAG = 3
 LOSS_CUSTOM = 4
 """A Python loss: gradients supplied by the caller
 (:meth:`reference.sgt.core.SGTCore.train_gh`)."""
+LOSS_PSEUDO_HUBER = 5
+"""Pseudo-Huber loss with δ = 1, target y: robust regression ([SGT-SPEC §3.5])."""
 
 
 def sigmoid(raw: float) -> float:
@@ -106,6 +111,49 @@ class BinaryCrossEntropy:
 
     def __repr__(self) -> str:
         return "BinaryCrossEntropy()"
+
+
+class PseudoHuber:
+    """Pseudo-Huber loss l = √(1 + (f - y)²) - 1, σ = identity ([SGT-SPEC §3.5]).
+
+    The smooth form of the Huber loss with δ = 1: quadratic, (f - y)²/2, near the target
+    and linear (the absolute residual minus 1) far from it, so a gross outlier in the
+    targets pulls a leaf value with a gradient of at most 1 instead of its whole residual.
+    The scale δ is fixed at 1: standardise the targets (or divide them by the residual
+    size at which robustness should begin) to choose it.
+
+    With r = f - y and q = 1 + r², the derivatives are g = r / √q and h = 1 / (q √q),
+    computed with the operations +, ×, ÷ and √ only, each correctly rounded, so the C
+    twin (``sgt_pseudo_huber_gh``) gives the same bits.
+
+    Examples
+    --------
+    >>> PseudoHuber().gradient_hessian(0.0, 0.0)
+    (0.0, 1.0)
+    >>> g, h = PseudoHuber().gradient_hessian(0.0, 10.0)
+    >>> round(g, 4), h < 1e-3
+    (0.995, True)
+    """
+
+    def gradient_hessian(self, y: float, raw: float) -> tuple[float, float]:
+        """g = r / √(1 + r²), h = (1 + r²)^(-3/2) with r = f - y ([SGT-SPEC §3.5])."""
+        r = raw - y
+        q = 1.0 + r * r
+        root = math.sqrt(q)
+        return r / root, 1.0 / (q * root)
+
+    def transfer(self, raw: float) -> float:
+        """Identity: the prediction is the raw score."""
+        return raw
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, PseudoHuber)
+
+    def __hash__(self) -> int:
+        return hash("PseudoHuber")
+
+    def __repr__(self) -> str:
+        return "PseudoHuber()"
 
 
 class CustomLoss:

@@ -162,8 +162,9 @@ class SGT(_SingleTarget):
     loss : object or None
         Has ``gradient_hessian(y, raw) -> (g, h)`` and ``transfer(raw)``;
         :class:`~reference.sgt.losses.SquaredError` if None. The built-in
-        ``SquaredError`` and ``BinaryCrossEntropy`` run in C in ``fast``; any other
-        loss (e.g. :class:`~reference.sgt.losses.CustomLoss`) is called from Python.
+        ``SquaredError``, ``BinaryCrossEntropy`` and ``PseudoHuber`` (robust
+        regression) run in C in ``fast``; any other loss (e.g.
+        :class:`~reference.sgt.losses.CustomLoss`) is called from Python.
 {common}
 
     Notes

@@ -14,8 +14,10 @@ from reference.sgt.grad_hess import EPSILON
 from reference.sgt.losses import (
     LOSS_BAG,
     LOSS_LOGISTIC,
+    LOSS_PSEUDO_HUBER,
     LOSS_SQUARED,
     BinaryCrossEntropy,
+    PseudoHuber,
     SquaredError,
     bag_gradients,
     softmax_gradients,
@@ -38,6 +40,9 @@ def gradients_at_zero(rows: list[list[float]], target: float, loss_kind: int,
         return [([g], [h])]
     if loss_kind == LOSS_LOGISTIC:
         g, h = BinaryCrossEntropy().gradient_hessian(target, 0.0)
+        return [([g], [h])]
+    if loss_kind == LOSS_PSEUDO_HUBER:
+        g, h = PseudoHuber().gradient_hessian(target, 0.0)
         return [([g], [h])]
     return [softmax_gradients([0.0] * n_trees, int(target))]
 

@@ -30,12 +30,15 @@ class Spec:
     kwargs: dict[str, Any] = field(default_factory=dict)
     dt: bool = False
     custom_loss: bool = False
+    loss: str | None = None  # a built-in loss class of the backend, e.g. "PseudoHuber"
 
     def make(self, pkg: ModuleType, **override: Any) -> Any:
         kw = dict(self.kwargs)
         kw.update(override)
         if self.custom_loss and "loss" not in kw:
             kw["loss"] = pkg.CustomLoss(_grad, _hess)
+        if self.loss is not None and "loss" not in kw:
+            kw["loss"] = getattr(pkg, self.loss)()
         return getattr(pkg, self.cls)(**kw)
 
     @property
@@ -65,6 +68,7 @@ SPECS: list[Spec] = [
     Spec("SGTMultiInstanceClassifier", "SGTMultiInstanceClassifier", "mil", dict(SGT_SMALL)),
     Spec("SGT", "SGT", "reg", dict(SGT_SMALL)),
     Spec("SGT-custom", "SGT", "reg", dict(SGT_SMALL), custom_loss=True),
+    Spec("SGT-pseudo-huber", "SGT", "reg", dict(SGT_SMALL), loss="PseudoHuber"),
     Spec("ABACOCClassifier", "ABACOCClassifier", "open", dict(variant="auto_adj", seed=5)),
     Spec("ABACOCClassifier-budget", "ABACOCClassifier", "open",
          dict(variant="auto", budget=4, seed=5)),

@@ -801,7 +801,8 @@ def _bad_constructors() -> list[BadConstructor]:
     rows += [BadConstructor("CustomLoss", {}, (ValueError,), (("callable",),), args=args)
              for args in ((1, 2), (None, lambda y, f: 1.0), (lambda y, f: y - f, "x"))]
     rows += [BadConstructor(cls, {}, (TypeError,), args=(arg,))
-             for cls, arg in (("SquaredError", 3), ("BinaryCrossEntropy", "x"))]
+             for cls, arg in (("SquaredError", 3), ("BinaryCrossEntropy", "x"),
+                              ("PseudoHuber", 2.0))]  # δ = 1 is fixed: no parameter
     merged: dict[str, BadConstructor] = {}
     for row in rows:
         merged[row.id] = merged[row.id].merged(row) if row.id in merged else row

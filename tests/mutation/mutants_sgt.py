@@ -48,6 +48,16 @@ SGT_MUTANTS: list[Mutant] = [
         ),
     ),
     Mutant(
+        "sgt-pseudo-huber-hessian",
+        "pseudo-Huber h = (1 + r²)^(-3/2) -> (1 + r²)^(-1) [SGT-SPEC §3.5]",
+        f"{LOSSES}::test_pseudo_huber_derivatives_are_those_of_the_pseudo_huber_loss",
+        (
+            ("reference/sgt/losses.py", "return r / root, 1.0 / (q * root)",
+             "return r / root, 1.0 / q", 1),
+            ("csrc/sgt/losses.c", "    *h = 1.0 / (q * root);\n", "    *h = 1.0 / q;\n", 1),
+        ),
+    ),
+    Mutant(
         "sgt-softmax-hessian",
         "softmax committee h_c = p(1 - p) -> p [GPF19, Eq. 22]",
         f"{LOSSES}::test_softmax_committee_derivatives_are_the_diagonal_of_the_cross_entropy",

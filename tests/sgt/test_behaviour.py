@@ -251,6 +251,29 @@ def test_custom_loss_equals_builtin(backend: ModuleType) -> None:
         assert custom.predict_one([0.9, 0.1]) == builtin.predict_one([0.9, 0.1])
 
 
+def test_pseudo_huber_resists_gross_outliers_in_the_targets(backend: ModuleType) -> None:
+    """What the loss is for ([SGT-SPEC §3.5]): with 10% of the targets off by 100 to 200,
+    squared error cannot even split (the outliers swamp the t-test) while pseudo-Huber
+    learns the clean curve; its median absolute error is a fraction of squared error's."""
+
+    def median_error(loss: Any) -> float:
+        rng = np.random.default_rng(3)
+        model = backend.SGT(loss, grace_period=50, warmup=100, bins=16)
+        for _ in range(3000):
+            x = [float(rng.uniform()), float(rng.uniform())]
+            y = 2.0 * math.sin(6.0 * x[0]) + 0.1 * float(rng.normal())
+            if rng.uniform() < 0.1:
+                y += float(rng.choice([-1.0, 1.0])) * 100.0 * (1.0 + float(rng.uniform()))
+            model.learn_one(x, y)
+        test = rng.uniform(size=(300, 2))
+        return float(np.median([abs(model.predict_one([float(a), float(b)])
+                                    - 2.0 * math.sin(6.0 * a)) for a, b in test]))
+
+    robust, squared = median_error(backend.PseudoHuber()), median_error(backend.SquaredError())
+    assert robust < 0.4
+    assert robust < squared / 3.0
+
+
 def test_params_clone_pickle_deepcopy_mapping(backend: ModuleType) -> None:
     model = backend.SGTRegressor(grace_period=11, bins=5, warmup=20, nominal={1: 3})
     assert model.get_params()["grace_period"] == 11

@@ -138,6 +138,9 @@ def test_t_test_losses_and_bins(lib: Any, seed: int) -> None:
         assert (g[0], h[0]) == losses.BinaryCrossEntropy().gradient_hessian(y, raw)
         lib.sgt_squared_error_gh(y, raw, g, h)
         assert (g[0], h[0]) == losses.SquaredError().gradient_hessian(y, raw)
+        for scale in (1e-4, 1.0, 1e3, 1e9):   # pseudo-Huber: quadratic to linear part
+            lib.sgt_pseudo_huber_gh(3.7 * y, raw * scale, g, h)
+            assert (g[0], h[0]) == losses.PseudoHuber().gradient_hessian(3.7 * y, raw * scale)
         lo = float(rng.normal())
         hi = lo + float(abs(rng.normal())) * float(rng.integers(0, 2))
         x = float(rng.normal() * 2)

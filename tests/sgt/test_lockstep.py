@@ -139,6 +139,40 @@ def test_generic_lockstep(both: tuple[ModuleType, ModuleType], seed: int, loss: 
     run_lockstep(make(ref), make(fast), stream, snapshot_every=25)
 
 
+def outlier_stream(seed: int, n: int) -> Iterator[tuple[list[float], float]]:
+    """The regression stream with 10% of its targets moved by ±(50 to 150), so that the
+    pseudo-Huber loss works in its linear part (g near ±1, h near 0) as well."""
+    rng = np.random.default_rng(1000 + seed)
+    for x, y in regression_stream(seed, n):
+        if rng.uniform() < 0.1:
+            y += float(rng.choice([-1.0, 1.0])) * (50.0 + 100.0 * float(rng.uniform()))
+        yield x, y
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_pseudo_huber_lockstep_with_outliers(both: tuple[ModuleType, ModuleType],
+                                             seed: int) -> None:
+    """The built-in pseudo-Huber loss ([SGT-SPEC §3.5]), one row at a time and through the
+    batch loops, on a stream with gross outliers; a pickle continues identically."""
+    ref, fast = both
+    kw = dict(OPTIONS[seed % len(OPTIONS)])
+    data = list(outlier_stream(seed, 700))
+    a, b = ref.SGT(ref.PseudoHuber(), **kw), fast.SGT(fast.PseudoHuber(), **kw)
+    run_lockstep(a, b, iter(data[:400]), snapshot_every=25)
+    b2 = pickle.loads(pickle.dumps(b))
+    run_lockstep(a, b2, iter(data[400:]), snapshot_every=50)
+    X = np.array([x for x, _ in data])
+    y = np.array([t for _, t in data])
+    c, d = ref.SGT(ref.PseudoHuber(), **kw), fast.SGT(fast.PseudoHuber(), **kw)
+    c.partial_fit(X[:300], y[:300])
+    d.partial_fit(X[:300], y[:300])
+    assert_snapshot_equal(c.snapshot(), d.snapshot())
+    assert c.progressive_predict(X[300:], y[300:]).tolist() == d.progressive_predict(
+        X[300:], y[300:]).tolist()
+    assert_snapshot_equal(c.snapshot(), d.snapshot())
+    assert c.predict(X[:50]).tolist() == d.predict(X[:50]).tolist()
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_partial_fit_and_progressive_loops(both: tuple[ModuleType, ModuleType], seed: int) -> None:
     """The C loops (partial_fit, progressive_predict) equal the reference loops."""

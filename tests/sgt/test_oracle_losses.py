@@ -2,7 +2,8 @@
 
 The losses are written here from their definitions [GPF19, §4]: squared error
 ``L = (f - y)^2 / 2``, binary cross-entropy ``L = -y log σ(f) - (1 - y) log(1 - σ(f))``
-and the softmax committee's cross-entropy ``L = -log softmax(f_0, ..., f_{k-2}, 0)[y]``.
+the softmax committee's cross-entropy ``L = -log softmax(f_0, ..., f_{k-2}, 0)[y]`` and the
+pseudo-Huber loss ``L = sqrt(1 + (f - y)^2) - 1``.
 Central differences of these losses (step 1e-4) must match the ``(g, h)`` the code
 computes, in both backends, so a wrong derivative fails here even if both backends were
 changed alike.
@@ -52,6 +53,18 @@ def test_cross_entropy_derivatives_are_those_of_the_log_loss(backend: ModuleType
     fd_g, fd_h = _fd(loss, raw)
     assert g == pytest.approx(fd_g, rel=1e-6, abs=1e-8)
     assert h == pytest.approx(fd_h, rel=1e-4, abs=1e-8)
+
+
+@pytest.mark.parametrize(("raw", "y"), POINTS + [(0.0, 0.0), (25.0, -4.0), (-7.5, 30.0)])
+def test_pseudo_huber_derivatives_are_those_of_the_pseudo_huber_loss(backend: ModuleType,
+                                                                     raw: float,
+                                                                     y: float) -> None:
+    """δ = 1: g = r / sqrt(1 + r²), h = (1 + r²)^(-3/2), r = f - y ([SGT-SPEC §3.5])."""
+    g, h = backend.PseudoHuber().gradient_hessian(y, raw)
+    fd_g, fd_h = _fd(lambda f: math.hypot(1.0, f - y) - 1.0, raw)
+    assert g == pytest.approx(fd_g, rel=1e-7, abs=1e-9)
+    assert h == pytest.approx(fd_h, rel=1e-4, abs=1e-6)
+    assert backend.PseudoHuber().transfer(raw) == raw
 
 
 def _softmax_loss(raws: list[float], label: int) -> float:
