@@ -234,6 +234,7 @@ void dt_merge_stats(double *st, const dt_leaf_config *c, const double *blocks,
 double dt_log_split_prob(int32_t depth, double alpha, double beta);
 double dt_log_leaf_prob(int32_t depth, double alpha, double beta);
 int32_t dt_find_leaf(const dt_particle *t, const double *x);
+void dt_find_leaves(const dt_model *m, const double *x, int32_t *out); /* C only: all N */
 double dt_prior_split(const dt_model *m, int32_t depth);
 double dt_prior_leaf(const dt_model *m, int32_t depth);
 int dt_particle_init(dt_particle *t, int32_t cap_nodes);

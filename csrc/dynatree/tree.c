@@ -61,6 +61,42 @@ int32_t dt_find_leaf(const dt_particle *t, const double *x)
     return k;
 }
 
+/* the leaf of x in every particle (out[i] = dt_find_leaf of particle i), descending
+ * DT_LANES trees at once: each tree is its own arena, so one descent is a chain of
+ * dependent cache misses; interleaving independent chains lets the misses overlap. The
+ * statistics blocks of the leaves found are prefetched for the caller. Same leaves, no
+ * arithmetic: results are unchanged. */
+enum { DT_LANES = 8 };
+
+void dt_find_leaves(const dt_model *m, const double *x, int32_t *out)
+{
+    int32_t n = m->par.n_particles, i, l, w, k[DT_LANES], live;
+    const dt_node *nd[DT_LANES], *q;
+    for (i = 0; i < n; i += DT_LANES) {
+        w = n - i < DT_LANES ? n - i : DT_LANES;
+        for (l = 0; l < w; l++) {
+            nd[l] = m->pf.parts[i + l].nodes;
+            k[l] = m->pf.parts[i + l].root;
+        }
+        do {
+            live = 0;
+            for (l = 0; l < w; l++) {
+                q = &nd[l][k[l]];
+                if (q->var >= 0) {
+                    k[l] = x[q->var] <= q->value ? q->left : q->right;
+                    live = 1;
+                }
+            }
+        } while (live);
+        for (l = 0; l < w; l++) {
+            out[i + l] = k[l];
+#if defined(__GNUC__)
+            __builtin_prefetch(m->pool.set_stats + (int64_t)nd[l][k[l]].set * m->cfg.sw);
+#endif
+        }
+    }
+}
+
 int dt_particle_init(dt_particle *t, int32_t cap_nodes)
 {
     t->nodes = alloc_malloc(sizeof(dt_node) * (size_t)cap_nodes);
