@@ -246,10 +246,12 @@ void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
     int32_t parent, top, j = 0, nl = 0, nr = 0, n_points = 0;
     const int32_t *pts = NULL;
     double *st, xi = 0.0, l_stay, l_grow, l_prune = -INFINITY;
-    int have_children = 0, have_merged = 0, move;
+    int have_children = 0, have_merged = 0, move, added;
 
     if (leaf < 0) leaf = dt_find_leaf(t, x);
-    dt_leaf_append(m, t, leaf, index); /* may copy a shared point set: stats pointer after */
+    /* may copy a shared point set, or share a copy made by a duplicate of this particle
+     * (added = 1: the statistics already hold the point); stats pointer after */
+    added = dt_leaf_append_shared(m, t, leaf, index);
     if (m->txn.broken) return;             /* allocation failure: the row is rolled back */
     st = dt_leaf_stats(m, t, leaf);
     /* the leaf's points are needed by the implicit linear leaf and by a grow candidate:
@@ -260,7 +262,8 @@ void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
         pts = m->pool.sets[t->nodes[leaf].set].pts;
         n_points = m->pool.sets[t->nodes[leaf].set].n;
     }
-    dt_add_point(st, c, pts, n_points, index, m->store.X, m->store.y, m->par.d, m->buf.work);
+    if (!added)
+        dt_add_point(st, c, pts, n_points, index, m->store.X, m->store.y, m->par.d, m->buf.work);
     parent = t->nodes[leaf].parent;
     top = parent >= 0 ? parent : leaf;
     l_stay = dt_subtree_log_score(m, t, top, -1, 0.0, 0.0);
