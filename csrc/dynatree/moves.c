@@ -106,34 +106,50 @@ static void split_points(dt_model *m, const int32_t *pts, int32_t n_points, int3
                          double xi, int fused, int32_t *n_left, int32_t *n_right)
 {
     const dt_leaf_config *c = &m->cfg;
-    int sw = c->sw;
-    int32_t a, nl = 0, nr = 0;
+    int sw = c->sw, k, side;
+    int32_t a, nl = 0, nr = 0, cnt[2][16];
+    /* n and the class counts start at 0.0 and gain 1.0 per point: every partial sum is an
+     * exact integer (below 2^53), so they are counted in integers and converted once,
+     * the same doubles as the += 1.0 of dt_stats_accumulate without its chain of
+     * dependent additions through memory */
+    int int_counts = c->kind == DT_CLASS && c->n_classes <= 16;
     if (fused) {
         dt_stats_clear(m->buf.sbuf, c);
         dt_stats_clear(m->buf.sbuf + sw, c);
     }
+    for (k = 0; k < 16; k++) cnt[0][k] = cnt[1][k] = 0;
     for (a = 0; a < n_points; a++) {
         int32_t pt = pts[a];
         double *ch = m->buf.sbuf;
+        side = 0;
         if (m->store.X[(int64_t)pt * m->par.d + j] <= xi) {
             m->buf.ibuf2[nl++] = pt;
         } else {
             m->buf.ibuf2[m->store.cap + nr++] = pt;
             ch = m->buf.sbuf + sw;
+            side = 1;
         }
-        if (c->kind == DT_CLASS) {
+        if (int_counts) {
+            cnt[side][(int)m->store.y[pt]]++;
+        } else if (c->kind == DT_CLASS) {
             /* inlined dt_stats_accumulate of the class leaf (same operations) */
-            ch[DT_OFF_N] += 1.0;
             ch[c->off_counts + (int)m->store.y[pt]] += 1.0;
         } else if (c->kind == DT_CONSTANT) {
             /* inlined dt_stats_accumulate of the constant leaf (same operations) */
             double yi = m->store.y[pt];
-            ch[DT_OFF_N] += 1.0;
             ch[DT_OFF_SY] = ch[DT_OFF_SY] + yi;
             ch[DT_OFF_SYY] = ch[DT_OFF_SYY] + yi * yi;
         } else if (fused) {
             dt_stats_accumulate(ch, c, pt, m->store.X, m->store.y, m->par.d, m->buf.work);
         }
+    }
+    if (c->kind == DT_CLASS || c->kind == DT_CONSTANT) {
+        m->buf.sbuf[DT_OFF_N] = (double)nl;
+        m->buf.sbuf[sw + DT_OFF_N] = (double)nr;
+    }
+    for (k = 0; int_counts && k < c->n_classes; k++) {
+        m->buf.sbuf[c->off_counts + k] = (double)cnt[0][k];
+        m->buf.sbuf[sw + c->off_counts + k] = (double)cnt[1][k];
     }
     *n_left = nl;
     *n_right = nr;
