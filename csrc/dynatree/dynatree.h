@@ -75,7 +75,8 @@ typedef struct {
     int32_t ent_ok;    /* 1 if ent holds the leaf entropy of the set's current stats */
     int32_t txn_st;    /* C-only undo log (dynatree/txn.c): n, mark and stats saved in txn txn_st */
     int32_t txn_pts;   /* C-only undo log: point list saved (or set created) in txn txn_pts */
-    int32_t pad;       /* unused */
+    int32_t memo_txn;  /* C-only: in transaction memo_txn (one learned row, one new point) */
+    int32_t memo_set;  /* a leaf appended that point to a copy of this set: the copy's id */
     double ent;        /* C-only entropy cache [AG13, §4.4]: dt_leaf_entropy of the set's
                         * stats, invalidated with alc_ok whenever the stats change */
     double *alc;       /* C-only ALC cache: leaf rectangle (lo[mc], hi[mc]), then one value
@@ -234,6 +235,7 @@ void dt_merge_stats(double *st, const dt_leaf_config *c, const double *blocks,
 double dt_log_split_prob(int32_t depth, double alpha, double beta);
 double dt_log_leaf_prob(int32_t depth, double alpha, double beta);
 int32_t dt_find_leaf(const dt_particle *t, const double *x);
+void dt_find_leaves(const dt_model *m, const double *x, int32_t *out); /* C only: all N */
 double dt_prior_split(const dt_model *m, int32_t depth);
 double dt_prior_leaf(const dt_model *m, int32_t depth);
 int dt_particle_init(dt_particle *t, int32_t cap_nodes);
@@ -246,6 +248,7 @@ void dt_copy_particle(dt_model *m, dt_particle *dst, const dt_particle *src);
 int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n);
 void dt_set_release(dt_model *m, int32_t id);
 void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point);
+int dt_leaf_append_shared(dt_model *m, dt_particle *t, int32_t leaf, int32_t point);
 void dt_particle_release_sets(dt_model *m, dt_particle *t);
 double dt_subtree_log_score(dt_model *m, const dt_particle *t, int32_t top, int32_t grown,
                             double ell_left, double ell_right);

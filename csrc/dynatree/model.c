@@ -265,7 +265,7 @@ static double learn_row(dt_model *m, const double *x, double yr)
             t = &m->pf.parts[i];
             if (!log_room_particle(m, t, 0)) return 0.0;
             leaf = t->root;
-            dt_leaf_append(m, t, leaf, index);
+            if (dt_leaf_append_shared(m, t, leaf, index)) continue; /* stats hold the point */
             if (m->txn.broken) return 0.0;
             n_points = 0;
             if (m->cfg.kind == DT_LINEAR && m->cfg.delta == 1)

@@ -99,58 +99,75 @@ static int32_t union_points(dt_model *m, const dt_particle *t, const int32_t *lv
 }
 
 /* the grow children of one split (column j at xi), built in one pass over the leaf's
- * points (m->buf.ibuf, arrival order): left points in ibuf2, right points in ibuf2 + cap, and,
+ * points (pts, arrival order): left points in ibuf2, right points in ibuf2 + cap, and,
  * except for the implicit linear leaf (fused = 0), the children's statistics accumulated
  * in sbuf[0] and sbuf[1] with the same operations, per child, as dt_stats_from_points */
-static void split_points(dt_model *m, int32_t n_points, int32_t j, double xi, int fused,
-                         int32_t *n_left, int32_t *n_right)
+static void split_points(dt_model *m, const int32_t *pts, int32_t n_points, int32_t j,
+                         double xi, int fused, int32_t *n_left, int32_t *n_right)
 {
     const dt_leaf_config *c = &m->cfg;
-    int sw = c->sw;
-    int32_t a, nl = 0, nr = 0;
+    int sw = c->sw, k, side;
+    int32_t a, nl = 0, nr = 0, cnt[2][16];
+    /* n and the class counts start at 0.0 and gain 1.0 per point: every partial sum is an
+     * exact integer (below 2^53), so they are counted in integers and converted once,
+     * the same doubles as the += 1.0 of dt_stats_accumulate without its chain of
+     * dependent additions through memory */
+    int int_counts = c->kind == DT_CLASS && c->n_classes <= 16;
     if (fused) {
         dt_stats_clear(m->buf.sbuf, c);
         dt_stats_clear(m->buf.sbuf + sw, c);
     }
+    for (k = 0; k < 16; k++) cnt[0][k] = cnt[1][k] = 0;
     for (a = 0; a < n_points; a++) {
-        int32_t pt = m->buf.ibuf[a];
+        int32_t pt = pts[a];
         double *ch = m->buf.sbuf;
+        side = 0;
         if (m->store.X[(int64_t)pt * m->par.d + j] <= xi) {
             m->buf.ibuf2[nl++] = pt;
         } else {
             m->buf.ibuf2[m->store.cap + nr++] = pt;
             ch = m->buf.sbuf + sw;
+            side = 1;
         }
-        if (c->kind == DT_CLASS) {
+        if (int_counts) {
+            cnt[side][(int)m->store.y[pt]]++;
+        } else if (c->kind == DT_CLASS) {
             /* inlined dt_stats_accumulate of the class leaf (same operations) */
-            ch[DT_OFF_N] += 1.0;
             ch[c->off_counts + (int)m->store.y[pt]] += 1.0;
         } else if (c->kind == DT_CONSTANT) {
             /* inlined dt_stats_accumulate of the constant leaf (same operations) */
             double yi = m->store.y[pt];
-            ch[DT_OFF_N] += 1.0;
             ch[DT_OFF_SY] = ch[DT_OFF_SY] + yi;
             ch[DT_OFF_SYY] = ch[DT_OFF_SYY] + yi * yi;
         } else if (fused) {
             dt_stats_accumulate(ch, c, pt, m->store.X, m->store.y, m->par.d, m->buf.work);
         }
     }
+    if (c->kind == DT_CLASS || c->kind == DT_CONSTANT) {
+        m->buf.sbuf[DT_OFF_N] = (double)nl;
+        m->buf.sbuf[sw + DT_OFF_N] = (double)nr;
+    }
+    for (k = 0; int_counts && k < c->n_classes; k++) {
+        m->buf.sbuf[c->off_counts + k] = (double)cnt[0][k];
+        m->buf.sbuf[sw + c->off_counts + k] = (double)cnt[1][k];
+    }
     *n_left = nl;
     *n_right = nr;
 }
 
-/* the grow step of propagate: draw a candidate split of the leaf (points in ibuf) and, if
- * both children keep minp points, fill sbuf[0], sbuf[1] and return the subtree score with
- * the leaf grown (else -inf); *grown says whether the children are ready */
+/* the grow step of propagate: draw a candidate split of the leaf (points pts, read in
+ * place in the leaf's own point set) and, if both children keep minp points, fill sbuf[0],
+ * sbuf[1] and return the subtree score with the leaf grown (else -inf); *grown says
+ * whether the children are ready */
 static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_t top,
-                         const double *st, int32_t n_points, int32_t *j, double *xi,
-                         int32_t *nl, int32_t *nr, int *grown)
+                         const double *st, const int32_t *pts, int32_t n_points, int32_t *j,
+                         double *xi, int32_t *nl, int32_t *nr, int *grown)
 {
     const dt_leaf_config *c = &m->cfg;
     int sw = c->sw, fused = !(c->kind == DT_LINEAR && c->delta == 1);
     *grown = 0;
-    if (!dt_grow_candidate(m, m->buf.ibuf, n_points, j, xi)) return -INFINITY;
-    split_points(m, n_points, *j, *xi, fused, nl, nr);
+    if (!dt_grow_candidate(m, pts, n_points, j, xi)) return -INFINITY;
+    split_points(m, pts, n_points, *j, *xi, fused, nl, nr);
     if (*nl < m->par.minp || *nr < m->par.minp) return -INFINITY;
     if (fused) {
         dt_stats_finish(m->buf.sbuf, c, st, m->buf.work);
@@ -243,22 +260,30 @@ void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
     const dt_leaf_config *c = &m->cfg;
     const double *x = m->store.X + (int64_t)index * m->par.d;
     int32_t parent, top, j = 0, nl = 0, nr = 0, n_points = 0;
+    const int32_t *pts = NULL;
     double *st, xi = 0.0, l_stay, l_grow, l_prune = -INFINITY;
-    int have_children = 0, have_merged = 0, move;
+    int have_children = 0, have_merged = 0, move, added;
 
     if (leaf < 0) leaf = dt_find_leaf(t, x);
-    dt_leaf_append(m, t, leaf, index); /* may copy a shared point set: stats pointer after */
+    /* may copy a shared point set, or share a copy made by a duplicate of this particle
+     * (added = 1: the statistics already hold the point); stats pointer after */
+    added = dt_leaf_append_shared(m, t, leaf, index);
     if (m->txn.broken) return;             /* allocation failure: the row is rolled back */
     st = dt_leaf_stats(m, t, leaf);
-    /* the leaf's points are needed by the implicit linear leaf and by a grow candidate */
+    /* the leaf's points are needed by the implicit linear leaf and by a grow candidate:
+     * read in place (after the append the set is this leaf's own, and nothing below
+     * changes it before apply_grow / apply_prune, which no longer read it) */
     if ((c->kind == DT_LINEAR && c->delta == 1) ||
-        (m->par.alpha > 0.0 && st[DT_OFF_N] + 1.0 >= 2.0 * (double)m->par.minp))
-        n_points = dt_gather_points(m, t, leaf, m->buf.ibuf);
-    dt_add_point(st, c, m->buf.ibuf, n_points, index, m->store.X, m->store.y, m->par.d, m->buf.work);
+        (m->par.alpha > 0.0 && st[DT_OFF_N] + 1.0 >= 2.0 * (double)m->par.minp)) {
+        pts = m->pool.sets[t->nodes[leaf].set].pts;
+        n_points = m->pool.sets[t->nodes[leaf].set].n;
+    }
+    if (!added)
+        dt_add_point(st, c, pts, n_points, index, m->store.X, m->store.y, m->par.d, m->buf.work);
     parent = t->nodes[leaf].parent;
     top = parent >= 0 ? parent : leaf;
     l_stay = dt_subtree_log_score(m, t, top, -1, 0.0, 0.0);
-    l_grow = grow_score(m, t, leaf, top, st, n_points, &j, &xi, &nl, &nr, &have_children);
+    l_grow = grow_score(m, t, leaf, top, st, pts, n_points, &j, &xi, &nl, &nr, &have_children);
     if (parent >= 0) l_prune = prune_score(m, t, parent, &have_merged);
 
     move = dt_choose_move(l_stay, l_prune, l_grow, &m->rng);

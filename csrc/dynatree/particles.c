@@ -15,13 +15,11 @@
 #include <string.h>
 #include "dynatree/dynatree.h"
 
-/* mirrors particle_weight; returns 1 if the leaf predictive is proper */
-int dt_particle_weight(dt_model *m, const dt_particle *t, const double *x, double y,
-                       double *w, int32_t *leaf)
+/* the weight of particle t whose leaf of x is `leaf` (the body of particle_weight) */
+static int leaf_weight(dt_model *m, const dt_particle *t, int32_t leaf, const double *x,
+                       double y, double *w)
 {
-    const double *st;
-    *leaf = dt_find_leaf(t, x);
-    st = dt_leaf_stats(m, t, *leaf);
+    const double *st = dt_leaf_stats(m, t, leaf);
     double loc, scale, df;
     if (m->cfg.kind == DT_CLASS) {
         *w = dt_class_probability(st, &m->cfg, (int)y);
@@ -33,6 +31,14 @@ int dt_particle_weight(dt_model *m, const dt_particle *t, const double *x, doubl
     }
     *w = exp(special_student_t_logpdf((y - loc) / scale, df)) / scale;
     return 1;
+}
+
+/* mirrors particle_weight; returns 1 if the leaf predictive is proper */
+int dt_particle_weight(dt_model *m, const dt_particle *t, const double *x, double y,
+                       double *w, int32_t *leaf)
+{
+    *leaf = dt_find_leaf(t, x);
+    return leaf_weight(m, t, *leaf, x, y, w);
 }
 
 /* [DT-SPEC §5.2] item 4 mirrors residual_resample; returns the number of indices (n) */
@@ -80,8 +86,9 @@ double dt_resample(dt_model *m, const double *x, double y)
     int32_t *counts = m->pf.flags, *dead = m->pf.flags + n;
     m->pf.leafc_ok = 0;
     if (n == 1) return 0.0;
+    dt_find_leaves(m, x, m->pf.leafc); /* the leaves of dt_particle_weight, all at once */
     for (i = 0; i < n; i++)
-        any_proper |= dt_particle_weight(m, &m->pf.parts[i], x, y, &w[i], &m->pf.leafc[i]);
+        any_proper |= leaf_weight(m, &m->pf.parts[i], m->pf.leafc[i], x, y, &w[i]);
     m->pf.leafc_ok = 1;
     if (!any_proper) return 0.0;
     for (i = 0; i < n; i++) total = total + w[i];

@@ -105,6 +105,7 @@ void dt_txn_begin(dt_model *m)
         for (s = 0; s < m->pool.cap_sets; s++) {
             m->pool.sets[s].txn_st = 0;
             m->pool.sets[s].txn_pts = 0;
+            m->pool.sets[s].memo_txn = 0;
         }
         m->txn.txn_id = 0;
     }

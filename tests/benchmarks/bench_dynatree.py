@@ -3,11 +3,15 @@
 1. fast vs reference on the same stream (Friedman-1, 5 inputs), for each leaf model;
    both runs must end in the same state (checked), the ratio is CPU time (this thread)
    reference / fast (fast: best of 5 runs).
-2. Per particle-step time of ``fast`` on Friedman-1 (5 inputs), n = 1000, N = 1000, for
-   each leaf model: CPU time of ``partial_fit`` / (n * N). dynaTree 1.2-17 on this machine
-   type: constant 7.5 us, linear 10.7 us, class 4.6 us. Best of 3 runs. The linear leaf
-   uses the augmented intercept (as demo/online.R), the classifier the Friedman-1 response
-   thresholded at its median (2 classes).
+2. Per particle-step time of ``fast`` and of R's dynaTree on Friedman-1 (5 inputs),
+   n = 1000, N = 1000, for each leaf model: CPU time of ``partial_fit`` (ours) and of
+   ``dynaTree(X, y, N = 1000, ...)`` (theirs, timed inside R), divided by n * N; the runs
+   alternate (ours, theirs, ours, ...) so that both see the same machine load, and each
+   side reports its best of ``--repeats`` runs. The linear leaf uses the augmented
+   intercept (as demo/online.R), the classifier the Friedman-1 response thresholded at its
+   median (2 classes). Without R and dynaTree installed the script prints how to install
+   them and compares with stored figures of dynaTree 1.2-17 (constant 7.5 us, linear
+   10.7 us, class 4.6 us), labelled as stored.
 3. Accuracy (``--accuracy``): Friedman-1, n = 2000, N = 1000, RMSE of the predictive mean
    against the noiseless truth at 1000 test points, 3 seeds (dynaTree: constant 2.40 +- 0.05,
    linear 0.80 +- 0.10).
@@ -16,22 +20,47 @@ Usage::
 
     python tests/benchmarks/bench_dynatree.py            # 1 and 2
     python tests/benchmarks/bench_dynatree.py --accuracy # also 3 (a few minutes)
+    python tests/benchmarks/bench_dynatree.py --skip-ratio --repeats 2   # 2 only
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-import fast
-import reference
-from reference.evaluation.datasets import friedman1
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import _rdynatree  # noqa: E402
+
+import fast  # noqa: E402
+import reference  # noqa: E402
+from reference.evaluation.datasets import friedman1  # noqa: E402
+
+# stored fallback (dynaTree 1.2-17, an earlier machine), used only without R
 DYNATREE_US = {"constant": 7.5, "linear": 10.7, "class": 4.6}
+R_SCRIPT = r"""
+suppressMessages(library(dynaTree))
+a <- commandArgs(TRUE)
+d <- as.matrix(read.csv(a[1], header = FALSE))
+X <- d[, -ncol(d), drop = FALSE]; y <- d[, ncol(d)]
+model <- a[2]; N <- as.integer(a[3]); set.seed(as.integer(a[4]))
+t0 <- proc.time()
+if (model == "linear") {
+  obj <- dynaTree(X, y, N = N, model = "linear", icept = "augmented", verb = 0)
+} else if (model == "class") {
+  obj <- dynaTree(X, y + 1, N = N, model = "class", verb = 0)
+} else {
+  obj <- dynaTree(X, y, N = N, model = "constant", verb = 0)
+}
+t <- proc.time() - t0
+cat("cpu", t[["user.self"]] + t[["sys.self"]], "\n")
+"""
 MODELS: dict[str, dict[str, Any]] = {
     "constant": {"leaf": "constant"},
     "linear": {"leaf": "linear", "intercept": "augmented"},
@@ -72,16 +101,27 @@ def speed_ratio(name: str, n: int, n_particles: int) -> tuple[float, float, floa
     return times[0], times[1], times[0] / times[1]
 
 
-def particle_step(name: str, n: int, n_particles: int, repeats: int = 3) -> float:
-    """Best of ``repeats`` runs (the machine is shared: the minimum is the least noisy)."""
+def particle_step(name: str, n: int, n_particles: int, repeats: int = 3,
+                  with_r: bool = False) -> tuple[float, float]:
+    """Microseconds per particle-step of ``fast`` and (``with_r``) of dynaTree, else nan.
+
+    Best of ``repeats`` runs each, alternating ours and theirs (the machine is shared:
+    the minimum is the least noisy).
+    """
     X, y = friedman1(n, seed=2)
-    best = math.inf
-    for _ in range(repeats):
+    yy = targets(name, y)
+    best, best_r = math.inf, math.inf
+    for rep in range(repeats):
         m = make(fast, name, n_particles, 3)
         t0 = time.thread_time()
-        m.partial_fit(X, targets(name, y))
+        m.partial_fit(X, yy)
         best = min(best, time.thread_time() - t0)
-    return best / (n * n_particles) * 1e6
+        if with_r:
+            sec = _rdynatree.cpu_seconds(R_SCRIPT, np.column_stack([X, yy]), name,
+                                         str(n_particles), str(rep + 1))
+            best_r = min(best_r, sec)
+    scale = 1e6 / (n * n_particles)
+    return best * scale, (best_r * scale if with_r else math.nan)
 
 
 def accuracy(name: str, seeds: int = 3) -> list[float]:
@@ -102,17 +142,30 @@ def main() -> None:
     parser.add_argument("--accuracy", action="store_true")
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--particles", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3, help="runs per side in 2 (best)")
+    parser.add_argument("--skip-ratio", action="store_true", help="skip section 1")
+    parser.add_argument("--models", default=",".join(MODELS), help="comma-separated")
     args = parser.parse_args()
-    print("1. fast vs reference, Friedman-1 (5 inputs), same stream, same final state")
-    for name in MODELS:
-        ref_t, fast_t, ratio = speed_ratio(name, 300, 100)
-        print(f"   {name:8s} n=300 N=100: reference {ref_t:7.2f} s  fast {fast_t:7.4f} s"
-              f"  ratio {ratio:7.0f}x")
-    print(f"2. fast per particle-step, Friedman-1 (5 inputs), n={args.n}, N={args.particles}")
-    for name in MODELS:
-        us = particle_step(name, args.n, args.particles)
-        print(f"   {name:8s} {us:6.3f} us   (dynaTree {DYNATREE_US[name]} us: "
-              f"{DYNATREE_US[name] / us:5.1f}x faster)")
+    names = [s for s in args.models.split(",") if s]
+    if not args.skip_ratio:
+        print("1. fast vs reference, Friedman-1 (5 inputs), same stream, same final state")
+        for name in names:
+            ref_t, fast_t, ratio = speed_ratio(name, 300, 100)
+            print(f"   {name:8s} n=300 N=100: reference {ref_t:7.2f} s  fast {fast_t:7.4f} s"
+                  f"  ratio {ratio:7.0f}x")
+    with_r = _rdynatree.available()
+    print(f"2. per particle-step CPU time, Friedman-1 (5 inputs), n={args.n}, "
+          f"N={args.particles}, best of {args.repeats}")
+    if not with_r:
+        print(_rdynatree.INSTALL)
+    for name in names:
+        us, us_r = particle_step(name, args.n, args.particles, args.repeats, with_r)
+        if with_r:
+            print(f"   {name:8s} fast {us:6.3f} us   dynaTree {us_r:6.3f} us (measured now)"
+                  f"   ratio {us_r / us:5.1f}x")
+        else:
+            print(f"   {name:8s} fast {us:6.3f} us   dynaTree {DYNATREE_US[name]} us (stored)"
+                  f"   ratio {DYNATREE_US[name] / us:5.1f}x")
     if args.accuracy:
         print("3. RMSE vs noiseless truth, Friedman-1 n=2000, N=1000, 1000 test points")
         for name in ("constant", "linear"):
