@@ -24,6 +24,7 @@ import re
 from pathlib import Path
 
 import pytest
+from _graphs import find_cycle
 
 ROOT = Path(__file__).resolve().parents[2]
 CSRC = ROOT / "csrc"
@@ -105,33 +106,6 @@ def _matching_brace(text: str, start: int) -> int:
             if depth == 0:
                 return k
     raise ValueError("unbalanced braces")
-
-
-def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One cycle of the directed graph as a list of nodes (first = last), or None."""
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
-        stack.append(node)
-        for nxt in sorted(graph.get(node, ())):
-            if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
-            if nxt not in state:
-                found = visit(nxt)
-                if found:
-                    return found
-        stack.pop()
-        state[node] = 2
-        return None
-
-    for node in sorted(graph):
-        if node not in state:
-            found = visit(node)
-            if found:
-                return found
-    return None
 
 
 def call_graph(sources: dict[str, str]) -> dict[str, set[str]]:
