@@ -188,30 +188,37 @@ static int64_t add_gradients_at_zero(sgt_model *m, int32_t n_rows, double target
 }
 
 /* One Newton step of every tree's root from raw score 0 over the buffered items
- * (SGTCore.warmup_raws): Δ_c = -ḡ_c / (h̄_c + λ + ε), 0 while the buffer is empty. */
+ * (SGTCore.warmup_raws): Δ_c = -ḡ_c / (h̄_c + λ + ε), 0 while the buffer is empty.
+ * The sums Σg, Σh run over the buffer in order; they are kept between calls and only the
+ * items buffered since the last call are added (the reference sums the whole buffer each
+ * time: the same additions in the same order, so the same bits, in O(1) per prediction
+ * instead of O(buffer)). sgt_model_clear_buffer resets them. */
 static int warmup_raws(sgt_model *m, double *out)
 {
     sgt_scratch *s = &m->s;
-    int64_t item, count = 0, longest = 1;
+    int64_t item, longest = 1;
     int32_t c;
     double n;
-    for (item = 0; item < m->warm.buf_items; item++)
+    for (item = s->warm_items; item < m->warm.buf_items; item++)
         if (m->warm.buf_len[item] > longest)
             longest = m->warm.buf_len[item];
     if (scratch_rows(s, longest) != ST_OK)   /* a restored buffer may hold longer bags */
         return ST_ENOMEM;
+    if (s->warm_items == 0)
+        for (c = 0; c < m->n_trees; c++) {
+            s->warm_g[c] = 0.0;
+            s->warm_h[c] = 0.0;
+        }
+    for (item = s->warm_items; item < m->warm.buf_items; item++)
+        s->warm_count += add_gradients_at_zero(m, m->warm.buf_len[item],
+                                               m->warm.buf_target[item]);
+    s->warm_items = m->warm.buf_items;
     for (c = 0; c < m->n_trees; c++) {
-        s->warm_g[c] = 0.0;
-        s->warm_h[c] = 0.0;
-    }
-    for (item = 0; item < m->warm.buf_items; item++)
-        count += add_gradients_at_zero(m, m->warm.buf_len[item], m->warm.buf_target[item]);
-    for (c = 0; c < m->n_trees; c++) {
-        if (count == 0) {
+        if (s->warm_count == 0) {
             out[c] = 0.0;
             continue;
         }
-        n = (double)count;
+        n = (double)s->warm_count;
         /* [GPF19, Eq. 13] Δ = -ḡ / (h̄ + λ), per instance, from raw score 0 */
         out[c] = -(s->warm_g[c] / n) / (s->warm_h[c] / n + m->p.lam + DBL_MIN);
     }
@@ -340,6 +347,8 @@ void sgt_model_clear_buffer(sgt_model *m)
 {
     m->warm.buf_rows = 0;
     m->warm.buf_items = 0;
+    m->s.warm_items = 0;    /* the running warm-up sums start again */
+    m->s.warm_count = 0;
 }
 
 /* every tree learns at the row whose bins/categories are already in m->s.codes */

@@ -102,8 +102,13 @@ typedef struct {
     double *hess;         /* per tree (or per bag row) hessians */
     double *probs;        /* k class probabilities */
     double *zeros;        /* raw scores 0, per tree or bag row (warm-up step) */
-    double *warm_g;       /* per tree Σg of the warm-up step */
-    double *warm_h;       /* per tree Σh of the warm-up step */
+    double *warm_g;       /* per tree Σg of the warm-up step, over buffered items
+                           * [0, warm_items) (a running sum: each prediction adds only the
+                           * items buffered since the last, in buffer order, so the sums are
+                           * the same floating-point operations as summing the buffer anew) */
+    double *warm_h;       /* per tree Σh, likewise */
+    int64_t warm_items;   /* buffered items already in warm_g/warm_h */
+    int64_t warm_count;   /* rows counted in warm_g/warm_h */
     int64_t row_cap;      /* capacity of raws/grads/hess/zeros */
 } sgt_scratch;
 
