@@ -15,13 +15,17 @@ import os
 from pathlib import Path
 
 from cffi import FFI
+from setuptools import Extension
 
 ROOT = Path(__file__).resolve().parent.parent
 CSRC = ROOT / "csrc"
 HEADERS = [CSRC / "common" / "common.h", CSRC / "dynatree" / "dynatree.h",
            CSRC / "sgt" / "sgt.h", CSRC / "abacoc" / "abacoc.h"]
 """The public headers in dependency order (each family header includes only common.h)."""
-SOURCES = sorted(CSRC.rglob("*.c"))
+ROWS_SOURCE = CSRC / "common" / "rows.c"
+"""The one C file that uses the Python C API: built as its own extension module,
+``fast._rows_ext`` (:func:`rows_extension`), not into ``fast._lib``."""
+SOURCES = sorted(p for p in CSRC.rglob("*.c") if p != ROWS_SOURCE)
 """Every C source of the library, all folders."""
 CFLAGS = ["-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Wextra"]
 EXTRA_FLAGS = os.environ.get("DRIFTWOOD_EXTRA_CFLAGS", "").split()
@@ -48,6 +52,26 @@ ffibuilder.set_source(
     py_limited_api=False,
 )
 
+
+
+def rows_extension() -> Extension:
+    """The row packer ``fast._rows_ext`` (``csrc/common/rows.c``), same flags as the
+    library; ``setup.py`` lists it next to the cffi module."""
+    return Extension("fast._rows_ext", sources=[str(ROWS_SOURCE.relative_to(ROOT))],
+                     extra_compile_args=CFLAGS + EXTRA_FLAGS, extra_link_args=EXTRA_FLAGS)
+
+
+def build_rows_in_place() -> None:
+    """Build ``fast._rows_ext`` next to its sources (what ``pip install -e .`` does)."""
+    from setuptools import Distribution
+
+    command = Distribution({"ext_modules": [rows_extension()]}).get_command_obj("build_ext")
+    command.inplace = True
+    command.ensure_finalized()
+    command.run()
+
+
 if __name__ == "__main__":  # python fast/_ffibuild.py: build in place for development
     os.chdir(ROOT)
     ffibuilder.compile(tmpdir=str(ROOT), verbose=True)
+    build_rows_in_place()

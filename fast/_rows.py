@@ -4,35 +4,51 @@
 users and by anyone serving predictions, so their cost is mostly the facade's. Every
 ``fast`` model therefore first tries a lean path:
 
-1. :func:`c_row` recognises, without building anything per value, the rows that need no
-   conversion: a list or tuple of Python floats (and ints of magnitude at most 2**53), a
-   1-D float64 numpy array, or a dict whose keys are exactly the model's feature names in
-   the same order. It returns something cffi passes to a ``const double *`` parameter (the
-   list or tuple itself, the array's values, the dict's values), or None.
-2. One C call (``*_row`` in ``csrc/``) checks the width and the values (finite; nominal
+1. Its engine holds a :func:`plain_row` buffer of the model's width. Its ``pack(x, keys)``
+   (``csrc/common/rows.c``, the one C file written against the Python C API, built as
+   ``fast._rows_ext``) copies ``x`` into the buffer and returns True for the rows that
+   need no conversion: a list or tuple of Python floats (and ints of magnitude at most
+   2**53) of the model's width, a 1-D float64 numpy array of that width, or a dict whose
+   keys are exactly the model's feature names in the same order. These are the rows
+   :func:`reference.rows.plain_floats` recognises, with the same values. No Python code
+   runs and nothing is allocated per call.
+2. One C call (``*_row`` in ``csrc/``) on the buffer checks the values (finite; nominal
    codes for SGT) and does the work, returning a status code.
 3. ``ST_OK``: done. ``ST_ENOMEM``: ``MemoryError``, the model unchanged (the C calls
-   secure memory before any state changes). Anything else, and every input
-   :func:`c_row` does not recognise, takes the general path of the facade, which
-   validates the input as the reference does and raises the same exception with the same
-   message.
+   secure memory before any state changes). Anything else, and every input ``pack``
+   refuses, takes the general path of the facade, which validates the input as the
+   reference does and raises the same exception with the same message.
 
 So the lean path only ever handles inputs the general path accepts, with the same values,
 and results stay bit-identical to the reference. The methods hold the model's lock
-themselves (:func:`locks_itself`), as the general path does.
+themselves (:func:`locks_itself`), as the general path does, and the buffer is only
+used under that lock.
+
+Why a few lines of Python C API next to cffi: packing a row in Python cost a loop over
+its values (to refuse bools, strings and other types the general path treats
+differently) and then cffi's generic conversion of a list into a ``double[]`` (about
+20 ns per value); the two were most of a one-row call. ``pack`` does both in one pass.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 import numpy as np
 
-from fast._ffi import lib
+from fast._ffi import ffi, lib
 from reference.estimator import locks_itself
 
-__all__ = ["ST_ENOMEM", "c_row", "locks_itself"]
+try:
+    from fast._rows_ext import RowBuffer
+except ImportError as exc:  # pragma: no cover - exercised only without a build
+    raise ImportError(
+        f"the C extension fast._rows_ext could not be loaded ({exc}); build it with "
+        "'pip install -e .' (or 'python fast/_ffibuild.py' in a checkout)"
+    ) from exc
+
+__all__ = ["INT_EXACT", "ST_ENOMEM", "Pack", "plain_row", "locks_itself"]
 
 INT_EXACT = 2**53
 """Largest integer magnitude that converts to float64 without rounding."""
@@ -40,46 +56,28 @@ INT_EXACT = 2**53
 ST_ENOMEM: int = lib.ST_ENOMEM
 """The C status of a failed allocation (the one failure the lean path raises itself)."""
 
-_FLOAT64 = np.dtype(np.float64)
+Pack = Callable[[Any, Sequence[Any] | None], bool]
+"""``pack(x, keys) -> bool``: copy a plain row into the buffer (see the module doc)."""
 
-_Method = TypeVar("_Method", bound=Callable[..., Any])
 
-
-def c_row(x: Any, keys: Sequence[Any] | None) -> list[Any] | tuple[Any, ...] | None:
-    """``x`` ready for a C ``const double *`` argument, or None for the general path.
+def plain_row(width: int) -> tuple[Pack, Any]:
+    """A row buffer of ``width`` doubles for the lean one-row calls.
 
     Parameters
     ----------
-    x : object
-        The row given to a one-row call.
-    keys : tuple or list or None
-        The model's feature names (the first dict row's keys), None if it learned from
-        sequences.
+    width : int
+        The model's number of features.
 
     Returns
     -------
-    list or tuple or None
-        The row's values, exact as float64, in feature order; None if ``x`` is anything
-        else (the general path then converts it or raises). The width is not checked
-        here: the C call checks it.
+    pack : callable
+        ``pack(x, keys)`` copies a plain row ``x`` into the buffer and returns True, or
+        returns False (buffer contents unspecified) for any other input; ``keys`` are the
+        model's feature names (the first dict row's keys) or None.
+    ptr : cdata ``double *``
+        The buffer, for the C library's ``*_row`` calls. It stays valid as long as
+        ``pack`` (a bound method of the buffer's owner) is alive.
     """
-    row: list[Any] | tuple[Any, ...]
-    kind = type(x)
-    if kind is list or kind is tuple:
-        row = x
-    elif kind is np.ndarray:
-        if x.ndim != 1 or x.dtype != _FLOAT64:
-            return None
-        values: list[Any] = x.tolist()
-        return values
-    elif kind is dict:
-        if keys is None or (tuple(x) if type(keys) is tuple else list(x)) != keys:
-            return None
-        row = tuple(x.values())
-    else:
-        return None
-    for v in row:
-        if type(v) is not float and (type(v) is not int or not -INT_EXACT <= v <= INT_EXACT):
-            return None
-    return row
+    buffer = RowBuffer(width, np.ndarray)
+    return buffer.pack, ffi.cast("double *", buffer.address)
 

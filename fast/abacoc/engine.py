@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from fast._ffi import check, ffi, lib, raise_status
-from fast._rows import ST_ENOMEM, c_row
+from fast._rows import ST_ENOMEM, plain_row
 from fast.rng import Rng
 from reference.abacoc.engine import Prequential
 from reference.abacoc.params import ABACOCParams
@@ -80,9 +80,11 @@ class CABACOCEngine:
 
     def set_dim(self, n_features: int) -> None:
         check(lib.ab_model_set_dim(self._h, n_features), "ab_model_set_dim")
+        self._bind_lean_calls(n_features)
 
     def rollback(self, n_features: int, n_classes: int) -> None:
         check(lib.ab_model_rollback(self._h, n_features, n_classes), "ab_model_rollback")
+        self._bind_lean_calls(n_features)
 
     def _sync_classes(self, n_classes: int) -> None:
         while self._h.n_classes < n_classes:
@@ -213,40 +215,63 @@ class CABACOCEngine:
         return [int(k) for k in out]
 
     # -- the one-row hooks (fast._rows) --------------------------------------------------
+    # Closures over the C handle and a row buffer of the model's width, made by
+    # _bind_lean_calls once the width is known: no attribute lookup per call. Until then
+    # they refuse every row (the facade only calls them once n_features_in_ is set).
     def learn_one_raw(self, x: Any, keys: Any, k: int, n_classes: int) -> bool:
-        """One C call for a plain row (``ab_model_learn_row``) once the classes are in C."""
-        h = self._h
-        if h.n_classes != n_classes:
-            return False
-        row = c_row(x, keys)
-        if row is None:
-            return False
-        rc = lib.ab_model_learn_row(h, row, len(row), k)
-        if rc == ST_ENOMEM:
-            raise_status(rc, "ab_model_partial_fit")
-        return not rc
+        """One C call for a plain row (``ab_model_learn_row``) once the classes are in C;
+        False: the general path."""
+        return False
 
     def predict_one_raw(self, x: Any, keys: Any) -> int | None:
         """Class index (-1: abstain) of a plain row (``ab_model_predict_row``), or None."""
-        row = c_row(x, keys)
-        kbuf = self._kbuf
-        if row is None or lib.ab_model_predict_row(self._h, row, len(row), kbuf):
-            return None
-        k: int = kbuf[0]
-        return k
+        return None
 
     def proba_one_raw(self, x: Any, keys: Any, n_classes: int) -> list[float] | None:
         """Class frequencies of a plain row (``ab_model_proba_row``), or None."""
-        n = self._h.n_classes
-        if not 0 < n == n_classes:
-            return None
-        row = c_row(x, keys)
-        out = self._pbuf
-        if len(out) < n:
-            out = self._pbuf = ffi.new("double[]", 2 * n)
-        if row is None or lib.ab_model_proba_row(self._h, row, len(row), out):
-            return None
-        return ffi.unpack(out, n)  # type: ignore[no-any-return]
+        return None
+
+    def _bind_lean_calls(self, width: int) -> None:
+        for name in ("learn_one_raw", "predict_one_raw", "proba_one_raw"):
+            self.__dict__.pop(name, None)       # back to the methods above
+        if width < 1:
+            return
+        h, kbuf = self._h, self._kbuf
+        pack, row = plain_row(width)
+        classes_in_c = ffi.addressof(h[0], "n_classes")
+        learn_row, predict_row, proba_row = (lib.ab_model_learn_row, lib.ab_model_predict_row,
+                                             lib.ab_model_proba_row)
+        pbuf = [self._pbuf]
+        unpack = ffi.unpack
+
+        def learn_one_raw(x: Any, keys: Any, k: int, n_classes: int) -> bool:
+            if classes_in_c[0] != n_classes or not pack(x, keys):
+                return False
+            rc = learn_row(h, row, width, k)
+            if rc == ST_ENOMEM:
+                raise_status(rc, "ab_model_partial_fit")
+            return not rc
+
+        def predict_one_raw(x: Any, keys: Any) -> int | None:
+            if not pack(x, keys) or predict_row(h, row, width, kbuf):
+                return None
+            k: int = kbuf[0]
+            return k
+
+        def proba_one_raw(x: Any, keys: Any, n_classes: int) -> list[float] | None:
+            n = classes_in_c[0]
+            if not 0 < n == n_classes:
+                return None
+            out = pbuf[0]
+            if len(out) < n:
+                out = pbuf[0] = ffi.new("double[]", 2 * n)
+            if not pack(x, keys) or proba_row(h, row, width, out):
+                return None
+            return unpack(out, n)  # type: ignore[no-any-return]
+
+        self.learn_one_raw = learn_one_raw  # type: ignore[method-assign]
+        self.predict_one_raw = predict_one_raw  # type: ignore[method-assign]
+        self.proba_one_raw = proba_one_raw  # type: ignore[method-assign]
 
     # -- state ---------------------------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
@@ -291,7 +316,7 @@ class CABACOCEngine:
     def restore(self, snap: dict[str, Any]) -> None:
         h = self._h
         if snap["n_features"]:
-            check(lib.ab_model_set_dim(h, snap["n_features"]), "ab_model_set_dim")
+            self.set_dim(snap["n_features"])
         while h.n_classes < snap["n_classes"]:
             check(lib.ab_model_add_class(h), "ab_model_add_class")
         balls = snap["balls"]

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
 from fast._ffi import check, ffi, lib, raise_status
-from fast._rows import INT_EXACT, ST_ENOMEM, c_row
+from fast._rows import INT_EXACT, ST_ENOMEM, plain_row
 from fast.rng import Rng
 from reference.dynatree.engine import Box, RegressionSummary, leaf_config
 from reference.dynatree.leaf_models import CLASS, CONSTANT, LeafConfig
@@ -52,17 +52,20 @@ def _list_to_block(values: Sequence[Any], n: int, ell: float, cfg: LeafConfig) -
 
 
 class _RowBuffers:
-    """The C output buffers of the one-row calls; pickled and copied as fresh buffers."""
+    """The C buffers of the one-row calls: the input row (:func:`fast._rows.plain_row`,
+    ``width`` values) and the outputs; pickled and copied as fresh buffers."""
 
-    __slots__ = ("size", "out", "entropy")
+    __slots__ = ("size", "width", "out", "entropy", "pack", "row")
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, width: int = 1) -> None:
         self.size = size
+        self.width = width
         self.out = ffi.new("double[]", size)
         self.entropy = ffi.new("double *")
+        self.pack, self.row = plain_row(width)
 
-    def __reduce__(self) -> tuple[type, tuple[int]]:
-        return (_RowBuffers, (self.size,))
+    def __reduce__(self) -> tuple[type, tuple[int, int]]:
+        return (_RowBuffers, (self.size, self.width))
 
 
 class CDynamicTreeEngine:
@@ -109,7 +112,8 @@ class CDynamicTreeEngine:
                                           int(p.approx), rect), "retirement")
         self._m = m
         self._cfg = cfg
-        self._buffers = _RowBuffers(max(5, cfg.n_classes))
+        self._buffers = _RowBuffers(max(5, cfg.n_classes), d)
+        self._bind_lean_calls()
         Rng._wrap(lib.dt_model_rng(self._m)).state = self._pending_rng.state
 
     def learn(self, rows: list[list[float]], targets: list[float]) -> list[float]:
@@ -129,6 +133,8 @@ class CDynamicTreeEngine:
 
     def discard(self) -> None:
         self._m = None
+        for name in ("learn_one_raw", "predict_one_raw", "predict_proba_raw"):
+            self.__dict__.pop(name, None)       # the closures hold the discarded C model
 
     def lml(self) -> float:
         return float(self._m.lml)
@@ -281,40 +287,62 @@ class CDynamicTreeEngine:
         return engine
 
     # -- the lean one-row hooks (fast._rows) ------------------------------------------------
+    # Closures over this model's C handle and buffers replace these methods on the
+    # instance (_bind_lean_calls, in start()): no attribute lookup per call, about 80 ns
+    # less than a method. Until then they refuse every row (the general path runs).
     def learn_one_raw(self, model: Any, x: Any, target: Any) -> bool:
-        kind = type(target)
-        if kind is not float and (kind is not int or not -INT_EXACT <= target <= INT_EXACT):
-            return False
-        row = c_row(x, model._keys)
-        if row is None:
-            return False
-        out = self._buffers.out
-        before = self._m.store.n_total
-        try:
-            rc = lib.dt_model_learn_row(self._m, row, len(row), target, out)
-        finally:
-            # a learned row is counted even if Ctrl-C arrives during the call
-            if self._m.store.n_total != before:
-                model.n_seen_ += 1
-                model._lpred.append(out[0])
-        if rc == ST_ENOMEM:
-            raise_status(rc, "dt_model_learn")
-        return not rc
+        """Learn a plain row with a float (or exact int) target in one C call
+        (``dt_model_learn_row``); False: the general path."""
+        return False
 
     def predict_one_raw(self, model: Any, x: Any) -> float | None:
-        row = c_row(x, model._keys)
-        out = self._buffers.out
-        if row is None or lib.dt_model_regression_row(self._m, row, len(row), out):
-            return None
-        value: float = out[0]
-        return value
+        """Predictive mean of a plain row (``dt_model_regression_row``), or None."""
+        return None
 
     def predict_proba_raw(self, model: Any, x: Any) -> list[float] | None:
-        row = c_row(x, model._keys)
-        buffers = self._buffers
-        out = buffers.out
-        if row is None or lib.dt_model_class_row(self._m, row, len(row), out,
-                                                 buffers.entropy):
-            return None
-        probs: list[float] = ffi.unpack(out, self._cfg.n_classes)
-        return probs
+        """Class probabilities of a plain row (``dt_model_class_row``), or None."""
+        return None
+
+    def _bind_lean_calls(self) -> None:
+        m, buffers, n_classes = self._m, self._buffers, self._cfg.n_classes
+        pack, row, width, out, entropy = (buffers.pack, buffers.row, buffers.width,
+                                          buffers.out, buffers.entropy)
+        n_total = ffi.addressof(m[0].store, "n_total")   # rows ever learned, read in place
+        learn_row, regression_row, class_row = (lib.dt_model_learn_row,
+                                                lib.dt_model_regression_row,
+                                                lib.dt_model_class_row)
+        unpack = ffi.unpack
+
+        def learn_one_raw(model: Any, x: Any, target: Any) -> bool:
+            kind = type(target)
+            if kind is not float and (kind is not int or not -INT_EXACT <= target <= INT_EXACT):
+                return False
+            if not pack(x, model._keys):
+                return False
+            before = n_total[0]
+            try:
+                rc = learn_row(m, row, width, target, out)
+            finally:
+                # a learned row is counted even if Ctrl-C arrives during the call
+                if n_total[0] != before:
+                    model.n_seen_ += 1
+                    model._lpred.append(out[0])
+            if rc == ST_ENOMEM:
+                raise_status(rc, "dt_model_learn")
+            return not rc
+
+        def predict_one_raw(model: Any, x: Any) -> float | None:
+            if not pack(x, model._keys) or regression_row(m, row, width, out):
+                return None
+            value: float = out[0]
+            return value
+
+        def predict_proba_raw(model: Any, x: Any) -> list[float] | None:
+            if not pack(x, model._keys) or class_row(m, row, width, out, entropy):
+                return None
+            probs: list[float] = unpack(out, n_classes)
+            return probs
+
+        self.learn_one_raw = learn_one_raw  # type: ignore[method-assign]
+        self.predict_one_raw = predict_one_raw  # type: ignore[method-assign]
+        self.predict_proba_raw = predict_proba_raw  # type: ignore[method-assign]

@@ -16,7 +16,7 @@ import numpy as np
 
 import reference.sgt.losses as _losses
 from fast._ffi import check, ffi, lib, raise_status
-from fast._rows import INT_EXACT, ST_ENOMEM, c_row
+from fast._rows import INT_EXACT, ST_ENOMEM, plain_row
 from fast.sgt.losses import BinaryCrossEntropy, PseudoHuber, SquaredError
 from reference.interrupt import Interruptible, pieces
 from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SOFTMAX, LOSS_SQUARED
@@ -83,9 +83,11 @@ class CSGTEngine:
         self._d = d
         self._raw_out = ffi.new("double[]", self.n_trees)
         self._x_buf = ffi.new("double[]", d)    # reused by the one-row calls
+        self._pack, self._row = plain_row(d)    # the lean one-row calls' input (fast._rows)
         self.n_classes = 2 if self.n_trees == 1 else self.n_trees + 1
         self._probs = ffi.new("double[]", self.n_classes)  # for the classifiers' one-row calls
         self._label = ffi.new("int32_t[1]")
+        self._bind_lean_calls()
 
     def _row_buffer(self, x: Sequence[float]) -> Any:
         """``x`` (d floats) copied into the reusable C row buffer."""
@@ -232,47 +234,66 @@ class CSGTEngine:
         return list(out.tolist())
 
     # -- the one-row hooks (fast._rows) --------------------------------------------------
+    # Closures over this model's C handle and buffers replace these methods on the
+    # instance (_bind_lean_calls, when the C model is built): no attribute lookup per
+    # call, about 80 ns less than a method.
     def learn_one_raw(self, x: Any, keys: Any, target: Any) -> bool:
-        """One C call for a plain row and a float (or exact int) target, built-in loss."""
-        if self.loss_kind == LOSS_CUSTOM:
-            return False
-        row = c_row(x, keys)
-        kind = type(target)
-        if row is None or not (kind is float or (kind is int
-                                                 and -INT_EXACT <= target <= INT_EXACT)):
-            return False
-        rc = lib.sgt_model_learn_row(self._m, row, len(row), target)
-        if rc == ST_ENOMEM:
-            raise_status(rc, "sgt_model_learn")
-        return not rc
+        """One C call for a plain row and a float (or exact int) target with a built-in
+        loss (``sgt_model_learn_row``); False: the general path."""
+        return False
 
     def raw_one_raw(self, x: Any, keys: Any) -> float | None:
-        """First tree's raw score of a plain row (``sgt_model_raws_row``)."""
-        row = c_row(x, keys)
-        if row is None:
-            return None
-        out = self._raw_out
-        if lib.sgt_model_raws_row(self._m, row, len(row), out):
-            return None
-        raw: float = out[0]
-        return raw
+        """First tree's raw score of a plain row (``sgt_model_raws_row``), or None."""
+        return None
 
     def label_one_raw(self, x: Any, keys: Any) -> int:
         """Most probable class of a plain row (``sgt_model_proba_row``), or -1."""
-        row = c_row(x, keys)
-        if row is None or lib.sgt_model_proba_row(self._m, row, len(row), self._probs,
-                                                  self._label):
-            return -1
-        label: int = self._label[0]
-        return label
+        return -1
 
     def proba_one_raw(self, x: Any, keys: Any) -> list[float] | None:
         """Class probabilities of a plain row (``sgt_model_proba_row``), or None."""
-        row = c_row(x, keys)
-        if row is None or lib.sgt_model_proba_row(self._m, row, len(row), self._probs,
-                                                  self._label):
-            return None
-        return ffi.unpack(self._probs, self.n_classes)  # type: ignore[no-any-return]
+        return None
+
+    def _bind_lean_calls(self) -> None:
+        pack, row, m, d = self._pack, self._row, self._m, self._d
+        out, probs, label, n_classes = self._raw_out, self._probs, self._label, self.n_classes
+        learn_row, raws_row, proba_row = (lib.sgt_model_learn_row, lib.sgt_model_raws_row,
+                                          lib.sgt_model_proba_row)
+        builtin = self.loss_kind != LOSS_CUSTOM
+        unpack = ffi.unpack
+
+        def learn_one_raw(x: Any, keys: Any, target: Any) -> bool:
+            kind = type(target)
+            if not (builtin and (kind is float or (kind is int
+                                                   and -INT_EXACT <= target <= INT_EXACT))
+                    and pack(x, keys)):
+                return False
+            rc = learn_row(m, row, d, target)
+            if rc == ST_ENOMEM:
+                raise_status(rc, "sgt_model_learn")
+            return not rc
+
+        def raw_one_raw(x: Any, keys: Any) -> float | None:
+            if not pack(x, keys) or raws_row(m, row, d, out):
+                return None
+            raw: float = out[0]
+            return raw
+
+        def label_one_raw(x: Any, keys: Any) -> int:
+            if not pack(x, keys) or proba_row(m, row, d, probs, label):
+                return -1
+            k: int = label[0]
+            return k
+
+        def proba_one_raw(x: Any, keys: Any) -> list[float] | None:
+            if not pack(x, keys) or proba_row(m, row, d, probs, label):
+                return None
+            return unpack(probs, n_classes)  # type: ignore[no-any-return]
+
+        self.learn_one_raw = learn_one_raw  # type: ignore[method-assign]
+        self.raw_one_raw = raw_one_raw  # type: ignore[method-assign]
+        self.label_one_raw = label_one_raw  # type: ignore[method-assign]
+        self.proba_one_raw = proba_one_raw  # type: ignore[method-assign]
 
     @property
     def done(self) -> int:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -29,6 +29,10 @@ __all__ = ["SGTRegressor", "SGTClassifier", "SGTMultiInstanceClassifier", "SGT"]
 
 class _SingleTarget(SGTFacade):
     """Models with one real target per row (regression and custom losses)."""
+
+    _raw_is_prediction: ClassVar[bool] = True
+    """True if :meth:`_transfer` is the identity (squared error): the one-row lean path
+    then skips the call."""
 
     def _target(self, y: Any) -> float:
         try:
@@ -99,7 +103,7 @@ class _SingleTarget(SGTFacade):
             if engine is not None and engine.raw_rows:
                 raw = engine.raw_one_raw(x, self._keys)
                 if raw is not None:
-                    return self._transfer(raw)
+                    return raw if self._raw_is_prediction else self._transfer(raw)
             return self._predict_one(x)
         finally:
             lock.release()
@@ -183,6 +187,8 @@ class SGT(_SingleTarget):
     >>> model.predict_one([3]) > 0.5
     True
     """
+
+    _raw_is_prediction: ClassVar[bool] = False   # σ for the logistic loss, or loss.transfer
 
     def __init__(self, loss: Any = None, delta: float = 1e-7, grace_period: int = 200,
                  lam: float = 0.1, gamma: float = 1.0, bins: int = 64, warmup: int = 1000,

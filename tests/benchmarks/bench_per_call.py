@@ -7,9 +7,10 @@ models, the variants of each repeat interleaved:
 
 1. For each model, µs per row (one ``predict_one`` then one ``learn_one``, test-then-train)
    of the reference, of fast, of fast's ``partial_fit`` (per row, learning only), and of
-   the same C calls made directly with ready lists (``C only``: no facade at all); the
-   ratios reference/fast and fast/partial_fit, and the facade's overhead per call,
-   ``(fast one-row - C only) / 2``. Both backends' predictions are checked to be
+   the same C calls made directly on rows already in C arrays (``C only``: no facade and
+   no conversion at all); the ratios reference/fast and fast/partial_fit, and the
+   overhead per call above the C work, ``(fast one-row - C only) / 2`` (the lock, the
+   row's check and copy into C, the label lookup). Both backends' predictions are checked to be
    identical, and the one-row model to equal the ``partial_fit`` model (``snapshot``).
 2. Fast SGT against River's SGT (``river.tree.SGTRegressor`` / ``SGTClassifier`` with their
    defaults) in the same one-row loop on the same rows given as dicts, when River is
@@ -84,8 +85,10 @@ def _partial_fit(make: Callable[[], Any], X: np.ndarray, y: np.ndarray) -> Loop:
 
 def _c_only(make: Callable[[], Any], family: str, xs: list[list[float]],
             ys: list[Any]) -> Loop:
-    """The C calls of the one-row loop made directly (rows as ready lists, labels as class
-    indices), after a first ``learn_one`` that builds the C model."""
+    """The C calls of the one-row loop made directly on rows already in C arrays (labels
+    as class indices), after a first ``learn_one`` that builds the C model: the C work
+    with no facade and no conversion at all."""
+    rows = [ffi.new("double[]", x) for x in xs]
 
     def loop() -> None:
         model = make()
@@ -94,21 +97,21 @@ def _c_only(make: Callable[[], Any], family: str, xs: list[list[float]],
         if family == "sgt":
             m, out = model._engine._m, model._engine._raw_out
             index = {label: i for i, label in enumerate(getattr(model, "classes_", None) or [])}
-            for x, y in zip(xs[1:], ys[1:], strict=True):
+            for x, y in zip(rows[1:], ys[1:], strict=True):
                 lib.sgt_model_raws_row(m, x, d, out)
                 lib.sgt_model_learn_row(m, x, d, float(index.get(y, y)))
         elif family == "abacoc":
             h, k = model._engine._h, ffi.new("int64_t[1]")
-            for x, y in zip(xs[1:], ys[1:], strict=True):
+            for x, x_list, y in zip(rows[1:], xs[1:], ys[1:], strict=True):
                 lib.ab_model_predict_row(h, x, d, k)
                 if y in model._class_index:
                     lib.ab_model_learn_row(h, x, d, model._class_index[y])
                 else:
-                    model.learn_one(x, y)           # registers the label (once)
+                    model.learn_one(x_list, y)      # registers the label (once)
         else:
             h, out = model._engine._m, ffi.new("double[]", 8)
             classify = family == "dt_class"
-            for x, y in zip(xs[1:], ys[1:], strict=True):
+            for x, y in zip(rows[1:], ys[1:], strict=True):
                 if classify:
                     lib.dt_model_class_row(h, x, d, out, out + 7)
                 else:
