@@ -270,6 +270,7 @@ int32_t dt_residual_resample(const double *weights, int32_t n, rng_state *r, int
 double dt_resample(dt_model *m, const double *x, double y);
 double dt_pl_step(dt_model *m, int32_t index);
 void dt_regression_summaries(dt_model *m, const double *x, double *out);
+double dt_regression_mean(dt_model *m, const double *x);
 void dt_class_summaries(dt_model *m, const double *x, double *probs, double *entropy);
 /* the model (dynatree/model.c) */
 int32_t dt_model_new(int kind, int p, int augmented, int delta, int n_classes, double nu0,
@@ -280,11 +281,14 @@ void dt_model_free(dt_model *m);   /* accepts NULL */
 rng_state *dt_model_rng(dt_model *m);
 int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, double *lpred);
 int dt_model_regression(const dt_model *m, const double *x, double *out);
+/* the predictive means of n rows (out[0] of dt_model_regression, bit for bit) */
+int dt_model_means(const dt_model *m, const double *X, int64_t n, double *out);
 int dt_model_class(const dt_model *m, const double *x, double *probs, double *entropy);
 /* the one-row calls of the facade: x holds n_values finite numbers (ST_EDIM unless
  * n_values = d, ST_EINVAL for NaN or infinity), then as the calls above */
 int dt_model_learn_row(dt_model *m, const double *x, int64_t n_values, double y, double *lpred);
 int dt_model_regression_row(const dt_model *m, const double *x, int64_t n_values, double *out);
+int dt_model_mean_row(const dt_model *m, const double *x, int64_t n_values, double *out);
 int dt_model_class_row(const dt_model *m, const double *x, int64_t n_values, double *probs,
                        double *entropy);
 int dt_model_trees(const dt_model *m, int32_t *out);

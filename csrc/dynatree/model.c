@@ -327,6 +327,16 @@ int dt_model_regression(const dt_model *m, const double *x, double *out)
     return ST_OK;
 }
 
+int dt_model_means(const dt_model *m, const double *X, int64_t n, double *out)
+{
+    int64_t r;
+    if (m->txn.lost) return ST_ESTATE;
+    if (m->cfg.kind == DT_CLASS) return ST_ESTATE;
+    for (r = 0; r < n; r++)
+        out[r] = dt_regression_mean((dt_model *)m, X + r * m->par.d);
+    return ST_OK;
+}
+
 int dt_model_class(const dt_model *m, const double *x, double *probs, double *entropy)
 {
     if (m->txn.lost) return ST_ESTATE;
@@ -357,6 +367,13 @@ int dt_model_regression_row(const dt_model *m, const double *x, int64_t n_values
     int rc = check_row(m, x, n_values);
     if (rc != ST_OK) return rc;
     return dt_model_regression(m, x, out);
+}
+
+int dt_model_mean_row(const dt_model *m, const double *x, int64_t n_values, double *out)
+{
+    int rc = check_row(m, x, n_values);
+    if (rc != ST_OK) return rc;
+    return dt_model_means(m, x, 1, out);
 }
 
 int dt_model_class_row(const dt_model *m, const double *x, int64_t n_values, double *probs,

@@ -196,6 +196,21 @@ void dt_regression_summaries(dt_model *m, const double *x, double *out)
     out[4] = s_df / n;
 }
 
+/* [DT-SPEC §8.1] mirrors regression_mean: out[0] of dt_regression_summaries alone, the
+ * same sum of the particles' locations in the same order (so the same bits), without the
+ * per-particle Student-t quantile that dominates the summaries' cost */
+double dt_regression_mean(dt_model *m, const double *x)
+{
+    double s_mu = 0.0, loc, scale, df;
+    int32_t i;
+    for (i = 0; i < m->par.n_particles; i++) {
+        const double *st = dt_leaf_stats(m, &m->pf.parts[i], dt_find_leaf(&m->pf.parts[i], x));
+        dt_regression_predictive(st, &m->cfg, x, &loc, &scale, &df, m->buf.work);
+        s_mu = s_mu + loc;
+    }
+    return s_mu / (double)m->par.n_particles;
+}
+
 /* [DT-SPEC §8.2] mirrors class_summaries */
 void dt_class_summaries(dt_model *m, const double *x, double *probs, double *entropy)
 {

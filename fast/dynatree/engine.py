@@ -144,6 +144,13 @@ class CDynamicTreeEngine:
         check(lib.dt_model_regression(self._m, ffi.new("double[]", row), out), "predict")
         return out[0], out[1], out[2], out[3], out[4]
 
+    def means(self, rows: list[list[float]]) -> list[float]:
+        n = len(rows)
+        out = ffi.new("double[]", n)
+        check(lib.dt_model_means(self._m, ffi.new("double[]", [v for r in rows for v in r]), n,
+                                 out), "predict")
+        return ffi.unpack(out, n)  # type: ignore[no-any-return]
+
     def classify(self, row: list[float]) -> tuple[list[float], float]:
         c = self._cfg.n_classes
         probs = ffi.new("double[]", c)
@@ -296,7 +303,7 @@ class CDynamicTreeEngine:
         return False
 
     def predict_one_raw(self, model: Any, x: Any) -> float | None:
-        """Predictive mean of a plain row (``dt_model_regression_row``), or None."""
+        """Predictive mean of a plain row (``dt_model_mean_row``), or None."""
         return None
 
     def predict_proba_raw(self, model: Any, x: Any) -> list[float] | None:
@@ -308,8 +315,8 @@ class CDynamicTreeEngine:
         pack, row, width, out, entropy = (buffers.pack, buffers.row, buffers.width,
                                           buffers.out, buffers.entropy)
         n_total = ffi.addressof(m[0].store, "n_total")   # rows ever learned, read in place
-        learn_row, regression_row, class_row = (lib.dt_model_learn_row,
-                                                lib.dt_model_regression_row,
+        learn_row, mean_row, class_row = (lib.dt_model_learn_row,
+                                                lib.dt_model_mean_row,
                                                 lib.dt_model_class_row)
         unpack = ffi.unpack
 
@@ -332,7 +339,7 @@ class CDynamicTreeEngine:
             return not rc
 
         def predict_one_raw(model: Any, x: Any) -> float | None:
-            if not pack(x, model._keys) or regression_row(m, row, width, out):
+            if not pack(x, model._keys) or mean_row(m, row, width, out):
                 return None
             value: float = out[0]
             return value

@@ -28,7 +28,12 @@ from reference.dynatree.leaf_models import (
     refresh,
 )
 from reference.dynatree.params import DynamicTreeParams
-from reference.dynatree.particles import class_summaries, pl_step, regression_summaries
+from reference.dynatree.particles import (
+    class_summaries,
+    pl_step,
+    regression_mean,
+    regression_summaries,
+)
 from reference.dynatree.retirement import choose_retiree, renumber, retire_point
 from reference.dynatree.tree import Node, height, leaves, tree_from_snapshot, tree_snapshot
 from reference.rng import Rng
@@ -92,6 +97,9 @@ class DynamicTreeEngine(Protocol):
 
     def regression(self, row: list[float]) -> RegressionSummary:
         """Particle-averaged predictive summary at ``row`` ([DT-SPEC §8.1])."""
+
+    def means(self, rows: list[list[float]]) -> list[float]:
+        """The summary's ``mean`` at each row, bit for bit, without its quantiles."""
 
     def classify(self, row: list[float]) -> tuple[list[float], float]:
         """Particle-averaged class probabilities and entropy at ``row`` ([DT-SPEC §8.2])."""
@@ -241,6 +249,9 @@ class PythonDynamicTreeEngine:
 
     def regression(self, row: list[float]) -> RegressionSummary:
         return regression_summaries(self._roots, row, self._cfg)
+
+    def means(self, rows: list[list[float]]) -> list[float]:
+        return [regression_mean(self._roots, row, self._cfg) for row in rows]
 
     def classify(self, row: list[float]) -> tuple[list[float], float]:
         return class_summaries(self._roots, row, self._cfg)

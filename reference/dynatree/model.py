@@ -156,14 +156,17 @@ class DynamicTreeRegressor(DynamicTreeFacade):
                 value = raw.predict_one_raw(self, x)
                 if value is not None:
                     return value
-            return self._summary(self._row(x))[0]
+            row = self._row(x)
+            return self._engine.means([row])[0] if self._d is not None else 0.0
         finally:
             lock.release()
 
     def predict(self, X: Any) -> np.ndarray:
         """Predictive means at the rows of ``X``."""
         rows = inputs.batch_rows(X, self._keys, self._d)
-        return np.array([self._summary(r)[0] for r in rows], dtype=float)
+        if self._d is None:
+            return np.array([self._summary(r)[0] for r in rows], dtype=float)
+        return np.array(self._engine.means(rows), dtype=float)
 
     def predict_dist(self, X: Any) -> dict[str, np.ndarray]:
         """Predictive ``mean``, ``var``, ``q05``, ``q95`` and ``df`` at the rows of ``X``.

@@ -187,6 +187,17 @@ def regression_summaries(roots: Sequence[Node], x: Sequence[float],
     return mean, var, s_q1 / n, s_q2 / n, s_df / n
 
 
+def regression_mean(roots: Sequence[Node], x: Sequence[float], cfg: LeafConfig) -> float:
+    """The ``mean`` of :func:`regression_summaries` alone ([DT-SPEC §8.1]): the same sum of
+    the particles' locations in the same order, so the same bits, without the per-particle
+    Student-t quantile (what ``predict`` needs)."""
+    s_mu = 0.0
+    for root in roots:
+        loc, _, _, _ = regression_predictive(find_leaf(root, x).stats, cfg, x)
+        s_mu = s_mu + loc
+    return s_mu / float(len(roots))
+
+
 def class_summaries(roots: Sequence[Node], x: Sequence[float],
                     cfg: LeafConfig) -> tuple[list[float], float]:
     """Particle-averaged class probabilities and average per-particle entropy ([DT-SPEC §8.2])."""

@@ -1,0 +1,46 @@
+"""``predict`` and ``predict_one`` of the dynamic-tree regressor compute the predictive mean
+alone (``regression_mean`` / ``dt_regression_mean``), without the per-particle Student-t
+quantiles of the full summary. These tests check, in both backends, that the mean is the
+summary's ``mean`` bit for bit (``predict_dist``, which still goes through the summaries),
+for every leaf model, including particles whose leaves are still improper."""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import numpy as np
+import pytest
+from conftest import require_fast
+
+import reference
+
+LEAVES = [dict(leaf="constant"), dict(leaf="linear"),
+          dict(leaf="linear", intercept="augmented")]
+
+
+def _data(seed: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1.0, 1.0, size=(n, 2))
+    return X, np.sin(3.0 * X[:, 0]) + 0.1 * rng.standard_normal(n)
+
+
+@pytest.mark.parametrize("backend", ["reference", "fast"])
+@pytest.mark.parametrize("leaf", range(len(LEAVES)))
+@pytest.mark.parametrize("n_rows", [2, 60])
+def test_mean_is_the_summary_mean_bit_for_bit(backend: str, leaf: int, n_rows: int) -> None:
+    pkg: ModuleType = reference if backend == "reference" else require_fast()
+    X, y = _data(leaf + n_rows, n_rows)
+    model = pkg.DynamicTreeRegressor(n_particles=25, seed=leaf, **LEAVES[leaf])
+    model.partial_fit(X, y)
+    grid = np.random.default_rng(5).uniform(-1.2, 1.2, size=(15, 2))
+    summary = model.predict_dist(grid)["mean"]
+    assert model.predict(grid).tolist() == summary.tolist()
+    assert [model.predict_one(row) for row in grid.tolist()] == summary.tolist()
+    assert [model.predict_one(row) for row in grid] == summary.tolist()     # numpy rows
+
+
+def test_mean_of_an_unfitted_model_is_zero() -> None:
+    for pkg in (reference, require_fast()):
+        model = pkg.DynamicTreeRegressor(n_particles=5)
+        assert model.predict([[0.1, 0.2], [0.3, 0.4]]).tolist() == [0.0, 0.0]
+        assert model.predict_one([0.1, 0.2]) == 0.0
