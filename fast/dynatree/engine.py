@@ -133,7 +133,8 @@ class CDynamicTreeEngine:
 
     def discard(self) -> None:
         self._m = None
-        for name in ("learn_one_raw", "predict_one_raw", "predict_proba_raw"):
+        for name in ("learn_one_raw", "predict_one_raw", "predict_proba_raw",
+                     "predict_label_raw"):
             self.__dict__.pop(name, None)       # the closures hold the discarded C model
 
     def lml(self) -> float:
@@ -310,14 +311,19 @@ class CDynamicTreeEngine:
         """Class probabilities of a plain row (``dt_model_class_row``), or None."""
         return None
 
+    def predict_label_raw(self, model: Any, x: Any) -> int | None:
+        """First class of largest probability of a plain row (``dt_model_label_row``)."""
+        return None
+
     def _bind_lean_calls(self) -> None:
         m, buffers, n_classes = self._m, self._buffers, self._cfg.n_classes
         pack, row, width, out, entropy = (buffers.pack, buffers.row, buffers.width,
                                           buffers.out, buffers.entropy)
         n_total = ffi.addressof(m[0].store, "n_total")   # rows ever learned, read in place
-        learn_row, mean_row, class_row = (lib.dt_model_learn_row,
-                                                lib.dt_model_mean_row,
-                                                lib.dt_model_class_row)
+        learn_row, mean_row, class_row, label_row = (
+            lib.dt_model_learn_row, lib.dt_model_mean_row, lib.dt_model_class_row,
+            lib.dt_model_label_row)
+        label = ffi.new("int32_t *")
         unpack = ffi.unpack
 
         def learn_one_raw(model: Any, x: Any, target: Any) -> bool:
@@ -350,6 +356,13 @@ class CDynamicTreeEngine:
             probs: list[float] = unpack(out, n_classes)
             return probs
 
+        def predict_label_raw(model: Any, x: Any) -> int | None:
+            if not pack(x, model._keys) or label_row(m, row, width, out, entropy, label):
+                return None
+            k: int = label[0]
+            return k
+
         self.learn_one_raw = learn_one_raw  # type: ignore[method-assign]
         self.predict_one_raw = predict_one_raw  # type: ignore[method-assign]
         self.predict_proba_raw = predict_proba_raw  # type: ignore[method-assign]
+        self.predict_label_raw = predict_label_raw  # type: ignore[method-assign]

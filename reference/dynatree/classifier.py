@@ -221,15 +221,15 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
         lock = self._lock
         lock.acquire()
         try:
-            probs = None
             engine = self._engine
             if engine.raw_rows and self._d is not None:
                 raw: RawRowEngine = engine  # type: ignore[assignment]
-                probs = raw.predict_proba_raw(self, x)
-            if probs is None:
-                probs = self._probs(self._row(x))[0]
-                if not probs:
-                    return None
+                k = raw.predict_label_raw(self, x)
+                if k is not None:
+                    return self.classes_[k]
+            probs = self._probs(self._row(x))[0]
+            if not probs:
+                return None
             best = 0
             for k in range(1, len(probs)):
                 if probs[k] > probs[best]:

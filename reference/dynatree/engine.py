@@ -156,6 +156,9 @@ class RawRowEngine(DynamicTreeEngine, Protocol):
     def predict_proba_raw(self, model: Any, x: Any) -> list[float] | None:
         """The class probabilities at ``x`` ([DT-SPEC §8.2]), or None: not handled."""
 
+    def predict_label_raw(self, model: Any, x: Any) -> int | None:
+        """Index of the first class of largest probability at ``x``, or None."""
+
 
 class PythonDynamicTreeEngine:
     """:class:`DynamicTreeEngine` in pure Python: a list of trees (``Node``) and the data

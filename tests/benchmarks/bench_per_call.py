@@ -115,7 +115,7 @@ def _c_only(make: Callable[[], Any], family: str, xs: list[list[float]],
                 if classify:
                     lib.dt_model_class_row(h, x, d, out, out + 7)
                 else:
-                    lib.dt_model_regression_row(h, x, d, out)
+                    lib.dt_model_mean_row(h, x, d, out)
                 lib.dt_model_learn_row(h, x, d, float(model._index[y]) if classify else y, out)
 
     return loop

@@ -1,8 +1,12 @@
-"""``predict`` and ``predict_one`` of the dynamic-tree regressor compute the predictive mean
-alone (``regression_mean`` / ``dt_regression_mean``), without the per-particle Student-t
-quantiles of the full summary. These tests check, in both backends, that the mean is the
+"""Point predictions of the dynamic trees, computed without the full predictive summary.
+
+``predict`` and ``predict_one`` of the regressor compute the predictive mean alone
+(``regression_mean`` / ``dt_regression_mean``), without the per-particle Student-t
+quantiles of the full summary; these tests check, in both backends, that the mean is the
 summary's ``mean`` bit for bit (``predict_dist``, which still goes through the summaries),
-for every leaf model, including particles whose leaves are still improper."""
+for every leaf model, including particles whose leaves are still improper. The
+classifier's ``predict_one`` (one C call in fast) must be the first class of largest
+probability."""
 
 from __future__ import annotations
 
@@ -44,3 +48,24 @@ def test_mean_of_an_unfitted_model_is_zero() -> None:
         model = pkg.DynamicTreeRegressor(n_particles=5)
         assert model.predict([[0.1, 0.2], [0.3, 0.4]]).tolist() == [0.0, 0.0]
         assert model.predict_one([0.1, 0.2]) == 0.0
+
+
+@pytest.mark.parametrize("backend", ["reference", "fast"])
+def test_classifier_predict_one_is_the_first_most_probable_class(backend: str) -> None:
+    """``predict_one`` (one C call, ``dt_model_label_row``, in fast) is the first class of
+    largest ``predict_proba_one`` probability, ties included: after one row of class "b"
+    and one of class "c" at the same point, "b" and "c" tie there."""
+    pkg: ModuleType = reference if backend == "reference" else require_fast()
+    model = pkg.DynamicTreeClassifier(classes=["a", "b", "c"], n_particles=10, seed=3)
+    model.learn_one([0.5, 0.5], "b")
+    model.learn_one([0.5, 0.5], "c")
+    probs = model.predict_proba_one([0.5, 0.5])
+    assert probs["b"] == probs["c"] > probs["a"]
+    assert model.predict_one([0.5, 0.5]) == "b"
+    X, y = _data(1, 80)
+    labels = np.array(["a", "b", "c"])[np.digitize(y, [-0.4, 0.4])]
+    model.partial_fit(X, labels)
+    for row in np.random.default_rng(2).uniform(-1, 1, size=(20, 2)).tolist():
+        p = model.predict_proba_one(row)
+        best = max(p.values())
+        assert model.predict_one(row) == next(k for k, v in p.items() if v == best)
