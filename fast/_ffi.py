@@ -12,7 +12,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without a build
         "'pip install -e .' (or 'python fast/_ffibuild.py' in a checkout)"
     ) from exc
 
-__all__ = ["ffi", "lib", "check", "raise_status", "doubles", "STATUS_EXCEPTIONS"]
+__all__ = ["ffi", "lib", "check", "raise_status", "status_message", "doubles",
+           "STATUS_EXCEPTIONS"]
 
 STATUS_EXCEPTIONS: dict[int, type[Exception]] = {
     lib.ST_EINVAL: ValueError,
@@ -24,12 +25,16 @@ STATUS_EXCEPTIONS: dict[int, type[Exception]] = {
 """Status code -> exception class, the single mapping used by every ``fast`` class."""
 
 
-def raise_status(rc: int, what: str = "") -> NoReturn:
-    """Raise the exception for a non-zero status code ``rc``, with the C library's words
-    for it (``st_message``, the one error-message function of ``csrc/common/common.h``)."""
-    exc = STATUS_EXCEPTIONS.get(rc, RuntimeError)
+def status_message(rc: int, what: str = "") -> str:
+    """The message of the exception for status ``rc``, with the C library's words for it
+    (``st_message``, the one error-message function of ``csrc/common/common.h``)."""
     words = ffi.string(lib.st_message(rc)).decode()
-    raise exc(f"{what or 'C library'} failed with status {rc} ({words})")
+    return f"{what or 'C library'} failed with status {rc} ({words})"
+
+
+def raise_status(rc: int, what: str = "") -> NoReturn:
+    """Raise the exception for a non-zero status code ``rc`` (:func:`status_message`)."""
+    raise STATUS_EXCEPTIONS.get(rc, RuntimeError)(status_message(rc, what))
 
 
 def check(rc: int, what: str = "") -> None:

@@ -4,12 +4,13 @@
 users and by anyone serving predictions, so their cost is mostly the facade's. Every
 ``fast`` model therefore first tries a lean path:
 
-1. Its engine holds a :func:`plain_row` buffer of the model's width. Its ``pack(x, keys)``
-   (``csrc/common/rows.c``, the one C file written against the Python C API, built as
-   ``fast._rows_ext``) copies ``x`` into the buffer and returns True for the rows that
-   need no conversion: a list or tuple of Python floats (and ints of magnitude at most
-   2**53) of the model's width, a 1-D float64 numpy array of that width, or a dict whose
-   keys are exactly the model's feature names in the same order. These are the rows
+1. Its engine holds a :func:`plain_row` buffer (a ``RowBuffer``) of the model's width.
+   Its ``pack(x, keys)`` (``csrc/common/rows.c``, the one C file written against the
+   Python C API, built as ``fast._rows_ext``) copies ``x`` into the buffer and returns
+   True for the rows that need no conversion: a list or tuple of Python floats (and
+   ints of magnitude at most 2**53) of the model's width, a 1-D float64 numpy array of
+   that width, or a dict whose keys are exactly the model's feature names in the same
+   order. These are the rows
    :func:`reference.rows.plain_floats` recognises, with the same values. No Python code
    runs and nothing is allocated per call.
 2. One C call (``*_row`` in ``csrc/``) on the buffer checks the values (finite; nominal
@@ -18,6 +19,11 @@ users and by anyone serving predictions, so their cost is mostly the facade's. E
    secure memory before any state changes). Anything else, and every input ``pack``
    refuses, takes the general path of the facade, which validates the input as the
    reference does and raises the same exception with the same message.
+
+The stochastic gradient trees go one step further: their engine binds its C calls to the
+buffer (``RowBuffer.bind``), so that ``learn``, ``score``, ``label`` and ``proba`` of the
+buffer pack the row and call the library in one Python call, with the GIL held (right
+only for calls of about a microsecond; see ``csrc/common/rows.c``).
 
 So the lean path only ever handles inputs the general path accepts, with the same values,
 and results stay bit-identical to the reference. The methods hold the model's lock
@@ -48,7 +54,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without a build
         "'pip install -e .' (or 'python fast/_ffibuild.py' in a checkout)"
     ) from exc
 
-__all__ = ["INT_EXACT", "ST_ENOMEM", "Pack", "plain_row", "locks_itself"]
+__all__ = ["INT_EXACT", "ST_ENOMEM", "Pack", "RowBuffer", "address", "plain_row",
+           "locks_itself"]
 
 INT_EXACT = 2**53
 """Largest integer magnitude that converts to float64 without rounding."""
@@ -58,6 +65,12 @@ ST_ENOMEM: int = lib.ST_ENOMEM
 
 Pack = Callable[[Any, Sequence[Any] | None], bool]
 """``pack(x, keys) -> bool``: copy a plain row into the buffer (see the module doc)."""
+
+
+def address(cdata: Any) -> int:
+    """The address of a cffi pointer, array or ``lib`` function, as an int (for
+    :meth:`RowBuffer.bind`)."""
+    return int(ffi.cast("uintptr_t", cdata))
 
 
 def plain_row(width: int) -> tuple[Pack, Any]:

@@ -4,7 +4,9 @@
 values the general path would compute: these tests compare it, by another route, with
 :func:`reference.rows.plain_floats` (the reference's own recogniser of plain rows) and with
 ``float``, on generated rows of every kind, and check that it never raises or runs user
-code, whatever it is given.
+code, whatever it is given. The calls a model binds to its buffer (``bind``: ``learn``,
+``score``, ``label``, ``proba``) are checked against the same library calls made through
+cffi.
 """
 
 from __future__ import annotations
@@ -15,10 +17,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import require_fast
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import require_fast
 from reference.rows import plain_floats
 
 INT_EXACT = 2**53
@@ -150,3 +152,47 @@ def test_buffer_construction_is_checked() -> None:
         RowBuffer(2**62, np.ndarray)
     buffer = RowBuffer(4, np.ndarray)
     assert buffer.width == 4 and buffer.address != 0 and buffer.get() == [0.0] * 4
+
+
+def test_bind_checks_its_arguments_and_unbound_calls_decline() -> None:
+    buffer = _buffer(2)
+    assert buffer.learn([1.0, 2.0], None, 1.0) is False        # nothing bound
+    assert buffer.score([1.0, 2.0], None) is None
+    assert buffer.label([1.0, 2.0], None) == -1
+    assert buffer.proba([1.0, 2.0], None) is None
+    with pytest.raises(ValueError, match="handle"):
+        buffer.bind(None, "m", handle=0)
+    with pytest.raises(ValueError, match="buffers"):
+        buffer.bind(None, "m", handle=1, score=1)              # score without out
+    with pytest.raises(TypeError, match="unexpected"):
+        buffer.bind(None, "m", handle=1, shape=1)
+    with pytest.raises(TypeError):
+        buffer.bind(None, b"not a str", handle=1)
+    with pytest.raises(OverflowError):
+        buffer.bind(None, "m", handle=-1)
+    assert buffer.score([1.0, 2.0], None) is None              # failed binds bind nothing
+
+
+def test_bound_calls_are_the_library_calls() -> None:
+    """An SGT engine's bound calls give what the cffi calls give on the same row, and keep
+    the model alive after the engine is gone."""
+    fast = require_fast()
+    import gc
+
+    from fast._ffi import ffi, lib
+
+    X = np.random.default_rng(0).uniform(size=(300, 3))
+    model = fast.SGTClassifier(classes=[0, 1], warmup=50, grace_period=20)
+    model.partial_fit(X, (X[:, 0] > 0.5).astype(int))
+    engine = model._engine
+    label, proba = engine.label_one_raw, engine.proba_one_raw
+    probs, k = ffi.new("double[2]"), ffi.new("int32_t *")
+    for row in X[:20].tolist():
+        assert lib.sgt_model_proba_row(engine._m, row, 3, probs, k) == 0
+        assert label(row, None) == k[0]
+        assert proba(row, None) == list(probs)
+    assert label([0.1, 0.2], None) == -1                        # wrong width: declined
+    assert label([0.1, 0.2, math.nan], None) == -1              # C refuses NaN
+    del model, engine
+    gc.collect()
+    assert label(X[0].tolist(), None) in (0, 1)                 # the bound model lives on

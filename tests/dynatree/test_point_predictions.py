@@ -14,9 +14,9 @@ from types import ModuleType
 
 import numpy as np
 import pytest
-from conftest import require_fast
 
 import reference
+from conftest import require_fast
 
 LEAVES = [dict(leaf="constant"), dict(leaf="linear"),
           dict(leaf="linear", intercept="augmented")]
