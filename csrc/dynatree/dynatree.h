@@ -49,6 +49,7 @@ typedef struct {
     const double *lg_half; /* C-only cache: lgamma(k/2) for 1 <= k < lg_len (same values) */
     const double *lg_frac; /* C-only cache: lgamma(k + 1/C) for 0 <= k < lg_len / 2 */
     int64_t lg_len;    /* cache length (0 = no cache) */
+    double lg_prior;   /* C-only cache: C * lgamma(1/C) of the class evidence (same value) */
 } dt_leaf_config;
 
 typedef struct {

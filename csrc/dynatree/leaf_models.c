@@ -47,6 +47,9 @@ void dt_leaf_config_init(dt_leaf_config *c, int kind, int p, int augmented, int 
     c->lg_half = NULL;
     c->lg_frac = NULL;
     c->lg_len = 0;
+    /* the constant term of dt_class_log_evidence, computed once as it would be per call */
+    c->lg_prior = kind == DT_CLASS ? (double)n_classes * special_lgamma(1.0 / (double)n_classes)
+                                   : 0.0;
 }
 
 /* lgamma(x2 / 2) from the cache when x2 is a cached integer, else computed: the cache
@@ -368,7 +371,7 @@ double dt_class_log_evidence(const double *st, const dt_leaf_config *c)
         else
             ell = ell + special_lgamma(cnt + st[c->off_gcounts + k] + inv_c);
     }
-    return ell - (double)c->n_classes * special_lgamma(inv_c);
+    return ell - c->lg_prior; /* = C * lgamma(inv_c), cached by dt_leaf_config_init */
 }
 
 void dt_refresh(double *st, const dt_leaf_config *c)

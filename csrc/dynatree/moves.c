@@ -98,40 +98,74 @@ static int32_t union_points(dt_model *m, const dt_particle *t, const int32_t *lv
     return count;
 }
 
+/* the class counts of the two grow children (n = nl + nr points, class of point pt =
+ * (int)y[pt]; left iff x_j <= xi): every partial sum of n and of the class counts in
+ * dt_stats_accumulate starts at 0.0 and gains 1.0 per point, so it is an exact integer
+ * (below 2^53); counted here in integers and converted once, they are the same doubles.
+ * Two classes: the count of class 1 overall and on the right are register sums, the
+ * rest follows by exact integer subtraction; more classes: one counter per side and class */
+static void class_counts(dt_model *m, const int32_t *pts, int32_t n, int32_t nr,
+                         const unsigned char *right, double *left_st, double *right_st)
+{
+    const dt_leaf_config *c = &m->cfg;
+    const double *y = m->store.y;
+    int32_t a, one = 0, one_r = 0, cnt[2][16];
+    int k;
+    if (c->n_classes == 2) {
+        for (a = 0; a < n; a++) {
+            int32_t lab = (int32_t)y[pts[a]];
+            one += lab;
+            one_r += lab & right[a];
+        }
+        left_st[c->off_counts] = (double)((n - nr) - (one - one_r));
+        left_st[c->off_counts + 1] = (double)(one - one_r);
+        right_st[c->off_counts] = (double)(nr - one_r);
+        right_st[c->off_counts + 1] = (double)one_r;
+        return;
+    }
+    for (k = 0; k < 16; k++) cnt[0][k] = cnt[1][k] = 0;
+    for (a = 0; a < n; a++) cnt[right[a]][(int)y[pts[a]]]++;
+    for (k = 0; k < c->n_classes; k++) {
+        left_st[c->off_counts + k] = (double)cnt[0][k];
+        right_st[c->off_counts + k] = (double)cnt[1][k];
+    }
+}
+
 /* the grow children of one split (column j at xi), built in one pass over the leaf's
  * points (pts, arrival order): left points in ibuf2, right points in ibuf2 + cap, and,
  * except for the implicit linear leaf (fused = 0), the children's statistics accumulated
- * in sbuf[0] and sbuf[1] with the same operations, per child, as dt_stats_from_points */
+ * in sbuf[0] and sbuf[1] with the same operations, per child, as dt_stats_from_points.
+ * The partition is branch-free (each point is written to both lists, only the count of
+ * its side advances: a later point or nothing reads the other slot), since the side of a
+ * point is as unpredictable as a coin; side flags go to the byte scratch for the counts */
 static void split_points(dt_model *m, const int32_t *pts, int32_t n_points, int32_t j,
                          double xi, int fused, int32_t *n_left, int32_t *n_right)
 {
     const dt_leaf_config *c = &m->cfg;
-    int sw = c->sw, k, side;
-    int32_t a, nl = 0, nr = 0, cnt[2][16];
-    /* n and the class counts start at 0.0 and gain 1.0 per point: every partial sum is an
-     * exact integer (below 2^53), so they are counted in integers and converted once,
-     * the same doubles as the += 1.0 of dt_stats_accumulate without its chain of
-     * dependent additions through memory */
+    int sw = c->sw;
+    int32_t a, nl = 0, nr = 0, *left = m->buf.ibuf2, *right = m->buf.ibuf2 + m->store.cap;
+    unsigned char *side = (unsigned char *)(m->buf.ibuf2 + 2 * m->store.cap);
+    const double *col = m->store.X + j;
+    int32_t d = m->par.d;
+    /* n and the class counts: exact integers (class_counts) */
     int int_counts = c->kind == DT_CLASS && c->n_classes <= 16;
     if (fused) {
         dt_stats_clear(m->buf.sbuf, c);
         dt_stats_clear(m->buf.sbuf + sw, c);
     }
-    for (k = 0; k < 16; k++) cnt[0][k] = cnt[1][k] = 0;
     for (a = 0; a < n_points; a++) {
         int32_t pt = pts[a];
-        double *ch = m->buf.sbuf;
-        side = 0;
-        if (m->store.X[(int64_t)pt * m->par.d + j] <= xi) {
-            m->buf.ibuf2[nl++] = pt;
-        } else {
-            m->buf.ibuf2[m->store.cap + nr++] = pt;
-            ch = m->buf.sbuf + sw;
-            side = 1;
-        }
-        if (int_counts) {
-            cnt[side][(int)m->store.y[pt]]++;
-        } else if (c->kind == DT_CLASS) {
+        int32_t r = !(col[(int64_t)pt * d] <= xi);
+        left[nl] = pt;
+        right[nr] = pt;
+        nl += 1 - r;
+        nr += r;
+        side[a] = (unsigned char)r;
+    }
+    for (a = 0; a < n_points && !int_counts && fused; a++) {
+        int32_t pt = pts[a];
+        double *ch = m->buf.sbuf + (side[a] ? sw : 0);
+        if (c->kind == DT_CLASS) {
             /* inlined dt_stats_accumulate of the class leaf (same operations) */
             ch[c->off_counts + (int)m->store.y[pt]] += 1.0;
         } else if (c->kind == DT_CONSTANT) {
@@ -139,7 +173,7 @@ static void split_points(dt_model *m, const int32_t *pts, int32_t n_points, int3
             double yi = m->store.y[pt];
             ch[DT_OFF_SY] = ch[DT_OFF_SY] + yi;
             ch[DT_OFF_SYY] = ch[DT_OFF_SYY] + yi * yi;
-        } else if (fused) {
+        } else {
             dt_stats_accumulate(ch, c, pt, m->store.X, m->store.y, m->par.d, m->buf.work);
         }
     }
@@ -147,10 +181,7 @@ static void split_points(dt_model *m, const int32_t *pts, int32_t n_points, int3
         m->buf.sbuf[DT_OFF_N] = (double)nl;
         m->buf.sbuf[sw + DT_OFF_N] = (double)nr;
     }
-    for (k = 0; int_counts && k < c->n_classes; k++) {
-        m->buf.sbuf[c->off_counts + k] = (double)cnt[0][k];
-        m->buf.sbuf[sw + c->off_counts + k] = (double)cnt[1][k];
-    }
+    if (int_counts) class_counts(m, pts, n_points, nr, side, m->buf.sbuf, m->buf.sbuf + sw);
     *n_left = nl;
     *n_right = nr;
 }
