@@ -16,38 +16,78 @@
 #include <string.h>
 #include "dynatree/dynatree.h"
 
-/* [DT-SPEC §4.2] mirrors grow_candidate; points = the leaf's points (arrival order) */
+/* v into the sorted buffer buf[0..a] at or below slot a, by insertion (largest = 1:
+ * descending order); buf[a] is dropped */
+static void insert_sorted(double *buf, int32_t a, double v, int largest)
+{
+    if (largest) {
+        while (a > 0 && buf[a - 1] < v) {
+            buf[a] = buf[a - 1];
+            a--;
+        }
+    } else {
+        while (a > 0 && buf[a - 1] > v) {
+            buf[a] = buf[a - 1];
+            a--;
+        }
+    }
+    buf[a] = v;
+}
+
+/* the k-th smallest (*lo) and k-th largest (*hi) of vals[0..n), n >= k >= 1, by insertion
+ * into the sorted buffers small[0..k) and large[0..k): a value enters when fewer than k
+ * are kept or it is strictly beyond the k-th kept one (held in a register) */
+static void kth_values(const double *vals, int32_t n, int32_t k, double *small, double *large,
+                       double *lo, double *hi)
+{
+    int32_t b;
+    double v, e_small = 0.0, e_large = 0.0;
+    for (b = 0; b < k; b++) {
+        insert_sorted(small, b, vals[b], 0);
+        insert_sorted(large, b, vals[b], 1);
+    }
+    e_small = small[k - 1];
+    e_large = large[k - 1];
+    for (b = k; b < n; b++) {
+        v = vals[b];
+        if (v < e_small) {
+            insert_sorted(small, k - 1, v, 0);
+            e_small = small[k - 1];
+        }
+        if (v > e_large) {
+            insert_sorted(large, k - 1, v, 1);
+            e_large = large[k - 1];
+        }
+    }
+    *lo = e_small;
+    *hi = e_large;
+}
+
+/* [DT-SPEC §4.2] mirrors grow_candidate; points = the leaf's points (arrival order). The
+ * column values x_j of the points are gathered first into vbuf + 2 minp (one pass of
+ * independent loads), where the split of the candidate (split_points) reads them again */
 int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t *var,
                       double *value)
 {
-    int32_t minp = m->par.minp, n_small = 0, n_large = 0, a, b, j;
-    double *small = m->buf.vbuf, *large = m->buf.vbuf + minp, v, lo, hi, u;
+    int32_t minp = m->par.minp, b, j, d = m->par.d;
+    double *vals = m->buf.vbuf + 2 * minp, lo, hi, u;
     const double *col;
     if (!(m->par.alpha > 0.0) || n < 2 * minp) return 0;
     j = (int32_t)rng_below(&m->rng, (uint64_t)m->par.d);
     col = m->store.X + j;
     /* lo = minp-th smallest, hi = minp-th largest value of column j (= sorted order) */
-    for (b = 0; b < n; b++) {
-        v = col[(int64_t)points[b] * m->par.d];
-        if (n_small < minp || v < small[n_small - 1]) {
-            a = n_small < minp ? n_small++ : minp - 1;
-            while (a > 0 && small[a - 1] > v) {
-                small[a] = small[a - 1];
-                a--;
-            }
-            small[a] = v;
+    if (minp == 1) { /* kth_value with k = 1 (the first minimum and maximum), fused */
+        lo = hi = vals[0] = col[(int64_t)points[0] * d];
+        for (b = 1; b < n; b++) {
+            double v = col[(int64_t)points[b] * d];
+            vals[b] = v;
+            if (v < lo) lo = v;
+            if (v > hi) hi = v;
         }
-        if (n_large < minp || v > large[n_large - 1]) {
-            a = n_large < minp ? n_large++ : minp - 1;
-            while (a > 0 && large[a - 1] < v) {
-                large[a] = large[a - 1];
-                a--;
-            }
-            large[a] = v;
-        }
+    } else {
+        for (b = 0; b < n; b++) vals[b] = col[(int64_t)points[b] * d];
+        kth_values(vals, n, minp, m->buf.vbuf, m->buf.vbuf + minp, &lo, &hi);
     }
-    lo = small[minp - 1];
-    hi = large[minp - 1];
     if (!(lo < hi)) return 0;
     u = rng_uniform(&m->rng);
     *var = j;
@@ -98,91 +138,132 @@ static int32_t union_points(dt_model *m, const dt_particle *t, const int32_t *lv
     return count;
 }
 
-/* the class counts of the two grow children (n = nl + nr points, class of point pt =
- * (int)y[pt]; left iff x_j <= xi): every partial sum of n and of the class counts in
- * dt_stats_accumulate starts at 0.0 and gains 1.0 per point, so it is an exact integer
- * (below 2^53); counted here in integers and converted once, they are the same doubles.
- * Two classes: the count of class 1 overall and on the right are register sums, the
- * rest follows by exact integer subtraction; more classes: one counter per side and class */
-static void class_counts(dt_model *m, const int32_t *pts, int32_t n, int32_t nr,
-                         const unsigned char *right, double *left_st, double *right_st)
+/* the branch-free partition of pts (column values vals) at xi: each point is written to
+ * both lists and only the count of its side advances (a later point or nothing reads the
+ * other slot), since the side of a point is as unpredictable as a coin; side[a] = 1 for
+ * the right. With y (two classes), also ones[0] = points of class 1 and ones[1] = those on
+ * the right. Returns the number of right points */
+static int32_t partition(const int32_t *pts, const double *vals, int32_t n, double xi,
+                         int32_t *left, int32_t *right, unsigned char *side, const double *y,
+                         int32_t *ones)
 {
-    const dt_leaf_config *c = &m->cfg;
-    const double *y = m->store.y;
-    int32_t a, one = 0, one_r = 0, cnt[2][16];
-    int k;
-    if (c->n_classes == 2) {
+    int32_t a, nl = 0, nr = 0, one = 0, one_r = 0;
+    if (y != NULL) {
         for (a = 0; a < n; a++) {
-            int32_t lab = (int32_t)y[pts[a]];
+            int32_t pt = pts[a], r = !(vals[a] <= xi), lab = (int32_t)y[pt];
+            left[nl] = pt;
+            right[nr] = pt;
+            nl += 1 - r;
+            nr += r;
             one += lab;
-            one_r += lab & right[a];
+            one_r += lab & r;
         }
-        left_st[c->off_counts] = (double)((n - nr) - (one - one_r));
-        left_st[c->off_counts + 1] = (double)(one - one_r);
-        right_st[c->off_counts] = (double)(nr - one_r);
-        right_st[c->off_counts + 1] = (double)one_r;
-        return;
+        ones[0] = one;
+        ones[1] = one_r;
+        return nr;
     }
-    for (k = 0; k < 16; k++) cnt[0][k] = cnt[1][k] = 0;
-    for (a = 0; a < n; a++) cnt[right[a]][(int)y[pts[a]]]++;
-    for (k = 0; k < c->n_classes; k++) {
-        left_st[c->off_counts + k] = (double)cnt[0][k];
-        right_st[c->off_counts + k] = (double)cnt[1][k];
-    }
-}
-
-/* the grow children of one split (column j at xi), built in one pass over the leaf's
- * points (pts, arrival order): left points in ibuf2, right points in ibuf2 + cap, and,
- * except for the implicit linear leaf (fused = 0), the children's statistics accumulated
- * in sbuf[0] and sbuf[1] with the same operations, per child, as dt_stats_from_points.
- * The partition is branch-free (each point is written to both lists, only the count of
- * its side advances: a later point or nothing reads the other slot), since the side of a
- * point is as unpredictable as a coin; side flags go to the byte scratch for the counts */
-static void split_points(dt_model *m, const int32_t *pts, int32_t n_points, int32_t j,
-                         double xi, int fused, int32_t *n_left, int32_t *n_right)
-{
-    const dt_leaf_config *c = &m->cfg;
-    int sw = c->sw;
-    int32_t a, nl = 0, nr = 0, *left = m->buf.ibuf2, *right = m->buf.ibuf2 + m->store.cap;
-    unsigned char *side = (unsigned char *)(m->buf.ibuf2 + 2 * m->store.cap);
-    const double *col = m->store.X + j;
-    int32_t d = m->par.d;
-    /* n and the class counts: exact integers (class_counts) */
-    int int_counts = c->kind == DT_CLASS && c->n_classes <= 16;
-    if (fused) {
-        dt_stats_clear(m->buf.sbuf, c);
-        dt_stats_clear(m->buf.sbuf + sw, c);
-    }
-    for (a = 0; a < n_points; a++) {
-        int32_t pt = pts[a];
-        int32_t r = !(col[(int64_t)pt * d] <= xi);
+    for (a = 0; a < n; a++) {
+        int32_t pt = pts[a], r = !(vals[a] <= xi);
         left[nl] = pt;
         right[nr] = pt;
         nl += 1 - r;
         nr += r;
         side[a] = (unsigned char)r;
     }
-    for (a = 0; a < n_points && !int_counts && fused; a++) {
+    return nr;
+}
+
+/* the split of a constant leaf in one pass: the points to the left / right lists of ibuf2
+ * and S_y, S_yy of each child accumulated in sbuf[0], sbuf[1] (the inlined
+ * dt_stats_accumulate of the constant leaf, same operations in the same order per child;
+ * n is set by the caller). Returns the number of right points */
+static int32_t split_constant(dt_model *m, const int32_t *pts, const double *vals, int32_t n,
+                              double xi)
+{
+    int32_t a, nl = 0, nr = 0;
+    double *sb = m->buf.sbuf;
+    for (a = 0; a < n; a++) {
+        int32_t pt = pts[a];
+        double *ch = sb, yi = m->store.y[pt];
+        if (vals[a] <= xi) {
+            m->buf.ibuf2[nl++] = pt;
+        } else {
+            m->buf.ibuf2[m->store.cap + nr++] = pt;
+            ch = sb + m->cfg.sw;
+        }
+        ch[DT_OFF_SY] = ch[DT_OFF_SY] + yi;
+        ch[DT_OFF_SYY] = ch[DT_OFF_SYY] + yi * yi;
+    }
+    return nr;
+}
+
+/* the class counts of the two grow children (n = nl + nr points, class of point pt =
+ * (int)y[pt]): every partial sum of n and of the class counts in dt_stats_accumulate
+ * starts at 0.0 and gains 1.0 per point, so it is an exact integer (below 2^53); counted
+ * here in integers and converted once, they are the same doubles. Two classes: from the
+ * register sums of partition (ones) by exact integer subtraction; more: one counter per
+ * side and class (side flags of partition) */
+static void class_counts(dt_model *m, const int32_t *pts, int32_t n, int32_t nr,
+                         const unsigned char *right, const int32_t *ones, double *left_st,
+                         double *right_st)
+{
+    const dt_leaf_config *c = &m->cfg;
+    int32_t a, cnt[2][16];
+    int k;
+    if (c->n_classes == 2) {
+        left_st[c->off_counts] = (double)((n - nr) - (ones[0] - ones[1]));
+        left_st[c->off_counts + 1] = (double)(ones[0] - ones[1]);
+        right_st[c->off_counts] = (double)(nr - ones[1]);
+        right_st[c->off_counts + 1] = (double)ones[1];
+        return;
+    }
+    for (k = 0; k < 16; k++) cnt[0][k] = cnt[1][k] = 0;
+    for (a = 0; a < n; a++) cnt[right[a]][(int)m->store.y[pts[a]]]++;
+    for (k = 0; k < c->n_classes; k++) {
+        left_st[c->off_counts + k] = (double)cnt[0][k];
+        right_st[c->off_counts + k] = (double)cnt[1][k];
+    }
+}
+
+/* the grow children of one split (xi on the column gathered by dt_grow_candidate), built
+ * from the leaf's points (pts, arrival order): left points in ibuf2, right points in
+ * ibuf2 + cap (partition), and, except for the implicit linear leaf (fused = 0), the
+ * children's statistics in sbuf[0] and sbuf[1] with the same operations, per child, as
+ * dt_stats_from_points (n and class counts: exact integers, class_counts) */
+static void split_points(dt_model *m, const int32_t *pts, int32_t n_points, double xi,
+                         int fused, int32_t *n_left, int32_t *n_right)
+{
+    const dt_leaf_config *c = &m->cfg;
+    int sw = c->sw;
+    int32_t a, nr, ones[2] = {0, 0};
+    unsigned char *side = (unsigned char *)(m->buf.ibuf2 + 2 * m->store.cap);
+    const double *vals = m->buf.vbuf + 2 * m->par.minp; /* x_j of pts (dt_grow_candidate) */
+    int int_counts = c->kind == DT_CLASS && c->n_classes <= 16;
+    if (fused) {
+        dt_stats_clear(m->buf.sbuf, c);
+        dt_stats_clear(m->buf.sbuf + sw, c);
+    }
+    if (c->kind == DT_CONSTANT)
+        nr = split_constant(m, pts, vals, n_points, xi);
+    else
+        nr = partition(pts, vals, n_points, xi, m->buf.ibuf2, m->buf.ibuf2 + m->store.cap, side,
+                       c->kind == DT_CLASS && c->n_classes == 2 ? m->store.y : NULL, ones);
+    for (a = 0; a < n_points && !int_counts && fused && c->kind != DT_CONSTANT; a++) {
         int32_t pt = pts[a];
         double *ch = m->buf.sbuf + (side[a] ? sw : 0);
         if (c->kind == DT_CLASS) {
             /* inlined dt_stats_accumulate of the class leaf (same operations) */
             ch[c->off_counts + (int)m->store.y[pt]] += 1.0;
-        } else if (c->kind == DT_CONSTANT) {
-            /* inlined dt_stats_accumulate of the constant leaf (same operations) */
-            double yi = m->store.y[pt];
-            ch[DT_OFF_SY] = ch[DT_OFF_SY] + yi;
-            ch[DT_OFF_SYY] = ch[DT_OFF_SYY] + yi * yi;
         } else {
             dt_stats_accumulate(ch, c, pt, m->store.X, m->store.y, m->par.d, m->buf.work);
         }
     }
     if (c->kind == DT_CLASS || c->kind == DT_CONSTANT) {
-        m->buf.sbuf[DT_OFF_N] = (double)nl;
+        m->buf.sbuf[DT_OFF_N] = (double)(n_points - nr);
         m->buf.sbuf[sw + DT_OFF_N] = (double)nr;
     }
-    if (int_counts) class_counts(m, pts, n_points, nr, side, m->buf.sbuf, m->buf.sbuf + sw);
-    *n_left = nl;
+    if (int_counts) class_counts(m, pts, n_points, nr, side, ones, m->buf.sbuf, m->buf.sbuf + sw);
+    *n_left = n_points - nr;
     *n_right = nr;
 }
 
@@ -198,7 +279,7 @@ static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_
     int sw = c->sw, fused = !(c->kind == DT_LINEAR && c->delta == 1);
     *grown = 0;
     if (!dt_grow_candidate(m, pts, n_points, j, xi)) return -INFINITY;
-    split_points(m, pts, n_points, *j, *xi, fused, nl, nr);
+    split_points(m, pts, n_points, *xi, fused, nl, nr);
     if (*nl < m->par.minp || *nr < m->par.minp) return -INFINITY;
     if (fused) {
         dt_stats_finish(m->buf.sbuf, c, st, m->buf.work);
