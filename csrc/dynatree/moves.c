@@ -141,19 +141,16 @@ static int32_t union_points(dt_model *m, const dt_particle *t, const int32_t *lv
 /* the branch-free partition of pts (column values vals) at xi: each point is written to
  * both lists and only the count of its side advances (a later point or nothing reads the
  * other slot), since the side of a point is as unpredictable as a coin; side[a] = 1 for
- * the right. With y (two classes), also ones[0] = points of class 1 and ones[1] = those on
- * the right. Returns the number of right points */
+ * the right. With y (two classes), counts only, no lists nor flags: ones[0] = points of
+ * class 1 and ones[1] = those on the right. Returns the number of right points */
 static int32_t partition(const int32_t *pts, const double *vals, int32_t n, double xi,
                          int32_t *left, int32_t *right, unsigned char *side, const double *y,
                          int32_t *ones)
 {
     int32_t a, nl = 0, nr = 0, one = 0, one_r = 0;
-    if (y != NULL) {
+    if (y != NULL) { /* counts only: the lists are built if the grow is taken */
         for (a = 0; a < n; a++) {
-            int32_t pt = pts[a], r = !(vals[a] <= xi), lab = (int32_t)y[pt];
-            left[nl] = pt;
-            right[nr] = pt;
-            nl += 1 - r;
+            int32_t r = !(vals[a] <= xi), lab = (int32_t)y[pts[a]];
             nr += r;
             one += lab;
             one_r += lab & r;
@@ -229,9 +226,10 @@ static void class_counts(dt_model *m, const int32_t *pts, int32_t n, int32_t nr,
  * from the leaf's points (pts, arrival order): left points in ibuf2, right points in
  * ibuf2 + cap (partition), and, except for the implicit linear leaf (fused = 0), the
  * children's statistics in sbuf[0] and sbuf[1] with the same operations, per child, as
- * dt_stats_from_points (n and class counts: exact integers, class_counts) */
-static void split_points(dt_model *m, const int32_t *pts, int32_t n_points, double xi,
-                         int fused, int32_t *n_left, int32_t *n_right)
+ * dt_stats_from_points (n and class counts: exact integers, class_counts). Returns 0
+ * if the lists are left to the caller (two classes: partition counts only) */
+static int split_points(dt_model *m, const int32_t *pts, int32_t n_points, double xi,
+                        int fused, int32_t *n_left, int32_t *n_right)
 {
     const dt_leaf_config *c = &m->cfg;
     int sw = c->sw;
@@ -265,21 +263,23 @@ static void split_points(dt_model *m, const int32_t *pts, int32_t n_points, doub
     if (int_counts) class_counts(m, pts, n_points, nr, side, ones, m->buf.sbuf, m->buf.sbuf + sw);
     *n_left = n_points - nr;
     *n_right = nr;
+    return !(c->kind == DT_CLASS && c->n_classes == 2); /* lists built */
 }
 
 /* the grow step of propagate: draw a candidate split of the leaf (points pts, read in
  * place in the leaf's own point set) and, if both children keep minp points, fill sbuf[0],
  * sbuf[1] and return the subtree score with the leaf grown (else -inf); *grown says
- * whether the children are ready */
+ * whether the children are ready: 1 with their point lists, 2 with their statistics only
+ * (the lists are built by grow_lists if the grow is taken) */
 static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_t top,
                          const double *st, const int32_t *pts, int32_t n_points, int32_t *j,
                          double *xi, int32_t *nl, int32_t *nr, int *grown)
 {
     const dt_leaf_config *c = &m->cfg;
-    int sw = c->sw, fused = !(c->kind == DT_LINEAR && c->delta == 1);
+    int sw = c->sw, fused = !(c->kind == DT_LINEAR && c->delta == 1), lists;
     *grown = 0;
     if (!dt_grow_candidate(m, pts, n_points, j, xi)) return -INFINITY;
-    split_points(m, pts, n_points, *xi, fused, nl, nr);
+    lists = split_points(m, pts, n_points, *xi, fused, nl, nr);
     if (*nl < m->par.minp || *nr < m->par.minp) return -INFINITY;
     if (fused) {
         dt_stats_finish(m->buf.sbuf, c, st, m->buf.work);
@@ -289,7 +289,7 @@ static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_
         dt_stats_from_points(m->buf.sbuf + sw, c, m->buf.ibuf2 + m->store.cap, *nr, m->store.X, m->store.y, m->par.d, st,
                              m->buf.work);
     }
-    *grown = 1;
+    *grown = lists ? 1 : 2;
     return dt_subtree_log_score(m, t, top, leaf, m->buf.sbuf[DT_OFF_ELL], m->buf.sbuf[sw + DT_OFF_ELL]);
 }
 
@@ -312,6 +312,16 @@ static double prune_score(dt_model *m, const dt_particle *t, int32_t parent, int
                    m->store.X, m->store.y, m->par.d, m->buf.work);
     *merged = 1;
     return dt_prior_leaf(m, t->nodes[parent].depth) + m->buf.sbuf[2 * sw + DT_OFF_ELL];
+}
+
+/* the children's point lists of a grow whose statistics were built without them (grown
+ * = 2 in grow_score): the partition of the leaf's points pts at xi on the column that
+ * dt_grow_candidate gathered (nothing has written to its buffer since) */
+static void grow_lists(dt_model *m, const int32_t *pts, int32_t n_points, double xi)
+{
+    partition(pts, m->buf.vbuf + 2 * m->par.minp, n_points, xi, m->buf.ibuf2,
+              m->buf.ibuf2 + m->store.cap, (unsigned char *)(m->buf.ibuf2 + 2 * m->store.cap),
+              NULL, NULL);
 }
 
 /* apply a grow: two children of leaf (points in ibuf2, stats in sbuf[0], sbuf[1]) */
@@ -399,8 +409,10 @@ void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
     if (parent >= 0) l_prune = prune_score(m, t, parent, &have_merged);
 
     move = dt_choose_move(l_stay, l_prune, l_grow, &m->rng);
-    if (move == DT_GROW && have_children)
+    if (move == DT_GROW && have_children) {
+        if (have_children == 2) grow_lists(m, pts, n_points, xi);
         apply_grow(m, t, leaf, j, xi, nl, nr);
+    }
     else if (move == DT_PRUNE && have_merged)
         apply_prune(m, t, parent);
 }
