@@ -56,7 +56,9 @@ void dt_leaf_config_init(dt_leaf_config *c, int kind, int p, int augmented, int 
  * holds special_lgamma of exactly the same arguments, so results are identical */
 static double lgamma_half(const dt_leaf_config *c, double x2)
 {
-    if (x2 >= 1.0 && x2 < (double)c->lg_len && x2 == floor(x2)) return c->lg_half[(int64_t)x2];
+    /* in [1, lg_len), truncation is floor: an integer x2 converts back to itself */
+    if (x2 >= 1.0 && x2 < (double)c->lg_len && x2 == (double)(int64_t)x2)
+        return c->lg_half[(int64_t)x2];
     return special_lgamma(x2 / 2.0);
 }
 
