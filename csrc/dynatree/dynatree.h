@@ -253,6 +253,8 @@ int dt_leaf_append_shared(dt_model *m, dt_particle *t, int32_t leaf, int32_t poi
 void dt_particle_release_sets(dt_model *m, dt_particle *t);
 double dt_subtree_log_score(dt_model *m, const dt_particle *t, int32_t top, int32_t grown,
                             double ell_left, double ell_right);
+void dt_subtree_log_scores(dt_model *m, const dt_particle *t, int32_t top, int32_t grown,
+                           double ell_left, double ell_right, double *stay, double *grow);
 int32_t dt_collect_leaves(dt_model *m, const dt_particle *t, int32_t top, int32_t *out);
 int32_t dt_gather_points(const dt_model *m, const dt_particle *t, int32_t leaf, int32_t *out);
 int32_t dt_height(dt_model *m, const dt_particle *t);

@@ -270,14 +270,17 @@ static int split_points(dt_model *m, const int32_t *pts, int32_t n_points, doubl
  * place in the leaf's own point set) and, if both children keep minp points, fill sbuf[0],
  * sbuf[1] and return the subtree score with the leaf grown (else -inf); *grown says
  * whether the children are ready: 1 with their point lists, 2 with their statistics only
- * (the lists are built by grow_lists if the grow is taken) */
+ * (the lists are built by grow_lists if the grow is taken), and *l_stay is then the stay
+ * score (from the same traversal; else NaN, left to the caller) */
 static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_t top,
                          const double *st, const int32_t *pts, int32_t n_points, int32_t *j,
-                         double *xi, int32_t *nl, int32_t *nr, int *grown)
+                         double *xi, int32_t *nl, int32_t *nr, int *grown, double *l_stay)
 {
     const dt_leaf_config *c = &m->cfg;
     int sw = c->sw, fused = !(c->kind == DT_LINEAR && c->delta == 1), lists;
+    double l_grow;
     *grown = 0;
+    *l_stay = NAN; /* not computed */
     if (!dt_grow_candidate(m, pts, n_points, j, xi)) return -INFINITY;
     lists = split_points(m, pts, n_points, *xi, fused, nl, nr);
     if (*nl < m->par.minp || *nr < m->par.minp) return -INFINITY;
@@ -290,7 +293,10 @@ static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_
                              m->buf.work);
     }
     *grown = lists ? 1 : 2;
-    return dt_subtree_log_score(m, t, top, leaf, m->buf.sbuf[DT_OFF_ELL], m->buf.sbuf[sw + DT_OFF_ELL]);
+    /* the stay score too, in the same traversal */
+    dt_subtree_log_scores(m, t, top, leaf, m->buf.sbuf[DT_OFF_ELL], m->buf.sbuf[sw + DT_OFF_ELL],
+                          l_stay, &l_grow);
+    return l_grow;
 }
 
 /* the prune step of propagate: if the leaves under parent hold 2 minp points, merge their
@@ -404,8 +410,10 @@ void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
         dt_add_point(st, c, pts, n_points, index, m->store.X, m->store.y, m->par.d, m->buf.work);
     parent = t->nodes[leaf].parent;
     top = parent >= 0 ? parent : leaf;
-    l_stay = dt_subtree_log_score(m, t, top, -1, 0.0, 0.0);
-    l_grow = grow_score(m, t, leaf, top, st, pts, n_points, &j, &xi, &nl, &nr, &have_children);
+    /* scores have no side effects: stay is scored with grow when the children exist */
+    l_grow = grow_score(m, t, leaf, top, st, pts, n_points, &j, &xi, &nl, &nr, &have_children,
+                        &l_stay);
+    if (!have_children) l_stay = dt_subtree_log_score(m, t, top, -1, 0.0, 0.0);
     if (parent >= 0) l_prune = prune_score(m, t, parent, &have_merged);
 
     move = dt_choose_move(l_stay, l_prune, l_grow, &m->rng);
