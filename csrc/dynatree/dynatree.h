@@ -59,9 +59,7 @@ typedef struct {
     int32_t depth;     /* d, root 0 [AG13, §2.1] */
     int32_t var;       /* split column j, -1 for a leaf */
     int32_t set;       /* point set (points + stats) of a leaf, shared copy-on-write; -1 if internal */
-    int32_t pad;       /* unused */
-    int32_t pad2;      /* unused */
-    double value;      /* split value xi */
+    double value;      /* split value xi (32-byte node: two per cache line) */
 } dt_node;
 
 typedef struct {

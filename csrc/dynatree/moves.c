@@ -104,9 +104,10 @@ int dt_choose_move(double l_stay, double l_prune, double l_grow, rng_state *r)
     if (isfinite(l_stay) && l_stay > l_max) l_max = l_stay;
     if (isfinite(l_prune) && l_prune > l_max) l_max = l_prune;
     if (isfinite(l_grow) && l_grow > l_max) l_max = l_grow;
-    w_stay = isfinite(l_stay) ? exp(l_stay - l_max) : 0.0;
-    w_prune = isfinite(l_prune) ? exp(l_prune - l_max) : 0.0;
-    w_grow = isfinite(l_grow) ? exp(l_grow - l_max) : 0.0;
+    /* the maximum's weight is exp(0.0) = 1.0 exactly, without the call */
+    w_stay = isfinite(l_stay) ? (l_stay == l_max ? 1.0 : exp(l_stay - l_max)) : 0.0;
+    w_prune = isfinite(l_prune) ? (l_prune == l_max ? 1.0 : exp(l_prune - l_max)) : 0.0;
+    w_grow = isfinite(l_grow) ? (l_grow == l_max ? 1.0 : exp(l_grow - l_max)) : 0.0;
     z = (w_stay + w_prune) + w_grow;
     u = rng_uniform(r);
     if (u < w_stay / z) return DT_STAY;

@@ -147,8 +147,6 @@ int32_t dt_node_alloc(dt_model *m, dt_particle *t)
     t->nodes[k].depth = 0;
     t->nodes[k].var = -1;
     t->nodes[k].set = -1;
-    t->nodes[k].pad = 0;
-    t->nodes[k].pad2 = 0;
     t->nodes[k].value = 0.0;
     return k;
 }
