@@ -76,7 +76,7 @@ int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t *va
     j = (int32_t)rng_below(&m->rng, (uint64_t)m->par.d);
     col = m->store.X + j;
     /* lo = minp-th smallest, hi = minp-th largest value of column j (= sorted order) */
-    if (minp == 1) { /* kth_value with k = 1 (the first minimum and maximum), fused */
+    if (minp == 1) { /* kth_values with k = 1 (the first minimum and maximum), fused */
         lo = hi = vals[0] = col[(int64_t)points[0] * d];
         for (b = 1; b < n; b++) {
             double v = col[(int64_t)points[b] * d];
