@@ -49,6 +49,7 @@ typedef struct {
     const double *lg_half; /* C-only cache: lgamma(k/2) for 1 <= k < lg_len (same values) */
     const double *lg_frac; /* C-only cache: lgamma(k + 1/C) for 0 <= k < lg_len / 2 */
     int64_t lg_len;    /* cache length (0 = no cache) */
+    double lg_prior;   /* C-only cache: C * lgamma(1/C) of the class evidence (same value) */
 } dt_leaf_config;
 
 typedef struct {
@@ -58,9 +59,7 @@ typedef struct {
     int32_t depth;     /* d, root 0 [AG13, §2.1] */
     int32_t var;       /* split column j, -1 for a leaf */
     int32_t set;       /* point set (points + stats) of a leaf, shared copy-on-write; -1 if internal */
-    int32_t pad;       /* unused */
-    int32_t pad2;      /* unused */
-    double value;      /* split value xi */
+    double value;      /* split value xi (32-byte node: two per cache line) */
 } dt_node;
 
 typedef struct {
@@ -252,6 +251,8 @@ int dt_leaf_append_shared(dt_model *m, dt_particle *t, int32_t leaf, int32_t poi
 void dt_particle_release_sets(dt_model *m, dt_particle *t);
 double dt_subtree_log_score(dt_model *m, const dt_particle *t, int32_t top, int32_t grown,
                             double ell_left, double ell_right);
+void dt_subtree_log_scores(dt_model *m, const dt_particle *t, int32_t top, int32_t grown,
+                           double ell_left, double ell_right, double *stay, double *grow);
 int32_t dt_collect_leaves(dt_model *m, const dt_particle *t, int32_t top, int32_t *out);
 int32_t dt_gather_points(const dt_model *m, const dt_particle *t, int32_t leaf, int32_t *out);
 int32_t dt_height(dt_model *m, const dt_particle *t);

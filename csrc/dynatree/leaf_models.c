@@ -47,13 +47,18 @@ void dt_leaf_config_init(dt_leaf_config *c, int kind, int p, int augmented, int 
     c->lg_half = NULL;
     c->lg_frac = NULL;
     c->lg_len = 0;
+    /* the constant term of dt_class_log_evidence, computed once as it would be per call */
+    c->lg_prior = kind == DT_CLASS ? (double)n_classes * special_lgamma(1.0 / (double)n_classes)
+                                   : 0.0;
 }
 
 /* lgamma(x2 / 2) from the cache when x2 is a cached integer, else computed: the cache
  * holds special_lgamma of exactly the same arguments, so results are identical */
 static double lgamma_half(const dt_leaf_config *c, double x2)
 {
-    if (x2 >= 1.0 && x2 < (double)c->lg_len && x2 == floor(x2)) return c->lg_half[(int64_t)x2];
+    /* in [1, lg_len), truncation is floor: an integer x2 converts back to itself */
+    if (x2 >= 1.0 && x2 < (double)c->lg_len && x2 == (double)(int64_t)x2)
+        return c->lg_half[(int64_t)x2];
     return special_lgamma(x2 / 2.0);
 }
 
@@ -368,7 +373,7 @@ double dt_class_log_evidence(const double *st, const dt_leaf_config *c)
         else
             ell = ell + special_lgamma(cnt + st[c->off_gcounts + k] + inv_c);
     }
-    return ell - (double)c->n_classes * special_lgamma(inv_c);
+    return ell - c->lg_prior; /* = C * lgamma(inv_c), cached by dt_leaf_config_init */
 }
 
 void dt_refresh(double *st, const dt_leaf_config *c)

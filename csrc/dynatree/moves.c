@@ -16,38 +16,78 @@
 #include <string.h>
 #include "dynatree/dynatree.h"
 
-/* [DT-SPEC §4.2] mirrors grow_candidate; points = the leaf's points (arrival order) */
+/* v into the sorted buffer buf[0..a] at or below slot a, by insertion (largest = 1:
+ * descending order); buf[a] is dropped */
+static void insert_sorted(double *buf, int32_t a, double v, int largest)
+{
+    if (largest) {
+        while (a > 0 && buf[a - 1] < v) {
+            buf[a] = buf[a - 1];
+            a--;
+        }
+    } else {
+        while (a > 0 && buf[a - 1] > v) {
+            buf[a] = buf[a - 1];
+            a--;
+        }
+    }
+    buf[a] = v;
+}
+
+/* the k-th smallest (*lo) and k-th largest (*hi) of vals[0..n), n >= k >= 1, by insertion
+ * into the sorted buffers small[0..k) and large[0..k): a value enters when fewer than k
+ * are kept or it is strictly beyond the k-th kept one (held in a register) */
+static void kth_values(const double *vals, int32_t n, int32_t k, double *small, double *large,
+                       double *lo, double *hi)
+{
+    int32_t b;
+    double v, e_small = 0.0, e_large = 0.0;
+    for (b = 0; b < k; b++) {
+        insert_sorted(small, b, vals[b], 0);
+        insert_sorted(large, b, vals[b], 1);
+    }
+    e_small = small[k - 1];
+    e_large = large[k - 1];
+    for (b = k; b < n; b++) {
+        v = vals[b];
+        if (v < e_small) {
+            insert_sorted(small, k - 1, v, 0);
+            e_small = small[k - 1];
+        }
+        if (v > e_large) {
+            insert_sorted(large, k - 1, v, 1);
+            e_large = large[k - 1];
+        }
+    }
+    *lo = e_small;
+    *hi = e_large;
+}
+
+/* [DT-SPEC §4.2] mirrors grow_candidate; points = the leaf's points (arrival order). The
+ * column values x_j of the points are gathered first into vbuf + 2 minp (one pass of
+ * independent loads), where the split of the candidate (split_points) reads them again */
 int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t *var,
                       double *value)
 {
-    int32_t minp = m->par.minp, n_small = 0, n_large = 0, a, b, j;
-    double *small = m->buf.vbuf, *large = m->buf.vbuf + minp, v, lo, hi, u;
+    int32_t minp = m->par.minp, b, j, d = m->par.d;
+    double *vals = m->buf.vbuf + 2 * minp, lo, hi, u;
     const double *col;
     if (!(m->par.alpha > 0.0) || n < 2 * minp) return 0;
     j = (int32_t)rng_below(&m->rng, (uint64_t)m->par.d);
     col = m->store.X + j;
     /* lo = minp-th smallest, hi = minp-th largest value of column j (= sorted order) */
-    for (b = 0; b < n; b++) {
-        v = col[(int64_t)points[b] * m->par.d];
-        if (n_small < minp || v < small[n_small - 1]) {
-            a = n_small < minp ? n_small++ : minp - 1;
-            while (a > 0 && small[a - 1] > v) {
-                small[a] = small[a - 1];
-                a--;
-            }
-            small[a] = v;
+    if (minp == 1) { /* kth_values with k = 1 (the first minimum and maximum), fused */
+        lo = hi = vals[0] = col[(int64_t)points[0] * d];
+        for (b = 1; b < n; b++) {
+            double v = col[(int64_t)points[b] * d];
+            vals[b] = v;
+            if (v < lo) lo = v;
+            if (v > hi) hi = v;
         }
-        if (n_large < minp || v > large[n_large - 1]) {
-            a = n_large < minp ? n_large++ : minp - 1;
-            while (a > 0 && large[a - 1] < v) {
-                large[a] = large[a - 1];
-                a--;
-            }
-            large[a] = v;
-        }
+    } else {
+        for (b = 0; b < n; b++) vals[b] = col[(int64_t)points[b] * d];
+        kth_values(vals, n, minp, m->buf.vbuf, m->buf.vbuf + minp, &lo, &hi);
     }
-    lo = small[minp - 1];
-    hi = large[minp - 1];
     if (!(lo < hi)) return 0;
     u = rng_uniform(&m->rng);
     *var = j;
@@ -64,9 +104,10 @@ int dt_choose_move(double l_stay, double l_prune, double l_grow, rng_state *r)
     if (isfinite(l_stay) && l_stay > l_max) l_max = l_stay;
     if (isfinite(l_prune) && l_prune > l_max) l_max = l_prune;
     if (isfinite(l_grow) && l_grow > l_max) l_max = l_grow;
-    w_stay = isfinite(l_stay) ? exp(l_stay - l_max) : 0.0;
-    w_prune = isfinite(l_prune) ? exp(l_prune - l_max) : 0.0;
-    w_grow = isfinite(l_grow) ? exp(l_grow - l_max) : 0.0;
+    /* the maximum's weight is exp(0.0) = 1.0 exactly, without the call */
+    w_stay = isfinite(l_stay) ? (l_stay == l_max ? 1.0 : exp(l_stay - l_max)) : 0.0;
+    w_prune = isfinite(l_prune) ? (l_prune == l_max ? 1.0 : exp(l_prune - l_max)) : 0.0;
+    w_grow = isfinite(l_grow) ? (l_grow == l_max ? 1.0 : exp(l_grow - l_max)) : 0.0;
     z = (w_stay + w_prune) + w_grow;
     u = rng_uniform(r);
     if (u < w_stay / z) return DT_STAY;
@@ -98,76 +139,151 @@ static int32_t union_points(dt_model *m, const dt_particle *t, const int32_t *lv
     return count;
 }
 
-/* the grow children of one split (column j at xi), built in one pass over the leaf's
- * points (pts, arrival order): left points in ibuf2, right points in ibuf2 + cap, and,
- * except for the implicit linear leaf (fused = 0), the children's statistics accumulated
- * in sbuf[0] and sbuf[1] with the same operations, per child, as dt_stats_from_points */
-static void split_points(dt_model *m, const int32_t *pts, int32_t n_points, int32_t j,
-                         double xi, int fused, int32_t *n_left, int32_t *n_right)
+/* the branch-free partition of pts (column values vals) at xi: each point is written to
+ * both lists and only the count of its side advances (a later point or nothing reads the
+ * other slot), since the side of a point is as unpredictable as a coin; side[a] = 1 for
+ * the right. With y (two classes), counts only, no lists nor flags: ones[0] = points of
+ * class 1 and ones[1] = those on the right. Returns the number of right points */
+static int32_t partition(const int32_t *pts, const double *vals, int32_t n, double xi,
+                         int32_t *left, int32_t *right, unsigned char *side, const double *y,
+                         int32_t *ones)
+{
+    int32_t a, nl = 0, nr = 0, one = 0, one_r = 0;
+    if (y != NULL) { /* counts only: the lists are built if the grow is taken */
+        for (a = 0; a < n; a++) {
+            int32_t r = !(vals[a] <= xi), lab = (int32_t)y[pts[a]];
+            nr += r;
+            one += lab;
+            one_r += lab & r;
+        }
+        ones[0] = one;
+        ones[1] = one_r;
+        return nr;
+    }
+    for (a = 0; a < n; a++) {
+        int32_t pt = pts[a], r = !(vals[a] <= xi);
+        left[nl] = pt;
+        right[nr] = pt;
+        nl += 1 - r;
+        nr += r;
+        side[a] = (unsigned char)r;
+    }
+    return nr;
+}
+
+/* the split of a constant leaf in one pass: the points to the left / right lists of ibuf2
+ * and S_y, S_yy of each child accumulated in sbuf[0], sbuf[1] (the inlined
+ * dt_stats_accumulate of the constant leaf, same operations in the same order per child;
+ * n is set by the caller). Returns the number of right points */
+static int32_t split_constant(dt_model *m, const int32_t *pts, const double *vals, int32_t n,
+                              double xi)
+{
+    int32_t a, nl = 0, nr = 0;
+    double *sb = m->buf.sbuf;
+    for (a = 0; a < n; a++) {
+        int32_t pt = pts[a];
+        double *ch = sb, yi = m->store.y[pt];
+        if (vals[a] <= xi) {
+            m->buf.ibuf2[nl++] = pt;
+        } else {
+            m->buf.ibuf2[m->store.cap + nr++] = pt;
+            ch = sb + m->cfg.sw;
+        }
+        ch[DT_OFF_SY] = ch[DT_OFF_SY] + yi;
+        ch[DT_OFF_SYY] = ch[DT_OFF_SYY] + yi * yi;
+    }
+    return nr;
+}
+
+/* the class counts of the two grow children (n = nl + nr points, class of point pt =
+ * (int)y[pt]): every partial sum of n and of the class counts in dt_stats_accumulate
+ * starts at 0.0 and gains 1.0 per point, so it is an exact integer (below 2^53); counted
+ * here in integers and converted once, they are the same doubles. Two classes: from the
+ * register sums of partition (ones) by exact integer subtraction; more: one counter per
+ * side and class (side flags of partition) */
+static void class_counts(dt_model *m, const int32_t *pts, int32_t n, int32_t nr,
+                         const unsigned char *right, const int32_t *ones, double *left_st,
+                         double *right_st)
 {
     const dt_leaf_config *c = &m->cfg;
-    int sw = c->sw, k, side;
-    int32_t a, nl = 0, nr = 0, cnt[2][16];
-    /* n and the class counts start at 0.0 and gain 1.0 per point: every partial sum is an
-     * exact integer (below 2^53), so they are counted in integers and converted once,
-     * the same doubles as the += 1.0 of dt_stats_accumulate without its chain of
-     * dependent additions through memory */
+    int32_t a, cnt[2][16];
+    int k;
+    if (c->n_classes == 2) {
+        left_st[c->off_counts] = (double)((n - nr) - (ones[0] - ones[1]));
+        left_st[c->off_counts + 1] = (double)(ones[0] - ones[1]);
+        right_st[c->off_counts] = (double)(nr - ones[1]);
+        right_st[c->off_counts + 1] = (double)ones[1];
+        return;
+    }
+    for (k = 0; k < 16; k++) cnt[0][k] = cnt[1][k] = 0;
+    for (a = 0; a < n; a++) cnt[right[a]][(int)m->store.y[pts[a]]]++;
+    for (k = 0; k < c->n_classes; k++) {
+        left_st[c->off_counts + k] = (double)cnt[0][k];
+        right_st[c->off_counts + k] = (double)cnt[1][k];
+    }
+}
+
+/* the grow children of one split (xi on the column gathered by dt_grow_candidate), built
+ * from the leaf's points (pts, arrival order): left points in ibuf2, right points in
+ * ibuf2 + cap (partition), and, except for the implicit linear leaf (fused = 0), the
+ * children's statistics in sbuf[0] and sbuf[1] with the same operations, per child, as
+ * dt_stats_from_points (n and class counts: exact integers, class_counts). Returns 0
+ * if the lists are left to the caller (two classes: partition counts only) */
+static int split_points(dt_model *m, const int32_t *pts, int32_t n_points, double xi,
+                        int fused, int32_t *n_left, int32_t *n_right)
+{
+    const dt_leaf_config *c = &m->cfg;
+    int sw = c->sw;
+    int32_t a, nr, ones[2] = {0, 0};
+    unsigned char *side = (unsigned char *)(m->buf.ibuf2 + 2 * m->store.cap);
+    const double *vals = m->buf.vbuf + 2 * m->par.minp; /* x_j of pts (dt_grow_candidate) */
     int int_counts = c->kind == DT_CLASS && c->n_classes <= 16;
     if (fused) {
         dt_stats_clear(m->buf.sbuf, c);
         dt_stats_clear(m->buf.sbuf + sw, c);
     }
-    for (k = 0; k < 16; k++) cnt[0][k] = cnt[1][k] = 0;
-    for (a = 0; a < n_points; a++) {
+    if (c->kind == DT_CONSTANT)
+        nr = split_constant(m, pts, vals, n_points, xi);
+    else
+        nr = partition(pts, vals, n_points, xi, m->buf.ibuf2, m->buf.ibuf2 + m->store.cap, side,
+                       c->kind == DT_CLASS && c->n_classes == 2 ? m->store.y : NULL, ones);
+    for (a = 0; a < n_points && !int_counts && fused && c->kind != DT_CONSTANT; a++) {
         int32_t pt = pts[a];
-        double *ch = m->buf.sbuf;
-        side = 0;
-        if (m->store.X[(int64_t)pt * m->par.d + j] <= xi) {
-            m->buf.ibuf2[nl++] = pt;
-        } else {
-            m->buf.ibuf2[m->store.cap + nr++] = pt;
-            ch = m->buf.sbuf + sw;
-            side = 1;
-        }
-        if (int_counts) {
-            cnt[side][(int)m->store.y[pt]]++;
-        } else if (c->kind == DT_CLASS) {
+        double *ch = m->buf.sbuf + (side[a] ? sw : 0);
+        if (c->kind == DT_CLASS) {
             /* inlined dt_stats_accumulate of the class leaf (same operations) */
             ch[c->off_counts + (int)m->store.y[pt]] += 1.0;
-        } else if (c->kind == DT_CONSTANT) {
-            /* inlined dt_stats_accumulate of the constant leaf (same operations) */
-            double yi = m->store.y[pt];
-            ch[DT_OFF_SY] = ch[DT_OFF_SY] + yi;
-            ch[DT_OFF_SYY] = ch[DT_OFF_SYY] + yi * yi;
-        } else if (fused) {
+        } else {
             dt_stats_accumulate(ch, c, pt, m->store.X, m->store.y, m->par.d, m->buf.work);
         }
     }
     if (c->kind == DT_CLASS || c->kind == DT_CONSTANT) {
-        m->buf.sbuf[DT_OFF_N] = (double)nl;
+        m->buf.sbuf[DT_OFF_N] = (double)(n_points - nr);
         m->buf.sbuf[sw + DT_OFF_N] = (double)nr;
     }
-    for (k = 0; int_counts && k < c->n_classes; k++) {
-        m->buf.sbuf[c->off_counts + k] = (double)cnt[0][k];
-        m->buf.sbuf[sw + c->off_counts + k] = (double)cnt[1][k];
-    }
-    *n_left = nl;
+    if (int_counts) class_counts(m, pts, n_points, nr, side, ones, m->buf.sbuf, m->buf.sbuf + sw);
+    *n_left = n_points - nr;
     *n_right = nr;
+    return !(c->kind == DT_CLASS && c->n_classes == 2); /* lists built */
 }
 
 /* the grow step of propagate: draw a candidate split of the leaf (points pts, read in
  * place in the leaf's own point set) and, if both children keep minp points, fill sbuf[0],
  * sbuf[1] and return the subtree score with the leaf grown (else -inf); *grown says
- * whether the children are ready */
+ * whether the children are ready: 1 with their point lists, 2 with their statistics only
+ * (the lists are built by grow_lists if the grow is taken), and *l_stay is then the stay
+ * score (from the same traversal; else NaN, left to the caller) */
 static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_t top,
                          const double *st, const int32_t *pts, int32_t n_points, int32_t *j,
-                         double *xi, int32_t *nl, int32_t *nr, int *grown)
+                         double *xi, int32_t *nl, int32_t *nr, int *grown, double *l_stay)
 {
     const dt_leaf_config *c = &m->cfg;
-    int sw = c->sw, fused = !(c->kind == DT_LINEAR && c->delta == 1);
+    int sw = c->sw, fused = !(c->kind == DT_LINEAR && c->delta == 1), lists;
+    double l_grow;
     *grown = 0;
+    *l_stay = NAN; /* not computed */
     if (!dt_grow_candidate(m, pts, n_points, j, xi)) return -INFINITY;
-    split_points(m, pts, n_points, *j, *xi, fused, nl, nr);
+    lists = split_points(m, pts, n_points, *xi, fused, nl, nr);
     if (*nl < m->par.minp || *nr < m->par.minp) return -INFINITY;
     if (fused) {
         dt_stats_finish(m->buf.sbuf, c, st, m->buf.work);
@@ -177,8 +293,11 @@ static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_
         dt_stats_from_points(m->buf.sbuf + sw, c, m->buf.ibuf2 + m->store.cap, *nr, m->store.X, m->store.y, m->par.d, st,
                              m->buf.work);
     }
-    *grown = 1;
-    return dt_subtree_log_score(m, t, top, leaf, m->buf.sbuf[DT_OFF_ELL], m->buf.sbuf[sw + DT_OFF_ELL]);
+    *grown = lists ? 1 : 2;
+    /* the stay score too, in the same traversal */
+    dt_subtree_log_scores(m, t, top, leaf, m->buf.sbuf[DT_OFF_ELL], m->buf.sbuf[sw + DT_OFF_ELL],
+                          l_stay, &l_grow);
+    return l_grow;
 }
 
 /* the prune step of propagate: if the leaves under parent hold 2 minp points, merge their
@@ -200,6 +319,16 @@ static double prune_score(dt_model *m, const dt_particle *t, int32_t parent, int
                    m->store.X, m->store.y, m->par.d, m->buf.work);
     *merged = 1;
     return dt_prior_leaf(m, t->nodes[parent].depth) + m->buf.sbuf[2 * sw + DT_OFF_ELL];
+}
+
+/* the children's point lists of a grow whose statistics were built without them (grown
+ * = 2 in grow_score): the partition of the leaf's points pts at xi on the column that
+ * dt_grow_candidate gathered (nothing has written to its buffer since) */
+static void grow_lists(dt_model *m, const int32_t *pts, int32_t n_points, double xi)
+{
+    partition(pts, m->buf.vbuf + 2 * m->par.minp, n_points, xi, m->buf.ibuf2,
+              m->buf.ibuf2 + m->store.cap, (unsigned char *)(m->buf.ibuf2 + 2 * m->store.cap),
+              NULL, NULL);
 }
 
 /* apply a grow: two children of leaf (points in ibuf2, stats in sbuf[0], sbuf[1]) */
@@ -282,13 +411,17 @@ void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
         dt_add_point(st, c, pts, n_points, index, m->store.X, m->store.y, m->par.d, m->buf.work);
     parent = t->nodes[leaf].parent;
     top = parent >= 0 ? parent : leaf;
-    l_stay = dt_subtree_log_score(m, t, top, -1, 0.0, 0.0);
-    l_grow = grow_score(m, t, leaf, top, st, pts, n_points, &j, &xi, &nl, &nr, &have_children);
+    /* scores have no side effects: stay is scored with grow when the children exist */
+    l_grow = grow_score(m, t, leaf, top, st, pts, n_points, &j, &xi, &nl, &nr, &have_children,
+                        &l_stay);
+    if (!have_children) l_stay = dt_subtree_log_score(m, t, top, -1, 0.0, 0.0);
     if (parent >= 0) l_prune = prune_score(m, t, parent, &have_merged);
 
     move = dt_choose_move(l_stay, l_prune, l_grow, &m->rng);
-    if (move == DT_GROW && have_children)
+    if (move == DT_GROW && have_children) {
+        if (have_children == 2) grow_lists(m, pts, n_points, xi);
         apply_grow(m, t, leaf, j, xi, nl, nr);
+    }
     else if (move == DT_PRUNE && have_merged)
         apply_prune(m, t, parent);
 }

@@ -47,9 +47,10 @@ int32_t dt_residual_resample(const double *weights, int32_t n, rng_state *r, int
 {
     int32_t i, k, count = 0, rest, lo, hi, mid;
     double c = 0.0, u;
+    /* expected >= 0 (normalised weights): truncation is floor, without the libm call */
     for (i = 0; i < n; i++) {
         expected[i] = (double)n * weights[i];
-        counts[i] = (int32_t)floor(expected[i]);
+        counts[i] = (int32_t)expected[i];
     }
     for (i = 0; i < n; i++)
         for (k = 0; k < counts[i]; k++) out[count++] = i;
@@ -60,17 +61,20 @@ int32_t dt_residual_resample(const double *weights, int32_t n, rng_state *r, int
         cumulative[i] = c;
     }
     cumulative[n - 1] = 1.0;
+    /* the first i with u < cumulative[i]: the predicate is monotone (partial sums of
+     * non-negative terms, then 1.0 > u), so this branch-free halving search (the answer
+     * stays in [lo, lo + hi]) finds the same index as bisection; the draws are as
+     * unpredictable as its branches were */
     for (k = 0; k < rest; k++) {
         u = rng_uniform(r);
         lo = 0;
         hi = n;
-        while (lo < hi) {
-            mid = (lo + hi) / 2;
-            if (u < cumulative[mid])
-                hi = mid;
-            else
-                lo = mid + 1;
+        while (hi > 1) {
+            mid = hi / 2;
+            lo = u < cumulative[lo + mid - 1] ? lo : lo + mid;
+            hi -= mid;
         }
+        lo += !(u < cumulative[lo]);
         out[count++] = lo;
     }
     return count;

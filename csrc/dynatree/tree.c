@@ -147,8 +147,6 @@ int32_t dt_node_alloc(dt_model *m, dt_particle *t)
     t->nodes[k].depth = 0;
     t->nodes[k].var = -1;
     t->nodes[k].set = -1;
-    t->nodes[k].pad = 0;
-    t->nodes[k].pad2 = 0;
     t->nodes[k].value = 0.0;
     return k;
 }
@@ -205,6 +203,42 @@ double dt_subtree_log_score(dt_model *m, const dt_particle *t, int32_t top, int3
         }
     }
     return score;
+}
+
+/* dt_subtree_log_score of top as it is (*stay) and with the leaf `grown` split into
+ * children of evidence ell_left, ell_right (*grow), in one traversal (C only): grown is a
+ * leaf, so both visit the same nodes in the same order, and each sum takes the same terms
+ * in the same order as its own call would */
+void dt_subtree_log_scores(dt_model *m, const dt_particle *t, int32_t top, int32_t grown,
+                           double ell_left, double ell_right, double *stay, double *grow)
+{
+    int32_t *stack = m->buf.stack, sp = 0, k;
+    const dt_node *nd = t->nodes;
+    double s_stay = 0.0, s_grow = 0.0, below, term;
+    stack[sp++] = top;
+    while (sp > 0) {
+        k = stack[--sp];
+        if (nd[k].var >= 0) {
+            term = dt_prior_split(m, nd[k].depth);
+            s_stay = s_stay + term;
+            s_grow = s_grow + term;
+            stack[sp++] = nd[k].right;
+            stack[sp++] = nd[k].left;
+            continue;
+        }
+        term = dt_prior_leaf(m, nd[k].depth) + dt_leaf_stats(m, t, k)[DT_OFF_ELL];
+        s_stay = s_stay + term;
+        if (k == grown) {
+            s_grow = s_grow + dt_prior_split(m, nd[k].depth);
+            below = dt_prior_leaf(m, nd[k].depth + 1);
+            s_grow = s_grow + (below + ell_left);
+            s_grow = s_grow + (below + ell_right);
+        } else {
+            s_grow = s_grow + term;
+        }
+    }
+    *stay = s_stay;
+    *grow = s_grow;
 }
 
 /* mirrors leaves: the leaves under top in preorder; returns their number */
