@@ -253,7 +253,8 @@ class SGTClassifier(_Classifier):
             if engine is not None and engine.raw_rows:
                 probs = engine.proba_one_raw(x, self._keys)
                 if probs is not None:
-                    return dict(zip(self.classes_, probs, strict=True))  # type: ignore[arg-type]
+                    # one probability per class by construction: no length check per call
+                    return dict(zip(self.classes_, probs, strict=False))  # type: ignore[arg-type]
             return self._predict_proba_one(x)
         finally:
             lock.release()
