@@ -30,9 +30,9 @@
  * proba pack the row and call the library directly, in one Python call. Through cffi
  * the same call cost about as much as the C work itself (argument conversion, and the
  * GIL released and taken back around every call); here the GIL stays held, which is
- * right only for calls this short. The dynamic trees' one-row calls, which take
- * milliseconds with many particles, keep going through cffi, which releases the GIL.
- * The bound calls run under the model's lock, taken by the Python facade.
+ * right only for calls this short. The dynamic trees bind their predictions too, with
+ * release_gil: they take up to milliseconds with many particles, and other threads run
+ * meanwhile. The bound calls run under the model's lock, taken by the Python facade.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -64,6 +64,7 @@ typedef struct {
     int32_t *label_out;    /* label's class index */
     Py_ssize_t n_probs;
     long enomem;           /* the library's out-of-memory status (0: none bound) */
+    int release;           /* 1: the bound calls run with the GIL released */
     PyObject *enomem_message;  /* the MemoryError's message (a str; strong reference) */
 } RowBuffer;
 
@@ -170,6 +171,18 @@ static PyObject *RowBuffer_pack(RowBuffer *self, PyObject *const *args, Py_ssize
     return PyBool_FromLong(packed(self, args[0], args[1]));
 }
 
+/* rc = the bound call `call`, with the GIL released around it if the model asked so */
+#define BOUND_CALL(self, rc, call)                    \
+    do {                                              \
+        if ((self)->release) {                        \
+            Py_BEGIN_ALLOW_THREADS                    \
+            (rc) = (call);                            \
+            Py_END_ALLOW_THREADS                      \
+        } else {                                      \
+            (rc) = (call);                            \
+        }                                             \
+    } while (0)
+
 static int two_args(Py_ssize_t nargs, Py_ssize_t want, const char *name)
 {
     if (nargs == want)
@@ -191,7 +204,7 @@ static PyObject *RowBuffer_learn(RowBuffer *self, PyObject *const *args, Py_ssiz
     if (self->learn == NULL || !plain_value(args[2], &target)
         || !packed(self, args[0], args[1]))
         Py_RETURN_FALSE;
-    rc = self->learn(self->handle, self->values, (int64_t)self->width, target);
+    BOUND_CALL(self, rc, self->learn(self->handle, self->values, (int64_t)self->width, target));
     if (rc != 0 && rc == self->enomem) {
         PyErr_SetObject(PyExc_MemoryError, self->enomem_message);
         return NULL;
@@ -203,19 +216,26 @@ static PyObject *RowBuffer_learn(RowBuffer *self, PyObject *const *args, Py_ssiz
  * plain row or the call fails (the caller's general path then reports why) */
 static PyObject *RowBuffer_score(RowBuffer *self, PyObject *const *args, Py_ssize_t nargs)
 {
+    int rc;
     if (!two_args(nargs, 2, "score(x, keys)"))
         return NULL;
-    if (self->score == NULL || !packed(self, args[0], args[1])
-        || self->score(self->handle, self->values, (int64_t)self->width, self->out) != 0)
+    if (self->score == NULL || !packed(self, args[0], args[1]))
+        Py_RETURN_NONE;
+    BOUND_CALL(self, rc, self->score(self->handle, self->values, (int64_t)self->width,
+                                     self->out));
+    if (rc != 0)
         Py_RETURN_NONE;
     return PyFloat_FromDouble(self->out[0]);
 }
 
 static int call_label(RowBuffer *self, PyObject *const *args)
 {
-    return self->label != NULL && packed(self, args[0], args[1])
-           && self->label(self->handle, self->values, (int64_t)self->width, self->probs,
-                          self->label_out) == 0;
+    int rc;
+    if (self->label == NULL || !packed(self, args[0], args[1]))
+        return 0;
+    BOUND_CALL(self, rc, self->label(self->handle, self->values, (int64_t)self->width,
+                                     self->probs, self->label_out));
+    return rc == 0;
 }
 
 /* label(x, keys) -> int: the class index of the bound label call, -1 as score's None */
@@ -257,8 +277,9 @@ static uintptr_t address(PyObject *kwds, const char *name)
 }
 
 /* bind(owner, message, handle=, learn=, score=, label=, out=, probs=, label_out=,
- * n_probs=, enomem=): addresses as ints, 0 or absent for none; owner keeps them valid;
- * message is the MemoryError's when learn returns the status enomem */
+ * n_probs=, enomem=, release_gil=): addresses as ints, 0 or absent for none; owner keeps
+ * them valid; message is the MemoryError's when learn returns the status enomem;
+ * release_gil=1 runs the calls with the GIL released */
 static PyObject *RowBuffer_bind(RowBuffer *self, PyObject *args, PyObject *kwds)
 {
     PyObject *owner, *n;
@@ -270,8 +291,9 @@ static PyObject *RowBuffer_bind(RowBuffer *self, PyObject *args, PyObject *kwds)
     int32_t *label_out;
     Py_ssize_t n_probs;
     long enomem;
+    int release;
     static const char *names[] = {"handle", "learn", "score", "label", "out", "probs",
-                                  "label_out", "n_probs", "enomem"};
+                                  "label_out", "n_probs", "enomem", "release_gil"};
     size_t i;
     PyObject *message;
     if (!PyArg_ParseTuple(args, "OU", &owner, &message))
@@ -301,6 +323,8 @@ static PyObject *RowBuffer_bind(RowBuffer *self, PyObject *args, PyObject *kwds)
     n_probs = n ? PyLong_AsSsize_t(n) : 0;
     n = kwds ? PyDict_GetItemString(kwds, "enomem") : NULL;
     enomem = n ? PyLong_AsLong(n) : 0;
+    n = kwds ? PyDict_GetItemString(kwds, "release_gil") : NULL;
+    release = n ? PyObject_IsTrue(n) : 0;
     if (PyErr_Occurred())
         return NULL;
     if (handle == NULL || n_probs < 0 || (score && !out)
@@ -317,6 +341,7 @@ static PyObject *RowBuffer_bind(RowBuffer *self, PyObject *args, PyObject *kwds)
     self->label_out = label_out;
     self->n_probs = n_probs;
     self->enomem = enomem;
+    self->release = release;
     Py_INCREF(message);
     Py_XSETREF(self->enomem_message, message);
     Py_INCREF(owner);

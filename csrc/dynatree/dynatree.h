@@ -292,9 +292,10 @@ int dt_model_regression_row(const dt_model *m, const double *x, int64_t n_values
 int dt_model_mean_row(const dt_model *m, const double *x, int64_t n_values, double *out);
 int dt_model_class_row(const dt_model *m, const double *x, int64_t n_values, double *probs,
                        double *entropy);
-/* dt_model_class_row, then *label = the first class of largest probability */
+/* dt_model_class_row (entropy not returned), then *label = the first class of largest
+ * probability */
 int dt_model_label_row(const dt_model *m, const double *x, int64_t n_values, double *probs,
-                       double *entropy, int32_t *label);
+                       int32_t *label);
 int dt_model_trees(const dt_model *m, int32_t *out);
 int dt_model_particle_size(const dt_model *m, int32_t i, int32_t *n_nodes, int32_t *n_points);
 int dt_model_export_particle(const dt_model *m, int32_t i, int32_t *ints, double *dbls,

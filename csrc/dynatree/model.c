@@ -386,10 +386,11 @@ int dt_model_class_row(const dt_model *m, const double *x, int64_t n_values, dou
 
 /* the facade's predict_one of a classifier: the first class of largest probability */
 int dt_model_label_row(const dt_model *m, const double *x, int64_t n_values, double *probs,
-                       double *entropy, int32_t *label)
+                       int32_t *label)
 {
     int32_t k, best = 0;
-    int rc = dt_model_class_row(m, x, n_values, probs, entropy);
+    double entropy;
+    int rc = dt_model_class_row(m, x, n_values, probs, &entropy);
     if (rc != ST_OK) return rc;
     for (k = 1; k < m->cfg.n_classes; k++)
         if (probs[k] > probs[best]) best = k;

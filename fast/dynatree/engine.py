@@ -11,8 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
+import numpy as np
+
 from fast._ffi import check, ffi, lib, raise_status
-from fast._rows import INT_EXACT, ST_ENOMEM, plain_row
+from fast._rows import INT_EXACT, ST_ENOMEM, RowBuffer, address, plain_row
 from fast.rng import Rng
 from reference.dynatree.engine import Box, RegressionSummary, leaf_config
 from reference.dynatree.leaf_models import CLASS, CONSTANT, LeafConfig
@@ -55,13 +57,13 @@ class _RowBuffers:
     """The C buffers of the one-row calls: the input row (:func:`fast._rows.plain_row`,
     ``width`` values) and the outputs; pickled and copied as fresh buffers."""
 
-    __slots__ = ("size", "width", "out", "entropy", "pack", "row")
+    __slots__ = ("size", "width", "out", "label", "pack", "row")
 
     def __init__(self, size: int, width: int = 1) -> None:
         self.size = size
         self.width = width
         self.out = ffi.new("double[]", size)
-        self.entropy = ffi.new("double *")
+        self.label = ffi.new("int32_t *")
         self.pack, self.row = plain_row(width)
 
     def __reduce__(self) -> tuple[type, tuple[int, int]]:
@@ -295,36 +297,39 @@ class CDynamicTreeEngine:
         return engine
 
     # -- the lean one-row hooks (fast._rows) ------------------------------------------------
-    # Closures over this model's C handle and buffers replace these methods on the
-    # instance (_bind_lean_calls, in start()): no attribute lookup per call, about 80 ns
-    # less than a method. Until then they refuse every row (the general path runs).
+    # A closure over this model's C handle and buffers (learn) and the bound calls of a
+    # row buffer (predictions) replace these methods on the instance (_bind_lean_calls, in
+    # start()). Until then they refuse every row (the general path runs).
     def learn_one_raw(self, model: Any, x: Any, target: Any) -> bool:
         """Learn a plain row with a float (or exact int) target in one C call
         (``dt_model_learn_row``); False: the general path."""
         return False
 
-    def predict_one_raw(self, model: Any, x: Any) -> float | None:
+    def predict_one_raw(self, x: Any, keys: Any) -> float | None:
         """Predictive mean of a plain row (``dt_model_mean_row``), or None."""
         return None
 
-    def predict_proba_raw(self, model: Any, x: Any) -> list[float] | None:
-        """Class probabilities of a plain row (``dt_model_class_row``), or None."""
+    def predict_proba_raw(self, x: Any, keys: Any) -> list[float] | None:
+        """Class probabilities of a plain row (``dt_model_label_row``), or None."""
         return None
 
-    def predict_label_raw(self, model: Any, x: Any) -> int | None:
-        """First class of largest probability of a plain row (``dt_model_label_row``)."""
-        return None
+    def predict_label_raw(self, x: Any, keys: Any) -> int:
+        """First class of largest probability of a plain row (``dt_model_label_row``), or
+        -1."""
+        return -1
 
     def _bind_lean_calls(self) -> None:
-        m, buffers, n_classes = self._m, self._buffers, self._cfg.n_classes
-        pack, row, width, out, entropy = (buffers.pack, buffers.row, buffers.width,
-                                          buffers.out, buffers.entropy)
+        m, buffers = self._m, self._buffers
+        pack, row, width, out = buffers.pack, buffers.row, buffers.width, buffers.out
         n_total = ffi.addressof(m[0].store, "n_total")   # rows ever learned, read in place
-        learn_row, mean_row, class_row, label_row = (
-            lib.dt_model_learn_row, lib.dt_model_mean_row, lib.dt_model_class_row,
-            lib.dt_model_label_row)
-        label = ffi.new("int32_t *")
-        unpack = ffi.unpack
+        learn_row = lib.dt_model_learn_row
+        # predictions: calls bound to a row buffer (fast._rows), the GIL released around
+        # the C work (milliseconds with many particles)
+        predictions = RowBuffer(width, np.ndarray)
+        predictions.bind(
+            (m, buffers), "", handle=address(m), score=address(lib.dt_model_mean_row),
+            label=address(lib.dt_model_label_row), out=address(out), probs=address(out),
+            label_out=address(buffers.label), n_probs=self._cfg.n_classes, release_gil=1)
 
         def learn_one_raw(model: Any, x: Any, target: Any) -> bool:
             kind = type(target)
@@ -344,25 +349,7 @@ class CDynamicTreeEngine:
                 raise_status(rc, "dt_model_learn")
             return not rc
 
-        def predict_one_raw(model: Any, x: Any) -> float | None:
-            if not pack(x, model._keys) or mean_row(m, row, width, out):
-                return None
-            value: float = out[0]
-            return value
-
-        def predict_proba_raw(model: Any, x: Any) -> list[float] | None:
-            if not pack(x, model._keys) or class_row(m, row, width, out, entropy):
-                return None
-            probs: list[float] = unpack(out, n_classes)
-            return probs
-
-        def predict_label_raw(model: Any, x: Any) -> int | None:
-            if not pack(x, model._keys) or label_row(m, row, width, out, entropy, label):
-                return None
-            k: int = label[0]
-            return k
-
         self.learn_one_raw = learn_one_raw  # type: ignore[method-assign]
-        self.predict_one_raw = predict_one_raw  # type: ignore[method-assign]
-        self.predict_proba_raw = predict_proba_raw  # type: ignore[method-assign]
-        self.predict_label_raw = predict_label_raw  # type: ignore[method-assign]
+        self.predict_one_raw = predictions.score  # type: ignore[method-assign,assignment]
+        self.predict_proba_raw = predictions.proba  # type: ignore[method-assign,assignment]
+        self.predict_label_raw = predictions.label  # type: ignore[method-assign,assignment]

@@ -208,7 +208,7 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
             engine = self._engine
             if engine.raw_rows and self._d is not None:
                 raw: RawRowEngine = engine  # type: ignore[assignment]
-                probs = raw.predict_proba_raw(self, x)
+                probs = raw.predict_proba_raw(x, self._keys)
             if probs is None:
                 probs = self._probs(self._row(x))[0]
             return dict(zip(self.classes_, probs, strict=True))
@@ -224,8 +224,8 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
             engine = self._engine
             if engine.raw_rows and self._d is not None:
                 raw: RawRowEngine = engine  # type: ignore[assignment]
-                k = raw.predict_label_raw(self, x)
-                if k is not None:
+                k = raw.predict_label_raw(x, self._keys)
+                if k >= 0:
                     return self.classes_[k]
             probs = self._probs(self._row(x))[0]
             if not probs:

@@ -143,21 +143,21 @@ class DynamicTreeEngine(Protocol):
 class RawRowEngine(DynamicTreeEngine, Protocol):
     """The optional lean one-row hooks of an engine whose ``raw_rows`` is True (the C
     engine, see ``fast._rows``): the facade offers them the row as given, before any
-    conversion, and takes its general path when they decline. ``model`` is the fitted
-    facade (its feature names ``_keys``; a learned row is counted in its ``n_seen_`` and
-    ``_lpred`` even if Ctrl-C arrives during the call)."""
+    conversion, with its feature names ``keys``, and takes its general path when they
+    decline. ``model`` is the fitted facade (a learned row is counted in its ``n_seen_``
+    and ``_lpred`` even if Ctrl-C arrives during the call)."""
 
     def learn_one_raw(self, model: Any, x: Any, target: Any) -> bool:
         """Learn row ``x`` with a float (or exact int) ``target``; False: not handled."""
 
-    def predict_one_raw(self, model: Any, x: Any) -> float | None:
+    def predict_one_raw(self, x: Any, keys: Any) -> float | None:
         """The predictive mean at ``x`` ([DT-SPEC §8.1]), or None: not handled."""
 
-    def predict_proba_raw(self, model: Any, x: Any) -> list[float] | None:
+    def predict_proba_raw(self, x: Any, keys: Any) -> list[float] | None:
         """The class probabilities at ``x`` ([DT-SPEC §8.2]), or None: not handled."""
 
-    def predict_label_raw(self, model: Any, x: Any) -> int | None:
-        """Index of the first class of largest probability at ``x``, or None."""
+    def predict_label_raw(self, x: Any, keys: Any) -> int:
+        """Index of the first class of largest probability at ``x``, or -1: not handled."""
 
 
 class PythonDynamicTreeEngine:

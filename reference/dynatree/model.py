@@ -153,7 +153,7 @@ class DynamicTreeRegressor(DynamicTreeFacade):
             engine = self._engine
             if engine.raw_rows and self._d is not None:
                 raw: RawRowEngine = engine  # type: ignore[assignment]
-                value = raw.predict_one_raw(self, x)
+                value = raw.predict_one_raw(x, self._keys)
                 if value is not None:
                     return value
             row = self._row(x)

@@ -196,3 +196,24 @@ def test_bound_calls_are_the_library_calls() -> None:
     del model, engine
     gc.collect()
     assert label(X[0].tolist(), None) in (0, 1)                 # the bound model lives on
+
+
+def test_dynamic_tree_predictions_bound_with_the_gil_released() -> None:
+    """The dynamic trees bind their predictions with ``release_gil``: the bound calls give
+    what the cffi calls give."""
+    fast = require_fast()
+    from fast._ffi import ffi, lib
+
+    X = np.random.default_rng(1).uniform(size=(60, 2))
+    reg = fast.DynamicTreeRegressor(n_particles=30)
+    reg.partial_fit(X, X[:, 0] + X[:, 1])
+    clf = fast.DynamicTreeClassifier(classes=["a", "b", "c"], n_particles=30)
+    clf.partial_fit(X, np.array(["a", "b", "c"])[(3 * X[:, 0]).astype(int)])
+    out, probs, label = ffi.new("double[1]"), ffi.new("double[3]"), ffi.new("int32_t *")
+    for row in X[:10].tolist():
+        assert lib.dt_model_mean_row(reg._engine._m, row, 2, out) == 0
+        assert reg._engine.predict_one_raw(row, None) == out[0]
+        assert lib.dt_model_label_row(clf._engine._m, row, 2, probs, label) == 0
+        assert clf._engine.predict_label_raw(row, None) == label[0]
+        assert clf._engine.predict_proba_raw(row, None) == list(probs)
+    assert reg._engine.predict_one_raw([0.1, math.inf], None) is None   # C refuses inf
