@@ -395,7 +395,7 @@ DYNATREE_MUTANTS: list[Mutant] = [
                 "csrc/dynatree/tree.c",
                 "below = dt_prior_leaf(m, nd[k].depth + 1);",
                 "below = dt_prior_leaf(m, nd[k].depth);",
-                1,
+                2,    # dt_subtree_log_score and the stay/grow pair dt_subtree_log_scores
             ),
         ),
     ),
