@@ -158,6 +158,8 @@ typedef struct {
     double *work;         /* linear-algebra scratch */
     double *lg_half;      /* owner of cfg.lg_half */
     double *lg_frac;      /* owner of cfg.lg_frac */
+    double *t05;          /* C-only cache, cfg.lg_len entries: special_student_t_ppf(0.05, k)
+                           * for integer df = k, filled on first use (NaN until then) */
 } dt_scratch;
 
 /* C-only undo log (dynatree/txn.c): one row of learn (or one manual retire) is a

@@ -31,6 +31,7 @@ static void free_scratch(dt_model *m)
     alloc_free(m->buf.sbuf);
     alloc_free(m->buf.work);
     alloc_free(m->buf.lg_half);
+    alloc_free(m->buf.t05);
     alloc_free(m->buf.lg_frac);
     alloc_free(m->ret.scores);
     alloc_free(m->ret.rect);
@@ -66,10 +67,11 @@ void dt_model_free(dt_model *m)
 }
 
 /* lgamma(k/2) and lgamma(k + 1/C) with the same special_lgamma and the same arguments as
- * the direct calls, so that cached and computed values are the same doubles */
+ * the direct calls, so that cached and computed values are the same doubles; and room for
+ * the Student-t quantiles of dt_regression_summaries, computed on first use */
 static int fill_lgamma_cache(dt_model *m, int64_t len)
 {
-    double *h = alloc_realloc(m->buf.lg_half, sizeof(double) * (size_t)len), *f;
+    double *h = alloc_realloc(m->buf.lg_half, sizeof(double) * (size_t)len), *f, *q;
     double inv_c = m->cfg.n_classes > 0 ? 1.0 / (double)m->cfg.n_classes : 1.0;
     int64_t k, old = m->cfg.lg_len;
     if (!h) return ST_ENOMEM;
@@ -77,6 +79,10 @@ static int fill_lgamma_cache(dt_model *m, int64_t len)
     f = alloc_realloc(m->buf.lg_frac, sizeof(double) * (size_t)(len / 2));
     if (!f) return ST_ENOMEM;
     m->buf.lg_frac = f;
+    q = alloc_realloc(m->buf.t05, sizeof(double) * (size_t)len);
+    if (!q) return ST_ENOMEM;
+    m->buf.t05 = q;
+    for (k = old < 0 ? 0 : old; k < len; k++) q[k] = NAN;
     if (old < 1) h[0] = NAN;
     for (k = old < 1 ? 1 : old; k < len; k++) h[k] = special_lgamma((double)k / 2.0);
     for (k = old / 2; k < len / 2; k++) f[k] = special_lgamma((double)k + inv_c);

@@ -161,6 +161,19 @@ double dt_pl_step(dt_model *m, int32_t index)
     return lpred;
 }
 
+/* special_student_t_ppf(0.05, df), cached per integer df (the cache returns the double the
+ * call returned: the same value, without its root search on every particle) */
+static double student_t05(dt_model *m, double df)
+{
+    double *slot;
+    if (!(df >= 1.0 && df < (double)m->cfg.lg_len && df == (double)(int64_t)df))
+        return special_student_t_ppf(0.05, df);
+    slot = &m->buf.t05[(int64_t)df];
+    if (isnan(*slot))
+        *slot = special_student_t_ppf(0.05, df);
+    return *slot;
+}
+
 /* [DT-SPEC §8.1] mirrors regression_summaries; out = (mean, var, q05, q95, df) */
 void dt_regression_summaries(dt_model *m, const double *x, double *out)
 {
@@ -178,7 +191,7 @@ void dt_regression_summaries(dt_model *m, const double *x, double *out)
                 s_var = s_var + scale * scale * df / (df - 2.0);
             else
                 s_var = INFINITY;
-            t05 = special_student_t_ppf(0.05, df);
+            t05 = student_t05(m, df);
             s_q1 = s_q1 + (loc + scale * t05);
             s_q2 = s_q2 + (loc - scale * t05);
         } else {

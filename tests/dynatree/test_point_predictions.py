@@ -69,3 +69,22 @@ def test_classifier_predict_one_is_the_first_most_probable_class(backend: str) -
         p = model.predict_proba_one(row)
         best = max(p.values())
         assert model.predict_one(row) == next(k for k, v in p.items() if v == best)
+
+
+@pytest.mark.parametrize("leaf", range(len(LEAVES)))
+def test_predictive_summary_is_the_same_when_its_quantiles_are_cached(leaf: int) -> None:
+    """fast caches the Student-t quantile of each integer df (``student_t05``): its
+    ``predict_dist`` must equal the reference's bit for bit, on the first call and on a
+    second one, which reads the cache."""
+    fast = require_fast()
+    X, y = _data(10 + leaf, 80)
+    models = [pkg.DynamicTreeRegressor(n_particles=20, seed=leaf, **LEAVES[leaf])
+              for pkg in (reference, fast)]
+    for model in models:
+        model.partial_fit(X, y)
+    grid = np.random.default_rng(6).uniform(-1.2, 1.2, size=(12, 2))
+    expected = models[0].predict_dist(grid)
+    for _ in range(2):
+        got = models[1].predict_dist(grid)
+        for name, values in expected.items():
+            assert got[name].tolist() == values.tolist(), name
