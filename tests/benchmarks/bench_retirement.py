@@ -4,7 +4,7 @@
    linear leaves with explicit intercept, ALC and random retirement; class leaves with
    entropy retirement); both runs must end in the same state (checked); the ratio is CPU
    time reference / fast.
-2. The issue's Friedman setting: active pool w = 200, N = 1000 particles, linear leaves
+2. The online Friedman setting of [AG13]: active pool w = 200, N = 1000 particles, linear leaves
    (augmented intercept), 200 initial points then 1,800 retire-one-learn-one rounds, with
    ALC (``rect = [0, 1]^5``, ``approx=True`` as demo/online.R) and with random retirement,
    CPU time of the 1,800 rounds. When R and dynaTree are installed the same rounds run
