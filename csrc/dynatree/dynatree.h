@@ -287,6 +287,11 @@ int dt_model_regression(const dt_model *m, const double *x, double *out);
 /* the predictive means of n rows (out[0] of dt_model_regression, bit for bit) */
 int dt_model_means(const dt_model *m, const double *X, int64_t n, double *out);
 int dt_model_class(const dt_model *m, const double *x, double *probs, double *entropy);
+/* the calls above for n rows X (row-major, n x d): out n x 5 summaries (mean, var, q05,
+ * q95, df); probs n x n_classes and entropy n */
+int dt_model_summaries(const dt_model *m, const double *X, int64_t n, double *out);
+int dt_model_classes(const dt_model *m, const double *X, int64_t n, double *probs,
+                     double *entropy);
 /* the one-row calls of the facade: x holds n_values finite numbers (ST_EDIM unless
  * n_values = d, ST_EINVAL for NaN or infinity), then as the calls above */
 int dt_model_learn_row(dt_model *m, const double *x, int64_t n_values, double y, double *lpred);

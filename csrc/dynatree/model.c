@@ -351,6 +351,30 @@ int dt_model_class(const dt_model *m, const double *x, double *probs, double *en
     return ST_OK;
 }
 
+/* the batch predictions (DynamicTreeEngine.summaries / classify_rows): one call for n rows,
+ * row r's results those of the one-row call on row r, bit for bit */
+int dt_model_summaries(const dt_model *m, const double *X, int64_t n, double *out)
+{
+    int64_t r;
+    if (m->txn.lost) return ST_ESTATE;
+    if (m->cfg.kind == DT_CLASS) return ST_ESTATE;
+    for (r = 0; r < n; r++)
+        dt_regression_summaries((dt_model *)m, X + r * m->par.d, out + 5 * r);
+    return ST_OK;
+}
+
+int dt_model_classes(const dt_model *m, const double *X, int64_t n, double *probs,
+                     double *entropy)
+{
+    int64_t r;
+    if (m->txn.lost) return ST_ESTATE;
+    if (m->cfg.kind != DT_CLASS) return ST_ESTATE;
+    for (r = 0; r < n; r++)
+        dt_class_summaries((dt_model *)m, X + r * m->par.d, probs + r * m->cfg.n_classes,
+                           entropy + r);
+    return ST_OK;
+}
+
 /* the one-row calls of the facade: width and finiteness checked here */
 static int check_row(const dt_model *m, const double *x, int64_t n_values)
 {

@@ -53,6 +53,11 @@ def _list_to_block(values: Sequence[Any], n: int, ell: float, cfg: LeafConfig) -
     return [float(n), nu, sy, syy, 0.0, syyg, bb, logdet, ell, *values[4:-2]]
 
 
+def _flat(rows: list[list[float]]) -> Any:
+    """The rows (each of the model's width) as one row-major C array."""
+    return ffi.new("double[]", [v for r in rows for v in r])
+
+
 class _RowBuffers:
     """The C buffers of the one-row calls: the input row (:func:`fast._rows.plain_row`,
     ``width`` values) and the outputs; pickled and copied as fresh buffers."""
@@ -142,24 +147,26 @@ class CDynamicTreeEngine:
     def lml(self) -> float:
         return float(self._m.lml)
 
-    def regression(self, row: list[float]) -> RegressionSummary:
-        out = ffi.new("double[5]")
-        check(lib.dt_model_regression(self._m, ffi.new("double[]", row), out), "predict")
-        return out[0], out[1], out[2], out[3], out[4]
+    def summaries(self, rows: list[list[float]]) -> list[RegressionSummary]:
+        n = len(rows)
+        out = ffi.new("double[]", 5 * n)
+        check(lib.dt_model_summaries(self._m, _flat(rows), n, out), "predict")
+        flat = ffi.unpack(out, 5 * n)
+        return [tuple(flat[5 * r:5 * r + 5]) for r in range(n)]
 
     def means(self, rows: list[list[float]]) -> list[float]:
         n = len(rows)
         out = ffi.new("double[]", n)
-        check(lib.dt_model_means(self._m, ffi.new("double[]", [v for r in rows for v in r]), n,
-                                 out), "predict")
+        check(lib.dt_model_means(self._m, _flat(rows), n, out), "predict")
         return ffi.unpack(out, n)  # type: ignore[no-any-return]
 
-    def classify(self, row: list[float]) -> tuple[list[float], float]:
-        c = self._cfg.n_classes
-        probs = ffi.new("double[]", c)
-        ent = ffi.new("double *")
-        check(lib.dt_model_class(self._m, ffi.new("double[]", row), probs, ent), "predict")
-        return [probs[k] for k in range(c)], ent[0]
+    def classify_rows(self, rows: list[list[float]]) -> tuple[list[list[float]], list[float]]:
+        n, c = len(rows), self._cfg.n_classes
+        probs = ffi.new("double[]", c * n)
+        ent = ffi.new("double[]", n)
+        check(lib.dt_model_classes(self._m, _flat(rows), n, probs, ent), "predict")
+        flat = ffi.unpack(probs, c * n)
+        return [flat[c * r:c * r + c] for r in range(n)], ffi.unpack(ent, n)
 
     def trees(self) -> list[tuple[int, int, int]]:
         n = self._params.n_particles

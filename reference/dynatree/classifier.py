@@ -188,12 +188,18 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
         self._learn_checked(rows, targets, keys, len(self.classes_))
 
     def _probs(self, row: list[float]) -> tuple[list[float], float]:
+        probs, entropies = self._probs_rows([row])
+        return probs[0], entropies[0]
+
+    def _probs_rows(self, rows: list[list[float]]) -> tuple[list[list[float]], list[float]]:
+        """Class probabilities and entropy at each row (before any data: uniform over the
+        known classes, entropy log C; none known: [] and 0)."""
         n = len(self.classes_)
         if self._d is None:
             if n == 0:
-                return [], 0.0
-            return [1.0 / float(n)] * n, math.log(float(n))
-        return self._engine.classify(row)
+                return [[] for _ in rows], [0.0] * len(rows)
+            return [[1.0 / float(n)] * n for _ in rows], [math.log(float(n))] * len(rows)
+        return self._engine.classify_rows(rows)
 
     def _pool_targets(self, values: list[float]) -> np.ndarray:
         return np.array([self.classes_[int(v)] for v in values])
@@ -243,7 +249,7 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities at the rows of ``X``, columns in ``classes_`` order."""
         rows = inputs.batch_rows(X, self._keys, self._d)
-        return np.array([self._probs(r)[0] for r in rows], dtype=float).reshape(
+        return np.array(self._probs_rows(rows)[0], dtype=float).reshape(
             len(rows), len(self.classes_))
 
     def predict(self, X: Any) -> np.ndarray:
@@ -254,4 +260,4 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
     def predict_entropy(self, X: Any) -> np.ndarray:
         """Predictive entropy: the average of per-particle entropies ([DT-SPEC §8.2])."""
         rows = inputs.batch_rows(X, self._keys, self._d)
-        return np.array([self._probs(r)[1] for r in rows], dtype=float)
+        return np.array(self._probs_rows(rows)[1], dtype=float)

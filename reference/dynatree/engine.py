@@ -95,14 +95,14 @@ class DynamicTreeEngine(Protocol):
     def lml(self) -> float:
         """The running sum of ``lpred_t`` ([DT-SPEC §5.4])."""
 
-    def regression(self, row: list[float]) -> RegressionSummary:
-        """Particle-averaged predictive summary at ``row`` ([DT-SPEC §8.1])."""
+    def summaries(self, rows: list[list[float]]) -> list[RegressionSummary]:
+        """Particle-averaged predictive summary at each row ([DT-SPEC §8.1])."""
 
     def means(self, rows: list[list[float]]) -> list[float]:
         """The summary's ``mean`` at each row, bit for bit, without its quantiles."""
 
-    def classify(self, row: list[float]) -> tuple[list[float], float]:
-        """Particle-averaged class probabilities and entropy at ``row`` ([DT-SPEC §8.2])."""
+    def classify_rows(self, rows: list[list[float]]) -> tuple[list[list[float]], list[float]]:
+        """Particle-averaged class probabilities and entropy at each row ([DT-SPEC §8.2])."""
 
     def trees(self) -> list[tuple[int, int, int]]:
         """Per particle: tree height (a lone root is 1), leaves, active points."""
@@ -250,14 +250,15 @@ class PythonDynamicTreeEngine:
     def lml(self) -> float:
         return self._lml
 
-    def regression(self, row: list[float]) -> RegressionSummary:
-        return regression_summaries(self._roots, row, self._cfg)
+    def summaries(self, rows: list[list[float]]) -> list[RegressionSummary]:
+        return [regression_summaries(self._roots, row, self._cfg) for row in rows]
 
     def means(self, rows: list[list[float]]) -> list[float]:
         return [regression_mean(self._roots, row, self._cfg) for row in rows]
 
-    def classify(self, row: list[float]) -> tuple[list[float], float]:
-        return class_summaries(self._roots, row, self._cfg)
+    def classify_rows(self, rows: list[list[float]]) -> tuple[list[list[float]], list[float]]:
+        out = [class_summaries(self._roots, row, self._cfg) for row in rows]
+        return [probs for probs, _ in out], [entropy for _, entropy in out]
 
     def trees(self) -> list[tuple[int, int, int]]:
         out = []

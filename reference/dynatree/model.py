@@ -139,10 +139,10 @@ class DynamicTreeRegressor(DynamicTreeFacade):
             keys = inputs.first_keys(first) if isinstance(first, Mapping) else None
         self._learn_checked(rows, targets, keys, 0)
 
-    def _summary(self, row: list[float]) -> RegressionSummary:
-        if self._d is None:
-            return 0.0, math.inf, -math.inf, math.inf, 0.0
-        return self._engine.regression(row)
+    def _summaries(self, rows: list[list[float]]) -> list[RegressionSummary]:
+        if self._d is None:     # no data yet: the prior's summary ([DT-SPEC §8.1])
+            return [(0.0, math.inf, -math.inf, math.inf, 0.0)] * len(rows)
+        return self._engine.summaries(rows)
 
     @locks_itself
     def predict_one(self, x: Any) -> float:
@@ -165,7 +165,7 @@ class DynamicTreeRegressor(DynamicTreeFacade):
         """Predictive means at the rows of ``X``."""
         rows = inputs.batch_rows(X, self._keys, self._d)
         if self._d is None:
-            return np.array([self._summary(r)[0] for r in rows], dtype=float)
+            return np.array([o[0] for o in self._summaries(rows)], dtype=float)
         return np.array(self._engine.means(rows), dtype=float)
 
     def predict_dist(self, X: Any) -> dict[str, np.ndarray]:
@@ -175,7 +175,6 @@ class DynamicTreeRegressor(DynamicTreeFacade):
         total predictive variance ([DT-SPEC §8.1]).
         """
         rows = inputs.batch_rows(X, self._keys, self._d)
-        out = [self._summary(r) for r in rows]
+        table = np.array(self._summaries(rows), dtype=float).reshape(len(rows), 5)
         names = ("mean", "var", "q05", "q95", "df")
-        return {name: np.array([o[k] for o in out], dtype=float)
-                for k, name in enumerate(names)}
+        return {name: np.ascontiguousarray(table[:, k]) for k, name in enumerate(names)}

@@ -100,6 +100,30 @@ static dt_model *dt_copy(dt_model *src, int kind, int p, int n_classes, int minp
     return dst;
 }
 
+/* the batch predictions give every row of 40 what the one-row calls give, bit for bit */
+static void run_dt_batch(dt_model *m, int kind, int n_classes)
+{
+    double batch[5 * 40], probs[3 * 40], ent[40], one[5], pa[3], ea;
+    int i, k, same = 1;
+    if (kind == DT_CLASS) {
+        CHECK(dt_model_classes(m, X + 120 * D, 40, probs, ent) == ST_OK, "dt classes");
+        for (i = 0; i < 40; i++) {
+            CHECK(dt_model_class(m, X + (120 + i) * D, pa, &ea) == ST_OK, "dt class");
+            for (k = 0; k < n_classes; k++)
+                same &= pa[k] == probs[i * n_classes + k];
+            same &= ea == ent[i];
+        }
+    } else {
+        CHECK(dt_model_summaries(m, X + 120 * D, 40, batch) == ST_OK, "dt summaries");
+        for (i = 0; i < 40; i++) {
+            CHECK(dt_model_regression(m, X + (120 + i) * D, one) == ST_OK, "dt regression");
+            for (k = 0; k < 5; k++)
+                same &= memcmp(&one[k], &batch[5 * i + k], sizeof(double)) == 0;
+        }
+    }
+    CHECK(same, "dt batch predictions = one-row predictions");
+}
+
 static void run_dt(int kind, int p, int n_classes, int minp, int active)
 {
     const double *ys = kind == DT_CLASS ? YC : Y;
@@ -124,6 +148,7 @@ static void run_dt(int kind, int p, int n_classes, int minp, int active)
         CHECK(dt_model_learn(m, X + i * D, ys + i, 1, lpred) == ST_OK, "dt learn more");
         CHECK(dt_model_learn(c, X + i * D, ys + i, 1, lpred) == ST_OK, "dt learn copy");
     }
+    run_dt_batch(m, kind, n_classes);
     dt_model_free(m);
     dt_model_free(c);
 }

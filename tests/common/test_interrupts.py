@@ -21,6 +21,8 @@ import pytest
 from conftest import require_fast
 
 ANNOUNCE = r"""
+import signal                # a test runner started in the background (no job control)
+signal.signal(signal.SIGINT, signal.default_int_handler)   # passes SIGINT on as ignored
 import reference.interrupt as guard_module            # announce when the learning loop starts
 enter = guard_module.Interruptible.__enter__
 def announce(guard):
@@ -29,7 +31,9 @@ def announce(guard):
     return entered
 guard_module.Interruptible.__enter__ = announce
 """
-"""Child-script lines that print "learning" when the interruptible loop begins."""
+"""Child-script lines that print "learning" when the interruptible loop begins (and give
+the child Python's own Ctrl-C handler, which Python does not install when the process
+starts with SIGINT ignored, as a background job of a shell without job control does)."""
 
 CHILD = r"""
 import sys, time

@@ -112,8 +112,10 @@ class _GeneralPathUsed(Exception):
 
 
 ENGINE_GENERAL_PATH = {
-    "DynamicTreeRegressor": (("_row", "_learn_checked", "_summary"), ("learn", "regression")),
-    "DynamicTreeClassifier": (("_row", "_learn_checked", "_probs"), ("learn", "classify")),
+    "DynamicTreeRegressor": (("_row", "_learn_checked", "_summaries"),
+                             ("learn", "means", "summaries")),
+    "DynamicTreeClassifier": (("_row", "_learn_checked", "_probs", "_probs_rows"),
+                              ("learn", "classify_rows")),
 }
 """Per model of the facade/engine pattern: the facade methods and the engine methods that
 only the general path of a one-row call uses."""

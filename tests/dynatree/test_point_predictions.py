@@ -88,3 +88,53 @@ def test_predictive_summary_is_the_same_when_its_quantiles_are_cached(leaf: int)
         got = models[1].predict_dist(grid)
         for name, values in expected.items():
             assert got[name].tolist() == values.tolist(), name
+
+
+@pytest.mark.parametrize("backend", ["reference", "fast"])
+@pytest.mark.parametrize("leaf", range(len(LEAVES)))
+def test_batch_summaries_are_the_one_row_summaries(backend: str, leaf: int) -> None:
+    """``predict_dist`` of a batch (one engine call, ``dt_model_summaries`` in fast) gives
+    each row exactly what a batch of that row alone gives, and the same in both backends;
+    an empty batch gives empty columns."""
+    pkg: ModuleType = reference if backend == "reference" else require_fast()
+    X, y = _data(20 + leaf, 50)
+    models = [p.DynamicTreeRegressor(n_particles=15, seed=leaf, **LEAVES[leaf])
+              for p in (pkg, reference)]
+    for model in models:
+        model.partial_fit(X, y)
+    grid = np.random.default_rng(7).uniform(-1.2, 1.2, size=(9, 2))
+    batch = models[0].predict_dist(grid)
+    for r, row in enumerate(grid):
+        alone = models[0].predict_dist(row[None, :])
+        assert {k: v[r] for k, v in batch.items()} == {k: v[0] for k, v in alone.items()}
+    expected = models[1].predict_dist(grid)
+    assert {k: v.tolist() for k, v in batch.items()} == {k: v.tolist()
+                                                         for k, v in expected.items()}
+    empty = models[0].predict_dist(np.empty((0, 2)))
+    assert sorted(empty) == ["df", "mean", "q05", "q95", "var"]
+    assert all(v.shape == (0,) for v in empty.values())
+
+
+@pytest.mark.parametrize("backend", ["reference", "fast"])
+def test_batch_class_probabilities_are_the_one_row_probabilities(backend: str) -> None:
+    """``predict_proba`` and ``predict_entropy`` of a batch (one engine call,
+    ``dt_model_classes`` in fast) equal ``predict_proba_one`` row by row and the
+    reference's batch, bit for bit; before any data they are uniform, entropy log C."""
+    pkg: ModuleType = reference if backend == "reference" else require_fast()
+    models = [p.DynamicTreeClassifier(classes=["a", "b", "c"], n_particles=12, seed=4)
+              for p in (pkg, reference)]
+    grid = np.random.default_rng(8).uniform(-1, 1, size=(7, 2))
+    assert models[0].predict_proba(grid).tolist() == [[1 / 3] * 3] * 7
+    assert models[0].predict_entropy(grid).tolist() == [float(np.log(3.0))] * 7
+    X, y = _data(3, 70)
+    labels = np.array(["a", "b", "c"])[np.digitize(y, [-0.4, 0.4])]
+    for model in models:
+        model.partial_fit(X, labels)
+    proba = models[0].predict_proba(grid)
+    assert proba.shape == (7, 3)
+    for r, row in enumerate(grid.tolist()):
+        one = models[0].predict_proba_one(row)
+        assert proba[r].tolist() == [one[c] for c in models[0].classes_]
+    assert proba.tolist() == models[1].predict_proba(grid).tolist()
+    assert models[0].predict_entropy(grid).tolist() == models[1].predict_entropy(grid).tolist()
+    assert models[0].predict_proba(np.empty((0, 2))).shape == (0, 3)
