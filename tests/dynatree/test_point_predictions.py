@@ -11,6 +11,7 @@ probability."""
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pytest
@@ -26,6 +27,17 @@ def _data(seed: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
     X = rng.uniform(-1.0, 1.0, size=(n, 2))
     return X, np.sin(3.0 * X[:, 0]) + 0.1 * rng.standard_normal(n)
+
+
+def _fitted_regressors(pkgs: tuple[ModuleType, ...], data_seed: int, n: int,
+                       n_particles: int, leaf: int) -> list[Any]:
+    """One regressor per package, each fitted to the same ``_data(data_seed, n)``."""
+    X, y = _data(data_seed, n)
+    models = [pkg.DynamicTreeRegressor(n_particles=n_particles, seed=leaf, **LEAVES[leaf])
+              for pkg in pkgs]
+    for model in models:
+        model.partial_fit(X, y)
+    return models
 
 
 @pytest.mark.parametrize("backend", ["reference", "fast"])
@@ -76,12 +88,7 @@ def test_predictive_summary_is_the_same_when_its_quantiles_are_cached(leaf: int)
     """fast caches the Student-t quantile of each integer df (``student_t05``): its
     ``predict_dist`` must equal the reference's bit for bit, on the first call and on a
     second one, which reads the cache."""
-    fast = require_fast()
-    X, y = _data(10 + leaf, 80)
-    models = [pkg.DynamicTreeRegressor(n_particles=20, seed=leaf, **LEAVES[leaf])
-              for pkg in (reference, fast)]
-    for model in models:
-        model.partial_fit(X, y)
+    models = _fitted_regressors((reference, require_fast()), 10 + leaf, 80, 20, leaf)
     grid = np.random.default_rng(6).uniform(-1.2, 1.2, size=(12, 2))
     expected = models[0].predict_dist(grid)
     for _ in range(2):
@@ -97,11 +104,7 @@ def test_batch_summaries_are_the_one_row_summaries(backend: str, leaf: int) -> N
     each row exactly what a batch of that row alone gives, and the same in both backends;
     an empty batch gives empty columns."""
     pkg: ModuleType = reference if backend == "reference" else require_fast()
-    X, y = _data(20 + leaf, 50)
-    models = [p.DynamicTreeRegressor(n_particles=15, seed=leaf, **LEAVES[leaf])
-              for p in (pkg, reference)]
-    for model in models:
-        model.partial_fit(X, y)
+    models = _fitted_regressors((pkg, reference), 20 + leaf, 50, 15, leaf)
     grid = np.random.default_rng(7).uniform(-1.2, 1.2, size=(9, 2))
     batch = models[0].predict_dist(grid)
     for r, row in enumerate(grid):
