@@ -327,10 +327,7 @@ int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, dou
 
 int dt_model_regression(const dt_model *m, const double *x, double *out)
 {
-    if (m->txn.lost) return ST_ESTATE;
-    if (m->cfg.kind == DT_CLASS) return ST_ESTATE;
-    dt_regression_summaries((dt_model *)m, x, out);
-    return ST_OK;
+    return dt_model_summaries(m, x, 1, out);
 }
 
 int dt_model_means(const dt_model *m, const double *X, int64_t n, double *out)
@@ -345,14 +342,11 @@ int dt_model_means(const dt_model *m, const double *X, int64_t n, double *out)
 
 int dt_model_class(const dt_model *m, const double *x, double *probs, double *entropy)
 {
-    if (m->txn.lost) return ST_ESTATE;
-    if (m->cfg.kind != DT_CLASS) return ST_ESTATE;
-    dt_class_summaries((dt_model *)m, x, probs, entropy);
-    return ST_OK;
+    return dt_model_classes(m, x, 1, probs, entropy);
 }
 
-/* the batch predictions (DynamicTreeEngine.summaries / classify_rows): one call for n rows,
- * row r's results those of the one-row call on row r, bit for bit */
+/* the batch predictions (DynamicTreeEngine.summaries / classify_rows): one call for n rows;
+ * the one-row calls above are these with n = 1 */
 int dt_model_summaries(const dt_model *m, const double *X, int64_t n, double *out)
 {
     int64_t r;

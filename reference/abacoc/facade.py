@@ -281,9 +281,7 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
         """``{label: probability}`` of a frequency list, {} if all are 0 (no ball)."""
         if not probs or max(probs) <= 0.0:      # frequencies are never negative
             return {}
-        # one frequency per class by construction, so zip without strict=, whose keyword
-        # argument alone costs about 0.4 us per call
-        return dict(zip(self.classes_, probs))  # noqa: B905
+        return self._label_dict(probs)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Rows of class frequencies, columns in ``classes_`` order (zeros with no ball)."""

@@ -217,9 +217,7 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
                 probs = raw.predict_proba_raw(x, self._keys)
             if probs is None:
                 probs = self._probs(self._row(x))[0]
-            # one probability per class by construction (C: n_classes of them), so zip
-            # without strict=, whose keyword argument alone costs about 0.4 us per call
-            return dict(zip(self.classes_, probs))  # noqa: B905
+            return self._label_dict(probs)
         finally:
             lock.release()
 
