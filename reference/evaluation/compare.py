@@ -271,7 +271,7 @@ def lockstep(
     proba: bool = False,
     snapshot_every: int = 1,
     keep_going: bool = False,
-    progress: bool | None = None,
+    progress: bool | ProgressBar | None = None,
     description: str = "compare",
 ) -> dict[str, Any]:
     """Run two models step by step on ``(X, y)``; compare predictions and snapshots.
@@ -281,6 +281,11 @@ def lockstep(
     ``snapshot_every`` steps (and at the last step) their ``snapshot()`` are compared.
     Only the predict and learn calls are timed. Stops at the first mismatch unless
     ``keep_going`` (then only the timing continues to mean anything).
+
+    ``progress``: a progress display on stderr (default: when stderr is a terminal and
+    ``n >= 2000``), or a :class:`~reference.evaluation.prequential.ProgressBar` to advance
+    once per step (its ``count`` then tells a caller that catches ``KeyboardInterrupt``
+    how many steps were run).
 
     Returns
     -------
@@ -301,9 +306,12 @@ def lockstep(
     rows = np.asarray(X, dtype=np.float64)
     labels = list(np.asarray(y).tolist())
     n = len(labels)
-    if progress is None:
-        progress = n >= 2000 and sys.stderr.isatty()
-    bar = ProgressBar(n, description, enabled=progress)
+    if isinstance(progress, ProgressBar):
+        bar = progress
+    else:
+        if progress is None:
+            progress = n >= 2000 and sys.stderr.isatty()
+        bar = ProgressBar(n, description, enabled=progress, unit="rows")
     t_ref = t_fast = 0.0
     mismatch: str | None = None
     agreeing = 0

@@ -17,6 +17,8 @@ from reference.evaluation.baselines import MajorityClass, RunningMean
 from reference.evaluation.datasets import friedman1, iter_sea, moving_xor, sea
 from reference.evaluation.plotting import plot_learning_curves
 from reference.evaluation.prequential import ProgressBar, prequential
+from reference.evaluation.prequential import progress as progress_module
+from reference.evaluation.prequential.progress import duration
 from reference.rng import Rng
 
 
@@ -218,7 +220,7 @@ def test_model_size_tracking() -> None:
 
 def test_progress_bar_text() -> None:
     out = io.StringIO()
-    bar = ProgressBar(4, "demo", stream=out)
+    bar = ProgressBar(4, "demo", stream=out, style="bar")
     for _ in range(4):
         bar.update()
     bar.close()
@@ -229,6 +231,75 @@ def test_progress_bar_text() -> None:
     off.update()
     off.close()
     assert silent.getvalue() == "" and off.count == 1
+
+
+class FakeClock:
+    """Stands in for ``time.perf_counter`` in the progress module: advanced by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_progress_lines_off_a_terminal_estimate_the_time_left(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Off a terminal: a plain line every ``interval`` seconds, none in between, with the
+    time left = steps left x seconds per step so far; a last line without an estimate."""
+    clock = FakeClock()
+    monkeypatch.setattr(progress_module.time, "perf_counter", clock)
+    out = io.StringIO()
+    bar = ProgressBar(2000, "compare sgt", stream=out, unit="rows", interval=5.0)
+    assert bar.style == "lines"  # a StringIO is no terminal
+    clock.now += 4.0
+    bar.update(400)
+    assert out.getvalue() == ""  # under 5 s: nothing yet
+    clock.now += 31.0
+    bar.update(800)  # 1200 rows in 35 s: 800 left at 35/1200 s a row
+    assert out.getvalue() == "[compare sgt] 1200/2000 rows, 35 s elapsed, ~23 s left\n"
+    clock.now += 1.0
+    bar.update(100)
+    assert out.getvalue().count("\n") == 1  # the next line only 5 s later
+    clock.now += 23.0
+    bar.update(700)
+    bar.close()
+    assert out.getvalue().splitlines()[-1] == "[compare sgt] 2000/2000 rows, 59 s elapsed"
+
+
+def test_progress_of_a_resumed_job_estimates_from_this_run_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    clock = FakeClock()
+    monkeypatch.setattr(progress_module.time, "perf_counter", clock)
+    out = io.StringIO()
+    bar = ProgressBar(10, "grid", stream=out, unit="cells", start=6)
+    clock.now += 8.0
+    bar.update(2)  # 2 cells in 8 s (the 6 earlier ones cost nothing now): 2 left, 8 s
+    assert bar.remaining() == 8.0
+    assert "8/10 cells, 8.0 s elapsed, ~8.0 s left" in out.getvalue()
+
+
+def test_an_interrupted_bar_only_ends_its_line() -> None:
+    lines = io.StringIO()
+    quiet = ProgressBar(10, "run", stream=lines)
+    quiet.update()
+    quiet.close(final=False)
+    assert lines.getvalue() == ""
+    drawn = io.StringIO()
+    bar = ProgressBar(10, "run", stream=drawn, style="bar")
+    bar.update()
+    bar.close(final=False)
+    assert drawn.getvalue().startswith("\rrun [") and drawn.getvalue().endswith("   \n")
+    assert "10/10" not in drawn.getvalue()
+
+
+def test_durations_read_as_people_write_them() -> None:
+    assert [duration(s) for s in (0.04, 9.96, 10.4, 59.6, 61, 3599, 3600, 86399)] == [
+        "0.0 s", "10.0 s", "10 s", "1 min 0 s", "1 min 1 s", "59 min 59 s", "1 h 00 min",
+        "23 h 59 min",
+    ]
 
 
 def test_prequential_progress_switch(capsys: pytest.CaptureFixture[str]) -> None:

@@ -38,6 +38,7 @@ import sys
 from collections.abc import Sequence
 
 from reference.evaluation.catalog import UsageError
+from reference.evaluation.cli._errors import Interrupted, report_interrupt
 from reference.evaluation.cli.parser import COMMANDS, build_parser
 
 __all__ = ["build_parser", "main"]
@@ -57,17 +58,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     rmse ...
     0
     """
-    parser = build_parser()
-    arguments = list(sys.argv[1:] if argv is None else argv)
-    if not arguments or arguments[0] not in (*COMMANDS, "-h", "--help"):
-        arguments = ["run", *arguments]
-    args = parser.parse_args(arguments)
     try:
+        parser = build_parser()
+        arguments = list(sys.argv[1:] if argv is None else argv)
+        if not arguments or arguments[0] not in (*COMMANDS, "-h", "--help"):
+            arguments = ["run", *arguments]
+        args = parser.parse_args(arguments)
         status: int = args.handler(args)
-    except UsageError as err:
-        print(f"driftwood: error: {err}", file=sys.stderr)
-        return 2
-    except FileNotFoundError as err:
+    except Interrupted as err:
+        return report_interrupt(str(err))
+    except KeyboardInterrupt:
+        return report_interrupt(None)
+    except (UsageError, FileNotFoundError) as err:
         print(f"driftwood: error: {err}", file=sys.stderr)
         return 2
     return status

@@ -6,49 +6,83 @@ import argparse
 
 from reference.evaluation import catalog
 from reference.evaluation.catalog import UsageError
-from reference.evaluation.cli._output import table
+from reference.evaluation.cli._errors import Interrupted
+from reference.evaluation.cli._output import progress_enabled, table
 from reference.evaluation.compare import lockstep
+from reference.evaluation.prequential import ProgressBar
+from reference.evaluation.prequential.progress import duration
 
-__all__ = ["cmd_compare"]
+__all__ = ["DEFAULT_MODEL", "DEFAULT_ROWS", "ROWS", "cmd_compare", "default_rows"]
+
+DEFAULT_MODEL = "sgt"
+"""The model compared when ``--model`` is not given."""
+
+DEFAULT_ROWS = 1000
+"""Stream length when ``--n`` is not given (each step compares the full ``snapshot()``)."""
+
+ROWS = {"dynatree": 200, "dynatree-clf": 200}
+"""Models whose reference backend is slow (10-50 ms a row for 100 particles, growing with
+the trees), compared on fewer rows by default so that the defaults finish in seconds."""
+
+
+def default_rows(model: str) -> int:
+    """``--n`` when not given: :data:`DEFAULT_ROWS`, or the smaller :data:`ROWS` entry."""
+    return ROWS.get(model, DEFAULT_ROWS)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
     """Run ``--model`` of both backends in lockstep; exit status 1 if they disagree."""
-    spec = catalog.MODELS[args.model]
+    model_name = args.model or DEFAULT_MODEL
+    if model_name not in catalog.known_models():
+        raise UsageError(
+            f"model {model_name!r} is not built in this installation; choose one of "
+            + (", ".join(catalog.compare_candidates()) or "none")
+            + " (`driftwood list`)"
+        )
+    spec = catalog.MODELS[model_name]
     if spec.baseline:
         raise UsageError(
-            f"model {args.model!r} ({spec.class_name}) is an evaluation-kit baseline with no fast "
+            f"model {model_name!r} ({spec.class_name}) is an evaluation-kit baseline with no fast "
             "twin: there is nothing to compare. Choose a model that exists in both backends: "
             + (", ".join(catalog.compare_candidates()) or "none yet")
         )
     ref_backend = catalog.import_backend("reference")
     fast_backend = catalog.import_backend("fast")
-    ref_cls = catalog.model_class(args.model, ref_backend)
-    fast_cls = catalog.model_class(args.model, fast_backend)
+    ref_cls = catalog.model_class(model_name, ref_backend)
+    fast_cls = catalog.model_class(model_name, fast_backend)
     stream_name = args.stream or catalog.DEFAULT_STREAM[spec.task]
-    task, (X, y) = catalog.make_stream(stream_name, args.n, args.seed, args.data_dir)
+    rows = args.n or default_rows(model_name)
+    task, (X, y) = catalog.make_stream(stream_name, rows, args.seed, args.data_dir)
     if task != spec.task:
         raise UsageError(
-            f"model {args.model!r} is for {spec.task} but stream {stream_name!r} is {task}"
+            f"model {model_name!r} is for {spec.task} but stream {stream_name!r} is {task}"
         )
     extra = catalog.parse_params(args.param)
     classes = catalog.class_list(task, y)
     ref_model = catalog.build_model(ref_cls, spec, args.seed, classes, extra)
     fast_model = catalog.build_model(fast_cls, spec, args.seed, classes, extra)
-    outcome = lockstep(
-        ref_model,
-        fast_model,
-        X,
-        y,
-        proba=task == "classification",
-        snapshot_every=args.snapshot_every,
-        keep_going=args.keep_going,
-        progress=args.progress,
-        description=f"compare {args.model}",
-    )
     n = len(y)
-    rows = [
-        ("model", f"{args.model} ({spec.class_name})"),
+    bar = ProgressBar(n, f"compare {model_name}", progress_enabled(args.progress), unit="rows")
+    try:
+        outcome = lockstep(
+            ref_model,
+            fast_model,
+            X,
+            y,
+            proba=task == "classification",
+            snapshot_every=args.snapshot_every,
+            keep_going=args.keep_going,
+            progress=bar,
+        )
+    except KeyboardInterrupt:
+        bar.close(final=False)
+        raise Interrupted(
+            f"stopped after {bar.count} of {n} rows ({duration(bar.elapsed())}); nothing was "
+            "kept (a comparison is not saved): rerun with a smaller --n or a larger "
+            "--snapshot-every"
+        ) from None
+    summary = [
+        ("model", f"{model_name} ({spec.class_name})"),
         ("stream", f"{stream_name} (n={n}, seed={args.seed})"),
         ("steps run", str(outcome["steps"])),
         ("steps agreeing", f"{outcome['agreeing']}/{n}"),
@@ -58,5 +92,5 @@ def cmd_compare(args: argparse.Namespace) -> int:
         ("fast time [s]", f"{outcome['time_fast']:.3f}"),
         ("speed ratio (ref/fast)", f"{outcome['ratio']:.1f}x"),
     ]
-    print(table(rows))
+    print(table(summary))
     return 0 if outcome["mismatch"] is None else 1

@@ -23,7 +23,11 @@ def cmd_data(args: argparse.Namespace) -> int:
         print(f"cache: {registry.cache_dir()}")
         return 0
     if not args.name:
-        raise UsageError(f"`driftwood data {args.action}` needs a data-set name")
+        names = ", ".join(registry.REGISTRY)
+        raise UsageError(
+            f"`driftwood data {args.action}` needs a data-set name: one of {names} "
+            "(`driftwood data list` shows which are here)"
+        )
     if args.name not in registry.REGISTRY:
         raise UsageError(f"unknown data set {args.name!r}; see `driftwood data list`")
     if args.action == "path":

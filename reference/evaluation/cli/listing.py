@@ -7,6 +7,7 @@ import importlib
 from types import ModuleType
 
 from reference.evaluation import catalog
+from reference.evaluation.cli._output import columns
 
 __all__ = ["cmd_list"]
 
@@ -19,16 +20,22 @@ def cmd_list(args: argparse.Namespace) -> int:
         fast: ModuleType | None = importlib.import_module("fast")
     except ImportError:
         fast = None
-    print("models (reference / fast):")
+    models = []
     for name, spec in catalog.MODELS.items():
         in_ref = "yes" if spec.baseline or hasattr(ref, spec.class_name) else "-"
         if spec.baseline:
             in_fast = "kit baseline"
         else:
             in_fast = "yes" if fast is not None and hasattr(fast, spec.class_name) else "-"
-        print(f"  {name:<13} {spec.class_name:<24} {spec.task:<15} {in_ref:>3} / {in_fast}")
+        models.append([name, spec.class_name, spec.task, f"{in_ref:>3} / {in_fast}"])
+    streams = [[name, stream.task, stream.description] for name, stream in catalog.STREAMS.items()]
+    streams.append(
+        ["csv:<name>", "", "real data set (`driftwood data list`), or a file in --data-dir"]
+    )
+    # one name column for both lists
+    pad = max(len(row[0]) for row in models + streams)
+    print("models (reference / fast):")
+    print(columns([[row[0].ljust(pad), *row[1:]] for row in models], indent="  "))
     print("streams:")
-    for name, stream in catalog.STREAMS.items():
-        print(f"  {name:<13} {stream.task:<15} {stream.description}")
-    print("  csv:<name>    real data set (`driftwood data list`), or a file in --data-dir")
+    print(columns([[row[0].ljust(pad), *row[1:]] for row in streams], indent="  "))
     return 0

@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 
 from reference.evaluation import catalog
-from reference.evaluation.cli.compare import cmd_compare
+from reference.evaluation.cli._output import with_examples
+from reference.evaluation.cli.compare import DEFAULT_MODEL, DEFAULT_ROWS, ROWS, cmd_compare
 from reference.evaluation.cli.data import cmd_data
 from reference.evaluation.cli.grid import cmd_grid
 from reference.evaluation.cli.listing import cmd_list
@@ -24,6 +25,12 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _shipped_grids() -> list[str]:
+    from reference.evaluation.grid.spec import shipped_experiments
+
+    return shipped_experiments()
+
+
 def _rate(text: str) -> float:
     value = float(text)
     if not 0.0 < value <= 1.0:
@@ -31,13 +38,24 @@ def _rate(text: str) -> float:
     return value
 
 
-def _common(parser: argparse.ArgumentParser, default_model: str | None, default_n: int) -> None:
+PROGRESS_HELP = (
+    "progress on stderr: a bar on a terminal, else a line every 5 s with the time left "
+    "(default: on)"
+)
+
+
+def _common(
+    parser: argparse.ArgumentParser,
+    default_model: str | None,
+    default_n: int | None,
+    n_help: str | None = None,
+    model_help: str | None = None,
+) -> None:
     parser.add_argument(
         "--model",
         choices=catalog.known_models(),
         default=default_model,
-        required=default_model is None,
-        help="model name (see `driftwood list`)",
+        help=model_help or f"model name (see `driftwood list`; default {default_model})",
     )
     parser.add_argument(
         "--stream",
@@ -46,7 +64,10 @@ def _common(parser: argparse.ArgumentParser, default_model: str | None, default_
         "friedman (regression) / sea (classification)",
     )
     parser.add_argument(
-        "--n", type=_positive_int, default=default_n, help=f"stream length (default {default_n})"
+        "--n",
+        type=_positive_int,
+        default=default_n,
+        help=n_help or f"stream length (default {default_n})",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the stream and the model")
     parser.add_argument(
@@ -61,10 +82,7 @@ def _common(parser: argparse.ArgumentParser, default_model: str | None, default_
         "--data-dir", default=None, help="directory of csv: streams ($DRIFTWOOD_DATA)"
     )
     parser.add_argument(
-        "--progress",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="progress bar on stderr (default: when stderr is a terminal)",
+        "--progress", action=argparse.BooleanOptionalAction, default=None, help=PROGRESS_HELP
     )
 
 
@@ -72,10 +90,30 @@ def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``driftwood``."""
     parser = argparse.ArgumentParser(
         prog="driftwood",
-        description="Streaming nonparametric learners in two bit-identical backends.",
+        **with_examples(
+            ("driftwood list", "the models (per backend) and the built-in streams"),
+            ("driftwood run", "a stochastic gradient tree on 50,000 Friedman-1 rows"),
+            ("driftwood compare", "both backends in lockstep: agreement and speed"),
+            ("driftwood run --help", "the options of a command"),
+            note="Ctrl-C stops a command with one line saying what was kept (exit status 130).",
+            description="Streaming nonparametric learners in two bit-identical backends. "
+            "Without a command: `driftwood run`; `driftwood list` lists the models and the "
+            "streams.",
+        ),
     )
     sub = parser.add_subparsers(dest="command")
-    run = sub.add_parser("run", help="prequential run of a model on a built-in stream")
+    run = sub.add_parser(
+        "run",
+        help="prequential run of a model on a built-in stream",
+        **with_examples(
+            ("driftwood run", "SGT on 50,000 Friedman-1 rows (a few seconds)"),
+            ("driftwood run --model abacoc --stream sea --n 20000", "a classifier"),
+            ("driftwood run --model sgt -p max_depth=4 --curve sgt.png", "learning curve"),
+            ("driftwood run --model nn3 --rate 0.1", "10% of the labels revealed"),
+            description="Prequential (test-then-train) run of one model on one stream; "
+            "prints a summary table.",
+        ),
+    )
     # the demo: a stochastic gradient tree on Friedman-1 once the model exists, else the baseline
     demo = "sgt" if "sgt" in catalog.known_models() else "mean"
     _common(run, demo, 50000)
@@ -91,8 +129,31 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--curve", default=None, metavar="PNG", help="write the learning curve here")
     run.add_argument("--metric", default=None, help="metric of the curve (default: the first)")
     run.set_defaults(handler=cmd_run)
-    compare = sub.add_parser("compare", help="both backends in lockstep: agreement and speed")
-    _common(compare, None, 2000)
+    compare = sub.add_parser(
+        "compare",
+        help="both backends in lockstep: agreement and speed",
+        **with_examples(
+            ("driftwood compare", f"{DEFAULT_MODEL} on {DEFAULT_ROWS} Friedman-1 rows"),
+            ("driftwood compare --model abacoc --stream sea", "a classifier"),
+            ("driftwood compare --model dynatree --n 1000 --snapshot-every 100",
+             "a longer run, fewer snapshots"),
+            description="Run a model of both backends in lockstep on one stream, compare "
+            "every prediction and snapshot() exactly; report the agreement and the speed "
+            "ratio (exit status 1 if they differ).",
+        ),
+    )
+    slow = "; ".join(
+        f"{rows} for {' and '.join(name for name in ROWS if ROWS[name] == rows)}"
+        for rows in dict.fromkeys(ROWS.values())
+    )
+    _common(
+        compare,
+        None,
+        None,
+        n_help=f"stream length (default {DEFAULT_ROWS}; {slow}, whose reference backend "
+        "takes 10-50 ms a row)",
+        model_help=f"a model of both backends (see `driftwood list`; default {DEFAULT_MODEL})",
+    )
     compare.add_argument(
         "--snapshot-every",
         type=_positive_int,
@@ -105,9 +166,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="continue after a mismatch (for timing only)",
     )
     compare.set_defaults(handler=cmd_compare)
-    listing = sub.add_parser("list", help="models per backend and built-in streams")
+    listing = sub.add_parser(
+        "list",
+        help="models per backend and built-in streams",
+        **with_examples(("driftwood list", "models, backends, tasks; streams")),
+    )
     listing.set_defaults(handler=cmd_list)
-    data = sub.add_parser("data", help="real data sets: list, fetch into the cache, locate")
+    data = sub.add_parser(
+        "data",
+        help="real data sets: list, fetch into the cache, locate",
+        **with_examples(
+            ("driftwood data list", "registered sets and whether they are here"),
+            ("driftwood data fetch covtype_50k", "download into the user cache"),
+            ("driftwood data fetch covtype_50k --from covtype.csv", "install a local copy"),
+            ("driftwood data path letter", "where the file is"),
+            note="Without network: copy the file by other means and install it with --from, "
+            "or put the canonical CSV in a directory named by $DRIFTWOOD_DATA.",
+        ),
+    )
     data.add_argument("action", choices=["list", "fetch", "path"])
     data.add_argument("name", nargs="?", default=None, help="registered data-set name")
     data.add_argument(
@@ -118,13 +194,26 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--data-dir", default=None, help="path: directory searched first")
     data.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=None,
-        help="fetch: progress bar on stderr (default: when stderr is a terminal)",
+        help="fetch: download progress bar on stderr, needs tqdm (default: on a terminal)",
     )
     data.set_defaults(handler=cmd_data)
     grid = sub.add_parser(
-        "grid", help="run an experiment grid (TOML spec) locally or on a Dask cluster"
+        "grid",
+        help="run an experiment grid (TOML spec) locally or on a Dask cluster",
+        **with_examples(
+            ("driftwood grid ag13-aba --jobs 2", "a shipped grid (about 2 minutes)"),
+            ("driftwood grid my.toml --out results/my", "your spec"),
+            ("driftwood grid --summary-only --out results/my --plot lam.png --metric mae "
+             "--param lam", "summary and plot of an earlier run"),
+            note="Every finished cell is saved at once: after Ctrl-C, the same command "
+            "resumes. Shipped grids: " + ", ".join(_shipped_grids()) + ".",
+            description="Run the missing cells of an experiment grid, resumably, and print "
+            "its summary (needs the 'grid' extra: pip install -e \".[grid]\").",
+        ),
     )
-    grid.add_argument("spec", nargs="?", default=None, help="experiment spec (TOML)")
+    grid.add_argument(
+        "spec", nargs="?", default=None, help="experiment spec: a TOML file or a shipped grid"
+    )
     grid.add_argument("--out", default=None, metavar="DIR",
                       help="output directory (default: grid-<experiment name>)")
     grid.add_argument("--engine", choices=["joblib", "serial", "dask"], default="joblib",
@@ -141,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     grid.add_argument("--param", default=None, help="parameter on the plot's x axis")
     grid.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=None,
-        help="progress bar over cells on stderr (default: when stderr is a terminal)",
+        help=PROGRESS_HELP.replace("time left", "cells done and the time left"),
     )
     grid.set_defaults(handler=cmd_grid)
     return parser

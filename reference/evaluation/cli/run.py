@@ -7,8 +7,10 @@ import importlib
 
 from reference.evaluation import catalog
 from reference.evaluation.catalog import UsageError
-from reference.evaluation.cli._output import table
-from reference.evaluation.prequential import prequential
+from reference.evaluation.cli._errors import Interrupted
+from reference.evaluation.cli._output import progress_enabled, table
+from reference.evaluation.prequential import ProgressBar, prequential
+from reference.evaluation.prequential.progress import duration
 
 __all__ = ["cmd_run"]
 
@@ -34,18 +36,27 @@ def cmd_run(args: argparse.Namespace) -> int:
     classes = catalog.class_list(task, y)
     model = catalog.build_model(cls, spec, args.seed, classes, catalog.parse_params(args.param))
     size = next((name for name in catalog.SIZE_ATTRIBUTES if hasattr(model, name)), None)
-    result = prequential(
-        model,
-        X,
-        y,
-        task=task,
-        rate=args.rate,
-        label_seed=args.label_seed,
-        window=args.window,
-        size=size,
-        progress=args.progress,
-        description=f"{args.model} on {stream_name}",
+    bar = ProgressBar(
+        len(y), f"{args.model} on {stream_name}", progress_enabled(args.progress), unit="rows"
     )
+    try:
+        result = prequential(
+            model,
+            X,
+            y,
+            task=task,
+            rate=args.rate,
+            label_seed=args.label_seed,
+            window=args.window,
+            size=size,
+            progress=bar,
+        )
+    except KeyboardInterrupt:
+        bar.close(final=False)
+        raise Interrupted(
+            f"stopped after {bar.count} of {len(y)} rows ({duration(bar.elapsed())}); nothing "
+            f"was kept (a run is not saved): rerun with a smaller --n"
+        ) from None
     where = "kit baseline (no backend)" if spec.baseline else backend_name
     header = [
         ("model", f"{args.model} ({cls.__name__})"),

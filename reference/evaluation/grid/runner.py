@@ -92,7 +92,9 @@ def run_grid(experiment: Experiment | str | os.PathLike[str] | Mapping[str, Any]
     n_jobs : int
         joblib workers (-1: all cores) or local Dask workers.
     progress : bool, optional
-        Progress bar over cells (default: when stderr is a terminal).
+        Progress over cells on stderr: a bar on a terminal, else a line every few seconds
+        with the time left estimated from the cells finished in this run (default: when
+        stderr is a terminal).
     order : callable, optional
         Reorders the cells to run (tests use it to show that order does not matter).
 
@@ -124,12 +126,14 @@ def run_grid(experiment: Experiment | str | os.PathLike[str] | Mapping[str, Any]
     from reference.evaluation.prequential import ProgressBar
 
     show = progress if progress is not None else os.isatty(2)
-    bar = ProgressBar(len(cells), f"grid {exp.name}", enabled=show)
-    bar.update(len(cells) - len(todo))
+    bar = ProgressBar(len(cells), f"grid {exp.name}", enabled=show, unit="cells",
+                      start=len(cells) - len(todo))
     try:
         for cell, rows in _execute(exp, todo, engine, n_jobs, scheduler):
             write_atomic(cells_dir / f"{cell.digest}.csv", _rows_text(rows).encode())
             bar.update(1)
-    finally:
-        bar.close()
+    except BaseException:
+        bar.close(final=False)
+        raise
+    bar.close()
     return _consolidate(root, cells)

@@ -39,7 +39,7 @@ def prequential(
     proba: bool | None = None,
     log_density: Callable[[Any, Any, Any], float] | None = None,
     size: Callable[[Any], float] | str | None = None,
-    progress: bool | None = None,
+    progress: bool | ProgressBar | None = None,
     description: str | None = None,
 ) -> PrequentialResult:
     """Test-then-train evaluation of ``model`` on a stream [DOC15, Alg. 5].
@@ -82,8 +82,11 @@ def prequential(
         increment during ``learn_one`` (NaN, i.e. skipped, for steps not learned).
     size : callable or attribute name, optional
         Model size recorded after every step (e.g. ``"n_balls_"``).
-    progress : bool, optional
-        Progress bar on stderr; default: when stderr is a terminal and ``n >= 10000``.
+    progress : bool or ProgressBar, optional
+        Progress on stderr (a bar on a terminal, else a line every few seconds); default:
+        when stderr is a terminal and ``n >= 10000``. A :class:`ProgressBar` is used as it
+        is, and advanced once per step: its ``count`` tells a caller that catches
+        ``KeyboardInterrupt`` how many steps were run.
     description : str, optional
         Text of the progress bar (default: the model's class name).
 
@@ -197,7 +200,7 @@ class _Run:
         proba: bool | None,
         log_density: Callable[[Any, Any, Any], float] | None,
         size: Callable[[Any], float] | str | None,
-        progress: bool | None,
+        progress: bool | ProgressBar | None,
         description: str | None,
     ) -> None:
         _check_options(rate, window, n_points)
@@ -224,9 +227,14 @@ class _Run:
         self.rows, self.total = _stream(X, y, n)
         if self.total < 1:
             raise ValueError("empty stream: need at least one example")
-        if progress is None:
-            progress = self.total >= 10000 and sys.stderr.isatty()
-        self.bar = ProgressBar(self.total, description or type(model).__name__, enabled=progress)
+        if isinstance(progress, ProgressBar):
+            self.bar = progress
+        else:
+            if progress is None:
+                progress = self.total >= 10000 and sys.stderr.isatty()
+            self.bar = ProgressBar(
+                self.total, description or type(model).__name__, enabled=progress, unit="rows"
+            )
         self.label_rng = Rng(label_seed) if rate < 1.0 else None
         self.y_true: list[Any] = []
         self.y_pred: list[Any] = []

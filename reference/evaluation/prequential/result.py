@@ -9,6 +9,7 @@ the metrics over the whole run.
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -18,9 +19,17 @@ import numpy.typing as npt
 
 from reference.evaluation import metrics
 
-__all__ = ["PrequentialResult", "score_run"]
+__all__ = ["ALPD_MEANING", "PrequentialResult", "score_run"]
 
 FloatArray = npt.NDArray[np.float64]
+
+ALPD_MEANING = (
+    "alpd, the average log predictive density, is the mean over the steps of "
+    "log p(y_t|past), the log of the probability the model gave the true label before "
+    "learning it."
+)
+"""What ``alpd`` means, for notes under tables that show it (``-inf``: some step gave the
+true label probability 0)."""
 
 
 @dataclass
@@ -109,15 +118,53 @@ class PrequentialResult:
         return self.elapsed / self.n if self.n else math.nan
 
     def summary(self) -> str:
-        """A small text table of the final metrics and timings."""
+        """A small text table of the final metrics and timings.
+
+        An ``alpd`` of ``-inf`` is marked and explained in a note under the table (how
+        many steps gave the true label probability 0, and the mean over the others).
+
+        Examples
+        --------
+        >>> from reference.evaluation.baselines import MajorityClass
+        >>> from reference.evaluation.prequential import prequential
+        >>> result = prequential(MajorityClass(), [[0.0]] * 4, [0, 0, 1, 0])
+        >>> text = result.summary()
+        >>> print(text.splitlines()[4])
+        alpd               -inf (see the note)
+        >>> print(text[text.index("note:"):])  # doctest: +NORMALIZE_WHITESPACE
+        note: alpd, the average log predictive density, is the mean over the steps of
+        log p(y_t|past), the log of the probability the model gave the true label before
+        learning it. It is -inf because that probability was 0 at 1 of 3 steps (a hard
+        vote, or a label the model had not learned yet); over the other steps it is
+        -0.202733.
+        """
         rows = [("examples", str(self.n)), ("learned", str(self.n_learned))]
+        notes = []
         for name, value in self.final.items():
-            rows.append((name, f"{value:.6g}"))
+            text = f"{value:.6g}"
+            if name == "alpd" and value == -math.inf:
+                text += " (see the note)"
+                notes.append(self._alpd_note())
+            rows.append((name, text))
         rows.append(("elapsed [s]", f"{self.elapsed:.3f}"))
         rows.append(("time/example [us]", f"{1e6 * self.time_per_example:.2f}"))
         width = max(len(name) for name, _ in rows)
         lines = [f"{name:<{width}}  {value}" for name, value in rows]
+        lines += [textwrap.fill(note, 100, break_on_hyphens=False) for note in notes]
         return "\n".join(lines)
+
+    def _alpd_note(self) -> str:
+        """Why the final ``alpd`` is ``-inf``: the steps with probability 0, the rest's mean."""
+        dens = self.log_density if self.log_density is not None else np.zeros(0)
+        scored = dens[~np.isnan(dens)]
+        impossible = int(np.sum(scored == -np.inf))
+        rest = scored[np.isfinite(scored)]
+        others = f"; over the other steps it is {float(np.mean(rest)):.6g}" if rest.size else ""
+        return (
+            f"note: {ALPD_MEANING} It is -inf because that probability was 0 at "
+            f"{impossible} of {scored.size} steps (a hard vote, or a label the model had "
+            f"not learned yet){others}."
+        )
 
 
 def _curve_points(n: int, n_points: int) -> npt.NDArray[np.int64]:

@@ -180,7 +180,14 @@ def fetch(
             f"data set {data.name!r} has no public URL that reproduces it ({data.source}); "
             f"install a copy with `driftwood data fetch {data.name} --from PATH`"
         )
-    raw = _download(address, data.url_sha256, target, progress)
+    try:
+        raw = _download(address, data.url_sha256, target, progress)
+    except DataSetNotAvailable as err:
+        raise DataSetNotAvailable(
+            f"{err}. Without network: get {address} by other means and install it with "
+            f"`driftwood data fetch {data.name} --from PATH`, or set {DATA_ENV} to a "
+            f"directory holding {data.filename} (the canonical CSV)"
+        ) from err
     return _install(data, data.convert(raw), target)
 
 
