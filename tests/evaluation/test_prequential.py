@@ -7,6 +7,7 @@ import io
 import math
 import pickle
 from itertools import islice
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -249,7 +250,7 @@ def test_progress_lines_off_a_terminal_estimate_the_time_left(
     """Off a terminal: a plain line every ``interval`` seconds, none in between, with the
     time left = steps left x seconds per step so far; a last line without an estimate."""
     clock = FakeClock()
-    monkeypatch.setattr(progress_module.time, "perf_counter", clock)
+    monkeypatch.setattr(progress_module, "time", SimpleNamespace(perf_counter=clock))
     out = io.StringIO()
     bar = ProgressBar(2000, "compare sgt", stream=out, unit="rows", interval=5.0)
     assert bar.style == "lines"  # a StringIO is no terminal
@@ -272,7 +273,7 @@ def test_progress_of_a_resumed_job_estimates_from_this_run_only(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     clock = FakeClock()
-    monkeypatch.setattr(progress_module.time, "perf_counter", clock)
+    monkeypatch.setattr(progress_module, "time", SimpleNamespace(perf_counter=clock))
     out = io.StringIO()
     bar = ProgressBar(10, "grid", stream=out, unit="cells", start=6)
     clock.now += 8.0

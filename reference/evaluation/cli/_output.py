@@ -59,11 +59,11 @@ def columns(
     Examples
     --------
     >>> print(columns([["a", "a long text here", "1.5"], ["bb", "short", "22"]],
-    ...               ["key", "text", "x"], right=[2], flex=1, width=20))
-    key  text          x
-    a    a long text  1.5
+    ...               ["key", "text", "x"], right=[2], flex=1, width=22))
+    key  text            x
+    a    a long text   1.5
          here
-    bb   short         22
+    bb   short          22
     """
     lines = [list(header)] if header is not None else []
     lines += [list(row) for row in rows]

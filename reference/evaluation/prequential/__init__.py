@@ -19,8 +19,8 @@ Public API (signatures):
 - ``PrequentialResult``: ``t``, ``curves``, ``windowed``, ``final``, ``elapsed``,
   ``n_learned``, ``learned``, ``summary()``, ``curve(metric, windowed=False)``.
 - ``ProgressBar(total, description="", enabled=True, stream=sys.stderr, *, unit="it",
-  style="auto", interval=5.0, start=0)``: a bar on a terminal, a plain line every
-  ``interval`` seconds (with the time left) elsewhere.
+  style="auto", interval=None, start=0)``: a bar on a terminal, a plain line every
+  ``interval`` seconds (default 5, with the time left) elsewhere.
 
 Modules: :mod:`~reference.evaluation.prequential.loop` (the loop),
 :mod:`~reference.evaluation.prequential.result` (curves and final metrics),

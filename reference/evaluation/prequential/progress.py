@@ -33,8 +33,8 @@ class ProgressBar:
         What a step is, in the plain lines (``"rows"``, ``"cells"``).
     style : {"auto", "bar", "lines"}
         ``"auto"``: the bar if ``stream`` is a terminal, else the lines.
-    interval : float
-        Seconds between two plain lines.
+    interval : float, optional
+        Seconds between two plain lines (default :attr:`INTERVAL`).
     start : int
         Steps already done before this run (a resumed job): counted, but not used to
         estimate the rate.
@@ -52,6 +52,8 @@ class ProgressBar:
     """
 
     WIDTH = 30
+    INTERVAL = 5.0
+    """Default seconds between two plain lines."""
 
     def __init__(
         self,
@@ -62,7 +64,7 @@ class ProgressBar:
         *,
         unit: str = "it",
         style: str = "auto",
-        interval: float = 5.0,
+        interval: float | None = None,
         start: int = 0,
     ) -> None:
         if style not in ("auto", "bar", "lines"):
@@ -72,7 +74,7 @@ class ProgressBar:
         self.enabled = enabled
         self.stream = sys.stderr if stream is None else stream
         self.unit = unit
-        self.interval = interval
+        self.interval = self.INTERVAL if interval is None else interval
         if style == "auto":
             isatty = getattr(self.stream, "isatty", None)
             style = "bar" if isatty is not None and isatty() else "lines"
