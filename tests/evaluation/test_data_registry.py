@@ -142,6 +142,17 @@ def test_download_good_file_is_converted_checked_and_installed(
     assert X.tolist() == [[0.5, 1], [1.5, 2], [2.5, 3]] and y.tolist() == [0, 1, 1]
 
 
+def test_cli_download_shows_progress_off_a_terminal(
+    toy: DataSet, server: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["data", "fetch", toy.name, "--url", server + "/good.csv"]) == 0
+    out, err = capsys.readouterr()
+    assert out.strip() == str(tmp_path / "cache" / "toy_stream.csv")
+    assert err.splitlines()[-1].startswith("[download good.csv] 1/1 kB, ")
+    assert main(["data", "fetch", toy.name, "--url", server + "/good.csv"]) == 0
+    assert "[download" not in capsys.readouterr().err  # already there: nothing downloaded
+
+
 @pytest.mark.parametrize(
     ("route", "error"),
     [

@@ -2,34 +2,57 @@
 
 Usage::
 
-    driftwood run                               # running-mean baseline on Friedman-1
+    driftwood run                               # SGT on 50,000 Friedman-1 rows
     driftwood run --model majority --stream sea --n 20000 --curve sea.png
     driftwood run --model sgt --backend fast --stream drift-fast -p max_depth=4
+    driftwood compare                           # SGT, both backends, 1,000 rows
     driftwood compare --model abacoc --stream sea --n 2000
     driftwood list                              # models (per backend) and streams
+    driftwood grid ag13-aba --jobs 2            # a shipped experiment grid
+    driftwood COMMAND --help                    # options, with examples
 
 ``python -m reference ...`` and ``python -m reference.evaluation.cli ...`` are the same
 program. ``run`` evaluates the model prequentially (test then train,
 :func:`reference.evaluation.prequential.prequential`) and prints a summary table;
 ``compare`` runs the ``reference`` and ``fast`` twins in lockstep on the same stream,
 compares every prediction and (every ``--snapshot-every`` steps) the full ``snapshot()``
-exactly, and reports the agreement and the speed ratio.
+exactly, and reports the agreement and the speed ratio. Its default stream length is
+1,000 rows, 200 for the dynamic trees, whose reference backend is slow.
+
+How the commands behave:
+
+- **Progress.** ``run``, ``compare`` and ``grid`` show their progress on stderr
+  (``--no-progress``: none): a bar on a terminal, elsewhere (a log, a pipe) a plain line
+  every 5 s with the time left, e.g. ``[compare sgt] 600/1000 rows, 35 s elapsed, ~23 s
+  left``, and a last line at the end.
+- **Ctrl-C** ends a command with one line on stderr saying what was kept and how to go
+  on, and exit status 130. A run or a comparison keeps nothing (rerun with a smaller
+  ``--n``); a grid keeps every finished cell and the line gives the command that
+  resumes it.
+- **Errors** are one line ``driftwood: error: ...`` that says what to do next: the
+  models, streams, data sets or shipped grids to choose from, the ``pip install`` line of
+  a missing optional dependency (``grid`` needs the ``grid`` extra), how to install a
+  data set without network.
+- **Tables** fit 100 columns; a metric that needs it (``alpd`` of ``-inf``) is
+  explained in a note under the table.
 
 Models are looked up by class name in the chosen backend package, so a model appears
-here as soon as it is exported by ``reference``/``fast``. The baselines ``mean`` and
-``majority`` belong to the evaluation kit and have no fast twin.
+here as soon as it is exported by ``reference``/``fast``. The baselines ``mean``,
+``majority`` and ``nn3`` belong to the evaluation kit and have no fast twin.
 
 Public API (signatures):
 
 - ``main(argv=None) -> int``: the console script (exit status: 0 success, 1 the
-  backends disagree, 2 usage error or model/backend unavailable).
+  backends disagree, 2 usage error or model/backend/extra unavailable, 130 Ctrl-C).
 - ``build_parser() -> argparse.ArgumentParser``.
 
 One module per subcommand (:mod:`~reference.evaluation.cli.run`,
 :mod:`~reference.evaluation.cli.compare`, :mod:`~reference.evaluation.cli.listing`,
-:mod:`~reference.evaluation.cli.data`, :mod:`~reference.evaluation.cli.grid`); the models
-and streams they offer are those of :mod:`reference.evaluation.catalog`, and ``compare``
-uses the lockstep driver of :mod:`reference.evaluation.compare`.
+:mod:`~reference.evaluation.cli.data`, :mod:`~reference.evaluation.cli.grid`); shared by
+them: :mod:`~reference.evaluation.cli._output` (tables within 100 columns, ``--help``
+examples) and :mod:`~reference.evaluation.cli._errors` (Ctrl-C, missing extras). The
+models and streams they offer are those of :mod:`reference.evaluation.catalog`, and
+``compare`` uses the lockstep driver of :mod:`reference.evaluation.compare`.
 """
 
 from __future__ import annotations
@@ -47,8 +70,8 @@ __all__ = ["build_parser", "main"]
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``driftwood`` console script; returns the exit status.
 
-    With no subcommand, ``run`` with its defaults (the running-mean baseline on
-    10,000 rows of Friedman-1).
+    With no subcommand, ``run`` with its defaults (a stochastic gradient tree on 50,000
+    rows of Friedman-1, or the running-mean baseline if no backend has it).
 
     Examples
     --------

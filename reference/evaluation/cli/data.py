@@ -7,6 +7,7 @@ import sys
 
 from reference.evaluation import registry
 from reference.evaluation.catalog import UsageError
+from reference.evaluation.cli._output import progress_enabled
 
 __all__ = ["cmd_data"]
 
@@ -34,7 +35,9 @@ def cmd_data(args: argparse.Namespace) -> int:
         print(registry.locate(args.name, args.data_dir))
         return 0
     try:
-        path = registry.fetch(args.name, args.source, url=args.url, progress=args.progress)
+        path = registry.fetch(
+            args.name, args.source, url=args.url, progress=progress_enabled(args.progress)
+        )
     except ValueError as err:
         print(f"driftwood: error: {err}", file=sys.stderr)
         return 1

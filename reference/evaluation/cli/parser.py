@@ -194,7 +194,8 @@ def build_parser() -> argparse.ArgumentParser:
     data.add_argument("--data-dir", default=None, help="path: directory searched first")
     data.add_argument(
         "--progress", action=argparse.BooleanOptionalAction, default=None,
-        help="fetch: download progress bar on stderr, needs tqdm (default: on a terminal)",
+        help="fetch: download progress on stderr: tqdm's bar on a terminal, else a line "
+        "every 5 s with the time left (default: on)",
     )
     data.set_defaults(handler=cmd_data)
     grid = sub.add_parser(

@@ -146,7 +146,8 @@ def fetch(
     url : str, optional
         Download from this URL instead of the registry's (a mirror; the checks are the same).
     progress : bool, optional
-        Progress bar on stderr (needs ``tqdm``); default: when stderr is a terminal.
+        Download progress on stderr: tqdm's bar on a terminal (if tqdm is installed), else
+        a line every few seconds with the time left; default: when stderr is a terminal.
     target_dir : path, optional
         Where to write; default :func:`cache_dir`.
 
@@ -203,11 +204,14 @@ def _download(address: str, known: str | None, target: Path, progress: bool | No
 
     if progress is None:
         progress = sys.stderr.isatty()
+    bar: bool | _DownloadProgress = progress
     if progress:
         try:
             import tqdm  # noqa: F401
         except ImportError:
-            progress = False
+            bar = _DownloadProgress(Path(address).name)
+        if not sys.stderr.isatty():
+            bar = _DownloadProgress(Path(address).name)
     target.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=".download.", dir=target))
     try:
@@ -216,7 +220,7 @@ def _download(address: str, known: str | None, target: Path, progress: bool | No
             known_hash=f"sha256:{known}" if known else None,
             path=scratch,
             fname="source",
-            progressbar=progress,
+            progressbar=bar,
         )
         return Path(path).read_bytes()
     except ValueError:
@@ -226,4 +230,39 @@ def _download(address: str, known: str | None, target: Path, progress: bool | No
             f"download of {address} failed ({type(err).__name__}: {err}); nothing was written"
         ) from err
     finally:
+        if isinstance(bar, _DownloadProgress):
+            bar.bar.close(final=False)
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+class _DownloadProgress:
+    """pooch's progress-bar protocol (``total``, ``update``, ``reset``, ``close``) on a
+    :class:`~reference.evaluation.prequential.ProgressBar` counting kilobytes: plain lines
+    with the time left where tqdm's redrawn bar would not show."""
+
+    def __init__(self, name: str) -> None:
+        from reference.evaluation.prequential import ProgressBar
+
+        self.bar = ProgressBar(0, f"download {name}", unit="kB")
+        self.bytes = 0
+
+    @property
+    def total(self) -> int:
+        return self.bar.total * 1024
+
+    @total.setter
+    def total(self, size: int) -> None:
+        self.bar.total = -(-size // 1024)
+
+    def update(self, size: int) -> None:
+        before = -(-self.bytes // 1024)
+        self.bytes += size
+        self.bar.update(-(-self.bytes // 1024) - before)
+
+    def reset(self) -> None:
+        self.bytes = 0
+        self.bar.count = 0
+
+    def close(self) -> None:
+        self.bar.close()
+        self.bar.enabled = False  # closed: nothing more to write
