@@ -23,6 +23,7 @@ from reference.evaluation import catalog
 from reference.evaluation.baselines import NearestNeighbours
 from reference.evaluation.cli import build_parser, main
 from reference.evaluation.cli import compare as compare_module
+from reference.evaluation.cli import run as run_module
 from reference.evaluation.cli._output import WIDTH, columns, table, with_examples
 from reference.evaluation.datasets import sea
 from reference.evaluation.prequential import ProgressBar, prequential
@@ -199,13 +200,25 @@ def test_bare_compare_runs_the_default_model(monkeypatch: pytest.MonkeyPatch,
     assert "sgt (SGTRegressor)" in out and "n=30" in out and "30/30" in out
 
 
-def test_slow_models_are_compared_on_fewer_rows_by_default() -> None:
+def test_slow_models_run_on_fewer_rows_by_default() -> None:
     assert compare_module.default_rows("dynatree") == 200
     assert compare_module.default_rows("dynatree-clf") == 200
     assert compare_module.default_rows("abacoc") == compare_module.DEFAULT_ROWS == 1000
-    assert build_parser().parse_args(["compare"]).n is None  # decided per model
-    text = _commands()["compare"].format_help()
-    assert "default 1000; 200 for dynatree and dynatree-clf" in " ".join(text.split())
+    assert run_module.default_rows("nn3") == run_module.default_rows("dynatree") == 10000
+    assert run_module.default_rows("sgt") == run_module.DEFAULT_ROWS == 50000
+    for command in ("run", "compare"):
+        assert build_parser().parse_args([command]).n is None  # decided per model
+    text = " ".join(_commands()["compare"].format_help().split())
+    assert "default 1000; 200 for dynatree and dynatree-clf" in text
+    text = " ".join(_commands()["run"].format_help().split())
+    assert "default 50000; 10000 for nn3, dynatree and dynatree-clf" in text
+
+
+def test_run_uses_the_shorter_default_of_a_slow_model(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(run_module.ROWS, "nn3", 120)
+    assert main(["run", "--model", "nn3"]) == 0
+    assert "sea (n=120, seed=0)" in capsys.readouterr().out
 
 
 # ---------------------------------------------------------------- errors that say what next

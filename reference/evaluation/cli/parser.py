@@ -10,6 +10,8 @@ from reference.evaluation.cli.compare import DEFAULT_MODEL, DEFAULT_ROWS, ROWS, 
 from reference.evaluation.cli.data import cmd_data
 from reference.evaluation.cli.grid import cmd_grid
 from reference.evaluation.cli.listing import cmd_list
+from reference.evaluation.cli.run import DEFAULT_ROWS as RUN_DEFAULT_ROWS
+from reference.evaluation.cli.run import ROWS as RUN_ROWS
 from reference.evaluation.cli.run import cmd_run
 
 __all__ = ["COMMANDS", "build_parser"]
@@ -23,6 +25,16 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
     return value
+
+
+def _fewer(rows: dict[str, int]) -> str:
+    """``{"a": 10, "b": 10}`` as ``"10 for a and b"`` (the models with a shorter default)."""
+    parts = []
+    for n in dict.fromkeys(rows.values()):
+        names = [name for name in rows if rows[name] == n]
+        listed = ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else names[0]
+        parts.append(f"{n} for {listed}")
+    return "; ".join(parts)
 
 
 def _shipped_grids() -> list[str]:
@@ -116,7 +128,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     # the demo: a stochastic gradient tree on Friedman-1 once the model exists, else the baseline
     demo = "sgt" if "sgt" in catalog.known_models() else "mean"
-    _common(run, demo, 50000)
+    _common(
+        run, demo, None, n_help=f"stream length (default {RUN_DEFAULT_ROWS}; {_fewer(RUN_ROWS)})",
+    )
     run.add_argument(
         "--backend",
         choices=["reference", "fast"],
@@ -142,16 +156,12 @@ def build_parser() -> argparse.ArgumentParser:
             "ratio (exit status 1 if they differ).",
         ),
     )
-    slow = "; ".join(
-        f"{rows} for {' and '.join(name for name in ROWS if ROWS[name] == rows)}"
-        for rows in dict.fromkeys(ROWS.values())
-    )
     _common(
         compare,
         None,
         None,
-        n_help=f"stream length (default {DEFAULT_ROWS}; {slow}, whose reference backend "
-        "takes 10-50 ms a row)",
+        n_help=f"stream length (default {DEFAULT_ROWS}; {_fewer(ROWS)}, whose reference "
+        "backend takes 10-50 ms a row)",
         model_help=f"a model of both backends (see `driftwood list`; default {DEFAULT_MODEL})",
     )
     compare.add_argument(
