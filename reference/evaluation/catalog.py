@@ -230,15 +230,22 @@ def build_model(
 ) -> Any:
     """Instantiate with the registry defaults, ``seed``/``classes`` if accepted, and ``extra``."""
     try:
+        known = True
         accepted = set(inspect.signature(cls).parameters)
     except (TypeError, ValueError):
-        accepted = set()
+        known, accepted = False, set()
     kwargs: dict[str, Any] = {k: v for k, v in spec.kwargs.items() if k in accepted}
     if "seed" in accepted:
         kwargs["seed"] = seed
     if classes is not None and "classes" in accepted:
         kwargs["classes"] = classes
     kwargs.update(extra)
+    unknown = [name for name in extra if known and name not in accepted]
+    if unknown:
+        raise UsageError(
+            f"{cls.__name__} has no parameter {', '.join(unknown)}; its parameters: "
+            f"{', '.join(sorted(accepted)) or 'none'}"
+        )
     try:
         return cls(**kwargs)
     except (TypeError, ValueError) as err:

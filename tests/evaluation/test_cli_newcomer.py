@@ -253,6 +253,17 @@ def test_missing_extra_in_a_fresh_interpreter() -> None:
     assert "pip install -e \".[grid]\"" in done.stderr
 
 
+def test_usage_errors_offer_the_choices_that_fit(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--model", "mean", "--stream", "sea"]) == 2
+    err = capsys.readouterr().err
+    assert "choose a regression stream (friedman, friedman10, " in err
+    assert "or a classification model (majority, nn3" in err
+    assert main(["run", "--model", "mean", "-p", "window=3"]) == 2
+    assert "RunningMean has no parameter window; its parameters: " in capsys.readouterr().err
+    assert main(["grid", "--summary-only", "--out", "nowhere"]) == 2
+    assert "run the grid first, `driftwood grid SPEC --out nowhere`" in capsys.readouterr().err
+
+
 def test_an_unknown_grid_lists_the_shipped_grids(capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("pandas")
     pytest.importorskip("joblib")

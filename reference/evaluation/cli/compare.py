@@ -8,6 +8,7 @@ from reference.evaluation import catalog
 from reference.evaluation.catalog import UsageError
 from reference.evaluation.cli._errors import Interrupted
 from reference.evaluation.cli._output import progress_enabled, table
+from reference.evaluation.cli.run import task_mismatch
 from reference.evaluation.compare import lockstep
 from reference.evaluation.prequential import ProgressBar
 from reference.evaluation.prequential.progress import duration
@@ -54,9 +55,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     rows = args.n or default_rows(model_name)
     task, (X, y) = catalog.make_stream(stream_name, rows, args.seed, args.data_dir)
     if task != spec.task:
-        raise UsageError(
-            f"model {model_name!r} is for {spec.task} but stream {stream_name!r} is {task}"
-        )
+        raise task_mismatch(model_name, spec.task, stream_name, task)
     extra = catalog.parse_params(args.param)
     classes = catalog.class_list(task, y)
     ref_model = catalog.build_model(ref_cls, spec, args.seed, classes, extra)

@@ -30,6 +30,11 @@ def cmd_grid(args: argparse.Namespace) -> int:
         if args.summary_only:
             if args.out is None:
                 raise UsageError("--summary-only needs --out DIR (the output of an earlier run)")
+            if not (Path(args.out) / "results.csv").is_file():
+                raise UsageError(
+                    f"no results in {args.out} (no results.csv): run the grid first, "
+                    f"`driftwood grid SPEC --out {args.out}`"
+                )
             results = grid.read_results(args.out)
         else:
             exp = grid.load_experiment(_spec_source(args.spec))

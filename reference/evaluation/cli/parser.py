@@ -149,7 +149,7 @@ def build_parser() -> argparse.ArgumentParser:
         **with_examples(
             ("driftwood compare", f"{DEFAULT_MODEL} on {DEFAULT_ROWS} Friedman-1 rows"),
             ("driftwood compare --model abacoc --stream sea", "a classifier"),
-            ("driftwood compare --model dynatree --n 1000 --snapshot-every 100",
+            ("driftwood compare --model dynatree --n 500 --snapshot-every 50",
              "a longer run, fewer snapshots"),
             description="Run a model of both backends in lockstep on one stream, compare "
             "every prediction and snapshot() exactly; report the agreement and the speed "

@@ -12,7 +12,7 @@ from reference.evaluation.cli._output import progress_enabled, table
 from reference.evaluation.prequential import ProgressBar, prequential
 from reference.evaluation.prequential.progress import duration
 
-__all__ = ["DEFAULT_ROWS", "ROWS", "cmd_run", "default_rows"]
+__all__ = ["DEFAULT_ROWS", "ROWS", "cmd_run", "default_rows", "task_mismatch"]
 
 DEFAULT_ROWS = 50000
 """Stream length when ``--n`` is not given."""
@@ -26,6 +26,17 @@ nearest-neighbour baseline costs a pass over everything learned per row, the dyn
 def default_rows(model: str) -> int:
     """``--n`` when not given: :data:`DEFAULT_ROWS`, or the smaller :data:`ROWS` entry."""
     return ROWS.get(model, DEFAULT_ROWS)
+
+
+def task_mismatch(model: str, model_task: str, stream: str, stream_task: str) -> UsageError:
+    """The error of a model run on a stream of the other task, with the choices that fit."""
+    streams = [name for name, spec in catalog.STREAMS.items() if spec.task == model_task]
+    models = [name for name in catalog.known_models() if catalog.MODELS[name].task == stream_task]
+    return UsageError(
+        f"model {model!r} is for {model_task} but stream {stream!r} is {stream_task}: choose a "
+        f"{model_task} stream ({', '.join(streams)}) or a {stream_task} model "
+        f"({', '.join(models)})"
+    )
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -44,9 +55,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     rows = args.n or default_rows(args.model)
     task, (X, y) = catalog.make_stream(stream_name, rows, args.seed, args.data_dir)
     if task != spec.task:
-        raise UsageError(
-            f"model {args.model!r} is for {spec.task} but stream {stream_name!r} is {task}"
-        )
+        raise task_mismatch(args.model, spec.task, stream_name, task)
     classes = catalog.class_list(task, y)
     model = catalog.build_model(cls, spec, args.seed, classes, catalog.parse_params(args.param))
     size = next((name for name in catalog.SIZE_ATTRIBUTES if hasattr(model, name)), None)
