@@ -171,6 +171,8 @@ def test_a_grid_cell_equals_a_direct_prequential_run(experiment: grid.Experiment
     ({"experiment": {"repetitions": 0}}, "repetitions"),
     ({"experiment": {"backend": "gpu"}}, "backend"),
     ({"models": [{"name": "sgt", "grid": {"lam": []}}]}, "non-empty"),
+    ({"models": [{"name": "abacoc"}]}, "'abacoc' is for classification but stream 'friedman'"),
+    ({"streams": [{"name": "csv:bananas", "n": 10}]}, "stream 'csv:bananas' is classification"),
 ])
 def test_a_bad_spec_is_refused_with_a_clear_message(change: dict[str, Any], message: str) -> None:
     spec = {**SPEC, **change}

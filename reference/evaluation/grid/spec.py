@@ -147,6 +147,18 @@ def _check_list(value: Any, what: str) -> list[Any]:
     return value
 
 
+def _stream_task(name: str) -> str | None:
+    """``"regression"`` or ``"classification"``; None for a CSV file not in the registry."""
+    if name in STREAMS:
+        return STREAMS[name].task
+    from reference.evaluation.registry import REGISTRY
+
+    data = REGISTRY.get(name.removeprefix("csv:"))
+    if data is None:
+        return None
+    return "regression" if data.task == "regression" else "classification"
+
+
 def experiment_from_dict(spec: Mapping[str, Any]) -> Experiment:
     """Validate a spec (the parsed TOML) and build the :class:`Experiment`."""
     head = spec.get("experiment", {})
@@ -173,6 +185,15 @@ def experiment_from_dict(spec: Mapping[str, Any]) -> Experiment:
                             f"csv:<name>, got {s!r}")
         if not isinstance(s.get("n"), int) or s["n"] < 1:
             raise GridError(f"stream {name!r} needs a positive integer n")
+    for m in models:
+        for s in streams:
+            task = _stream_task(s["name"])
+            if task is not None and task != MODELS[m["name"]].task:
+                raise GridError(
+                    f"model {m['name']!r} is for {MODELS[m['name']].task} but stream "
+                    f"{s['name']!r} is {task}: put models and streams of different tasks in "
+                    f"separate experiments"
+                )
     seed, reps = head.get("seed", 0), head.get("repetitions", 1)
     if not isinstance(seed, int) or not isinstance(reps, int) or reps < 1:
         raise GridError("seed must be an int and repetitions a positive int")
