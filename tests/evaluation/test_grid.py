@@ -357,3 +357,25 @@ def test_nearest_neighbours_vote_like_a_brute_force_count() -> None:
     assert NearestNeighbours().predict_one([0.0]) is None
     with pytest.raises(ValueError, match="k must be"):
         NearestNeighbours(k=0)
+
+
+def test_local_dask_workers_start_deaf_to_ctrl_c() -> None:
+    """Worker processes started inside ``_workers_ignore_ctrl_c`` inherit an ignored
+    SIGINT (a terminal's Ctrl-C reaches them too; the parent alone stops the run), and the
+    parent's handler is restored afterwards."""
+    import signal
+    import subprocess
+    import sys
+
+    from reference.evaluation.grid.runner import _workers_ignore_ctrl_c
+
+    before = signal.getsignal(signal.SIGINT)
+    probe = "import signal; print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)"
+    with _workers_ignore_ctrl_c():
+        inside = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                                timeout=60)
+    assert inside.stdout.strip() == "True"
+    assert signal.getsignal(signal.SIGINT) is before
+    outside = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                             timeout=60)
+    assert outside.stdout.strip() == ("True" if before is signal.SIG_IGN else "False")

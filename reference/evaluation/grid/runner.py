@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import signal
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -60,15 +63,37 @@ def _execute(exp: Experiment, todo: Sequence[Cell], engine: str, n_jobs: int,
         return
     from distributed import Client, as_completed
 
-    client = Client(scheduler) if scheduler else Client(n_workers=max(1, n_jobs),
-                                                        threads_per_worker=1,
-                                                        dashboard_address=None)
+    if scheduler:
+        client = Client(scheduler)
+    else:
+        with _workers_ignore_ctrl_c():
+            client = Client(n_workers=max(1, n_jobs), threads_per_worker=1,
+                            dashboard_address=None)
     try:
         futures = [client.submit(_run_pair, exp, cell, pure=False) for cell in todo]
         for future in as_completed(futures):
             yield future.result()
     finally:
         client.close()
+
+
+@contextlib.contextmanager
+def _workers_ignore_ctrl_c() -> Iterator[None]:
+    """Ignore SIGINT while local worker processes start, so that they inherit it.
+
+    Ctrl-C in a terminal signals the whole foreground process group: without this, every
+    local Dask worker would print its own ``KeyboardInterrupt`` traceback, while the parent
+    stops the run anyway (and closes the cluster). Only in the main thread, where Python
+    allows changing signal handlers.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _run_pair(exp: Experiment, cell: Cell) -> tuple[Cell, list[dict[str, Any]]]:
