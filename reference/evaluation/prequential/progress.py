@@ -14,7 +14,7 @@ class ProgressBar:
     """Progress of a loop of known length on ``stderr``: a bar, or a line every few seconds.
 
     On a terminal the bar is redrawn in place at most every 0.1 s:
-    ``description [#####.....]  52%  5200/10000  3.1k it/s  eta   4.2s``. Anywhere else (a
+    ``description [#####.....]  52%  5200/10000  3.1k it/s  eta 4.2 s``. Anywhere else (a
     log file, a pipe, a notebook) a carriage return would not redraw anything, so a plain
     line is written every ``interval`` seconds instead, with the time left estimated from
     the rate so far: ``[description] 5200/10000 rows, 35 s elapsed, ~32 s left``, and one
@@ -84,6 +84,7 @@ class ProgressBar:
         self._start = time.perf_counter()
         self._last = -1.0 if style == "bar" else self._start
         self._drawn = False
+        self._drawn_width = 0
 
     def update(self, steps: int = 1) -> None:
         """Advance by ``steps``; redraw the bar after 0.1 s, write a line after ``interval``."""
@@ -123,11 +124,16 @@ class ProgressBar:
             filled = int(frac * self.WIDTH)
             bar = "#" * filled + "." * (self.WIDTH - filled)
             left = self.remaining(now)
-            eta = f"  eta {left:5.1f}s" if math.isfinite(left) else ""
+            # no estimate from the first second: the first steps include the warm-up
+            known = math.isfinite(left) and now - self._start >= 1.0
+            eta = f"  eta {duration(left)}" if known else ""
             text = f"{self.description} [{bar}] {100 * frac:3.0f}%  {self.count}/{self.total}"
         else:
             text, eta = f"{self.description} {self.count}", ""
-        self.stream.write(f"\r{text}  {_human(speed)} it/s{eta}   ")
+        line = f"{text}  {_human(speed)} it/s{eta}"
+        # spaces over what a longer previous line left behind
+        self.stream.write(f"\r{line:<{self._drawn_width}}   ")
+        self._drawn_width = len(line)
         self.stream.flush()
 
     def _line(self, now: float, final: bool = False) -> str:
