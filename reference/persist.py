@@ -11,6 +11,9 @@ The file is UTF-8 JSON, gzip-compressed, one document::
     {"format": "driftwood-model", "version": 1, "class": "SGTRegressor",
      "written_by": "fast", "params": {...}, "fitted": {...}, "snapshot": {...}}
 
+plus ``"feature_names_in": [...]`` for a model fitted on a data frame with string column
+names (its ``feature_names_in_``; older readers ignore the entry).
+
 ``params`` are the constructor arguments, ``fitted`` the facade state (feature count and
 names, class labels, rows seen, ...) and ``snapshot`` the engine state in the plain-data
 schema of ``model.snapshot()``, which is the same in both backends. Floats are written
@@ -45,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from reference.feature_names import restore_names
 from reference.files import write_atomic
 from reference.state import StateFormatError
 
@@ -71,6 +75,9 @@ deeper document is refused before any recursive code walks it."""
 
 CHUNK_BYTES = 1 << 20
 """How much is inflated at a time."""
+
+FEATURE_NAMES_KEY = "feature_names_in"
+"""Optional top-level entry: the model's ``feature_names_in_`` (data-frame column names)."""
 
 MODEL_CLASSES = ("DynamicTreeRegressor", "DynamicTreeClassifier", "SGTRegressor",
                  "SGTClassifier", "SGTMultiInstanceClassifier", "SGT", "ABACOCClassifier")
@@ -163,10 +170,14 @@ def to_document(model: Any) -> dict[str, Any]:
         params = model._constructor_params()
         fitted = model._fitted_state()
         snapshot = model.snapshot()
-    return {"format": FILE_FORMAT, "version": FILE_VERSION, "class": name,
-            "written_by": backend,
-            "params": encode(params, "params"), "fitted": encode(fitted, "fitted"),
-            "snapshot": encode(snapshot, "snapshot")}
+        names = model.__dict__.get("feature_names_in_")
+    doc = {"format": FILE_FORMAT, "version": FILE_VERSION, "class": name,
+           "written_by": backend,
+           "params": encode(params, "params"), "fitted": encode(fitted, "fitted"),
+           "snapshot": encode(snapshot, "snapshot")}
+    if names is not None:
+        doc[FEATURE_NAMES_KEY] = [str(n) for n in names]
+    return doc
 
 
 def check_document(doc: Any) -> None:
@@ -209,6 +220,8 @@ def from_document(doc: Any, backend: str = "reference") -> Any:
     except (TypeError, ValueError) as exc:
         raise StateFormatError(f"field params: {exc}") from None
     model._load_fitted(fitted, snapshot)
+    if FEATURE_NAMES_KEY in doc:
+        restore_names(model, doc[FEATURE_NAMES_KEY], FEATURE_NAMES_KEY)
     return model
 
 
