@@ -14,8 +14,8 @@ import reference.persist as _ref
 __all__ = ["load"]
 
 
-def load(path: str | os.PathLike[str]) -> Any:
-    return _ref.load_into(path, "fast")
+def load(path: str | os.PathLike[str], max_bytes: int | None = None) -> Any:
+    return _ref.load_into(path, "fast", max_bytes)
 
 
 load.__doc__ = (_ref.load.__doc__ or "").replace("``reference.load`` builds a reference model "

@@ -14,6 +14,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from reference.feature_names import check_names, names_of
+
 __all__ = ["BATCH_METHODS", "check_array_input", "checking_arrays", "warn_column_vector"]
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
@@ -27,11 +29,14 @@ BATCH_METHODS = (
 def check_array_input(X: Any, owner: str, n_features: int | None) -> Any:
     """scikit-learn's conventions for *array* inputs of a batch method, before the model's own
     validation: sparse matrices, complex numbers, 1-D arrays, zero features and a width other
-    than the fitted one raise the errors (and messages) scikit-learn's tools expect; object
-    arrays are converted to float64 (a non-number raises ``TypeError``) and array-likes such as
-    a pandas data frame become arrays (columns in order). Lists and dicts pass through
-    unchanged to the model's validation. Checks happen before the model is touched,
-    identically in both backends.
+    than the fitted one raise the errors (and messages) scikit-learn's tools expect; text is
+    refused with ``ValueError`` (arrays of strings or bytes, and object arrays or data-frame
+    columns holding any string, even ``"0.5"``: numbers written as text are a data error to
+    fix, not to guess) and so are missing values (``None``, ``pandas.NA``); other object
+    arrays are converted to float64 (any other non-number raises numpy's ``TypeError``, as in
+    scikit-learn); array-likes such as a pandas data frame become arrays (columns in order).
+    Lists and dicts pass through unchanged to the model's validation. Checks happen before
+    the model is touched, identically in both backends.
 
     Parameters
     ----------
@@ -59,8 +64,13 @@ def check_array_input(X: Any, owner: str, n_features: int | None) -> Any:
         X = np.asarray(X)
     if X.dtype.kind == "c":
         raise ValueError("Complex data not supported")
+    if X.dtype.kind in "USV":
+        raise ValueError(
+            f"{owner} needs numeric X, got an array of {X.dtype} (text or bytes); convert "
+            "your data to numbers explicitly instead"
+        )
     if X.dtype.kind == "O":
-        X = X.astype(np.float64)  # TypeError for a value that is not a number
+        X = _numbers_only(X, owner)
     if X.ndim == 1:
         raise ValueError(
             "X must be 2-D, got 1 dimension(s). Reshape your data either using "
@@ -77,12 +87,48 @@ def check_array_input(X: Any, owner: str, n_features: int | None) -> Any:
     return X
 
 
+def _numbers_only(X: np.ndarray, owner: str) -> np.ndarray:
+    """An object array as float64. Text raises ``ValueError`` and so does a missing value
+    (``None``, ``pandas.NA``: scikit-learn's "Input contains NaN"); any other value that is
+    not a number keeps numpy's ``TypeError``, as in scikit-learn's ``check_array``."""
+    for value in X.flat:
+        if isinstance(value, (str, bytes)):
+            raise ValueError(
+                f"{owner} needs numeric X, got the text {value!r:.40}; convert your data to "
+                "numbers explicitly instead"
+            )
+    try:
+        return X.astype(np.float64)
+    except TypeError:
+        for value in X.flat:
+            if value is None or type(value).__name__ == "NAType":
+                raise ValueError(
+                    f"{owner} needs numeric X, got a missing value ({value!r}); impute or "
+                    "drop the rows with missing values"
+                ) from None
+        raise
+
+
 def checking_arrays(method: _Method) -> _Method:
+    """``method`` after :func:`check_array_input` and the feature-name rules of
+    :mod:`reference.feature_names` (a first ``partial_fit`` on a data frame sets
+    ``feature_names_in_``; later batch calls check it)."""
+    learns = method.__name__ == "partial_fit"
+
     @functools.wraps(method)
     def wrapper(self: Any, X: Any, *args: Any, **kwargs: Any) -> Any:
-        if self._array_input:
-            X = check_array_input(X, type(self).__name__, getattr(self, "n_features_in_", None))
-        return method(self, X, *args, **kwargs)
+        if not self._array_input:
+            return method(self, X, *args, **kwargs)
+        width = getattr(self, "n_features_in_", None)
+        names = names_of(X)
+        if width is not None:
+            check_names(self, names)
+        X = check_array_input(X, type(self).__name__, width)
+        result = method(self, X, *args, **kwargs)
+        if learns and width is None and names is not None \
+                and getattr(self, "n_features_in_", None) is not None:
+            self.feature_names_in_ = names
+        return result
 
     wrapper._checks_arrays = True  # type: ignore[attr-defined]
     return wrapper  # type: ignore[return-value]

@@ -23,6 +23,12 @@ Choices where scikit-learn's conventions meet streaming models:
   models' docstrings); the scikit-learn checks that assume otherwise are listed, with their
   reasons, in ``tests/common/test_estimator_protocol.py`` and in the "scikit-learn and River"
   tutorial.
+* ``get_params`` returns the objects the constructor was given (validated copies live in
+  the model), so ``clone``'s identity check holds for list and dict parameters; a model
+  restored from a pickle or a model file reports the validated values it holds.
+* Data-frame column names become ``feature_names_in_`` and are checked by later batch calls
+  (:mod:`reference.feature_names`); text and missing values in arrays raise ``ValueError``
+  (:mod:`reference.array_input`).
 """
 
 from __future__ import annotations
@@ -42,12 +48,16 @@ from reference.array_input import (
     checking_arrays,
     warn_column_vector,
 )
+from reference.feature_names import restore_names
 from reference.locking import locks_itself, serialise_class
 
 __all__ = ["ClassifierEstimatorMixin", "EstimatorMixin", "check_array_input", "locks_itself",
            "to_river"]
 
 _Method = TypeVar("_Method", bound=Callable[..., Any])
+
+FEATURE_NAMES_KEY = "feature_names_in"
+"""Where pickles and model files keep ``feature_names_in_`` (a list of str), when set."""
 
 class EstimatorMixin:
     """fit / get_params / set_params / score / repr / tags on top of a model's facade, and
@@ -65,17 +75,35 @@ class EstimatorMixin:
     own.
     """
 
-    __slots__ = ("_lock",)
+    __slots__ = ("_lock", "_given")
     _lock: Any
+    _given: dict[str, Any] | None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         self = super().__new__(cls)
         self._lock = threading.RLock()
+        self._given = _given_arguments(cls, args, kwargs)
         return self
 
     def __getstate__(self) -> Any:
         with self._lock:
-            return super().__getstate__()
+            state: dict[str, Any] = super().__getstate__()  # type: ignore[assignment]
+            names = self.__dict__.get("feature_names_in_")
+            if names is not None:       # the same entry in both backends' pickles
+                state[FEATURE_NAMES_KEY] = [str(n) for n in names]
+            return state
+
+    def __setstate__(self, state: Any) -> None:
+        # unpickling and copying build the object without constructor arguments: the
+        # parameters are then the validated values the restored model holds
+        self._given = None
+        names = None
+        if isinstance(state, dict) and FEATURE_NAMES_KEY in state:
+            state = dict(state)
+            names = state.pop(FEATURE_NAMES_KEY)
+            state.pop("feature_names_in_", None)
+        super().__setstate__(state)  # type: ignore[misc]
+        restore_names(self, names, FEATURE_NAMES_KEY)
 
     _estimator_type: str = "regressor"
     _array_input: bool = True
@@ -158,9 +186,15 @@ class EstimatorMixin:
         Returns
         -------
         dict
-            Passing it back to the constructor builds an equivalent unfitted model.
+            The very objects the constructor was given (scikit-learn's convention, which
+            ``clone`` checks by identity), defaults included. A model restored from a pickle
+            or a model file reports the validated values it holds instead. Passing either
+            back to the constructor builds an equivalent unfitted model.
         """
         del deep
+        given = getattr(self, "_given", None)
+        if given is not None:
+            return dict(given)
         return dict(self._constructor_params())
 
     def set_params(self, **params: Any) -> Any:
@@ -192,10 +226,12 @@ class EstimatorMixin:
         Attributes that the model itself does not create (for instance those a framework
         attaches to an estimator) are kept.
         """
-        foreign = {k: v for k, v in self.__dict__.items() if k not in other.__dict__}
+        foreign = {k: v for k, v in self.__dict__.items()
+                   if k not in other.__dict__ and k != "feature_names_in_"}
         self.__dict__.clear()
         self.__dict__.update(other.__dict__)
         self.__dict__.update(foreign)
+        self._given = getattr(other, "_given", None)
 
     def __repr__(self) -> str:
         try:
@@ -263,7 +299,7 @@ class EstimatorMixin:
         """
         predicted = np.asarray(self.predict(X))  # type: ignore[attr-defined]
         truth = np.asarray(y)
-        weights = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        weights = None if sample_weight is None else _weights(sample_weight, len(truth))
         if self._estimator_type == "classifier":
             pairs = zip(predicted.tolist(), truth.tolist(), strict=True)
             hits = np.array([p == t for p, t in pairs], dtype=float)
@@ -325,6 +361,46 @@ class ClassifierEstimatorMixin(EstimatorMixin):
         construction, so zip is called without ``strict=``, whose keyword argument alone
         costs about 0.4 us: this runs once per ``predict_proba_one``."""
         return dict(zip(self.classes_, probs))  # type: ignore[attr-defined]  # noqa: B905
+
+
+def _weights(sample_weight: Any, n: int) -> np.ndarray:
+    """``sample_weight`` as finite non-negative floats, one per row; ``ValueError`` otherwise
+    (scikit-learn's ``_check_sample_weight``)."""
+    try:
+        weights = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("sample_weight must hold numbers") from None
+    if weights.ndim == 0:
+        weights = np.full(n, float(weights))
+    if weights.shape != (n,):
+        raise ValueError(f"sample_weight.shape == {weights.shape}, expected ({n},)!")
+    if not np.all(np.isfinite(weights)) or np.any(weights < 0):
+        raise ValueError("sample_weight must be finite and non-negative")
+    return weights
+
+
+def _given_arguments(cls: type, args: tuple[Any, ...],
+                     kwargs: dict[str, Any]) -> dict[str, Any] | None:
+    """The constructor's arguments as given, defaults filled in (None if they do not bind:
+    ``__init__`` then raises its own ``TypeError``)."""
+    try:
+        bound = _init_signature(cls).bind(None, *args, **kwargs)
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    given = dict(bound.arguments)
+    given.pop(next(iter(given)))                       # self
+    return given
+
+
+_SIGNATURES: dict[type, inspect.Signature] = {}
+
+
+def _init_signature(cls: type) -> inspect.Signature:
+    signature = _SIGNATURES.get(cls)
+    if signature is None:
+        signature = _SIGNATURES[cls] = inspect.signature(cls.__init__)  # type: ignore[misc]
+    return signature
 
 
 def _same(value: Any, default: Any) -> bool:

@@ -11,6 +11,9 @@ The file is UTF-8 JSON, gzip-compressed, one document::
     {"format": "driftwood-model", "version": 1, "class": "SGTRegressor",
      "written_by": "fast", "params": {...}, "fitted": {...}, "snapshot": {...}}
 
+plus ``"feature_names_in": [...]`` for a model fitted on a data frame with string column
+names (its ``feature_names_in_``; older readers ignore the entry).
+
 ``params`` are the constructor arguments, ``fitted`` the facade state (feature count and
 names, class labels, rows seen, ...) and ``snapshot`` the engine state in the plain-data
 schema of ``model.snapshot()``, which is the same in both backends. Floats are written
@@ -45,17 +48,36 @@ from typing import Any
 
 import numpy as np
 
+from reference.feature_names import restore_names
 from reference.files import write_atomic
 from reference.state import StateFormatError
 
-__all__ = ["FILE_FORMAT", "FILE_VERSION", "MAX_FILE_BYTES", "save", "load", "load_into",
-           "to_document", "from_document", "StateFormatError"]
+__all__ = ["FILE_FORMAT", "FILE_VERSION", "MAX_DEPTH", "MAX_DOCUMENT_BYTES", "MAX_FILE_BYTES",
+           "save", "load", "load_into", "read_document", "to_document",
+           "from_document", "StateFormatError"]
 
 FILE_FORMAT = "driftwood-model"
 FILE_VERSION = 1
-MAX_FILE_BYTES = 1 << 32
-"""Largest decompressed document :func:`load` reads (4 GiB): a hostile file that
-inflates without bound raises :class:`StateFormatError` instead of exhausting memory."""
+MAX_DOCUMENT_BYTES = 128 << 20
+"""Default cap on a model file's decompressed size (128 MiB): :func:`load` inflates the file
+in chunks and refuses it with :class:`StateFormatError` as soon as it passes the cap, so a
+gzip bomb costs at most the cap in memory and the time to inflate it. A legitimate larger
+model (a dynamic tree with many particles over a long unretired stream) loads with
+``load(path, max_bytes=...)`` or the environment variable ``DRIFTWOOD_MAX_MODEL_BYTES``."""
+
+MAX_FILE_BYTES = MAX_DOCUMENT_BYTES
+"""Former name of :data:`MAX_DOCUMENT_BYTES`."""
+
+MAX_DEPTH = 32
+"""Deepest nesting of arrays and objects a model file may hold. Written documents nest at
+most 9 deep (an SGT leaf's statistics inside its tree inside the snapshot); a
+deeper document is refused before any recursive code walks it."""
+
+CHUNK_BYTES = 1 << 20
+"""How much is inflated at a time."""
+
+FEATURE_NAMES_KEY = "feature_names_in"
+"""Optional top-level entry: the model's ``feature_names_in_`` (data-frame column names)."""
 
 MODEL_CLASSES = ("DynamicTreeRegressor", "DynamicTreeClassifier", "SGTRegressor",
                  "SGTClassifier", "SGTMultiInstanceClassifier", "SGT", "ABACOCClassifier")
@@ -132,6 +154,8 @@ def decode(value: Any, where: str, backend: str) -> Any:
 
 
 def _decode_list(value: list[Any], where: str, backend: str) -> list[Any]:
+    if not any(isinstance(v, (list, dict)) for v in value):
+        return list(value)                # numbers, strings, null: nothing to decode
     return [decode(v, f"{where}[{i}]", backend) for i, v in enumerate(value)]
 
 
@@ -146,10 +170,14 @@ def to_document(model: Any) -> dict[str, Any]:
         params = model._constructor_params()
         fitted = model._fitted_state()
         snapshot = model.snapshot()
-    return {"format": FILE_FORMAT, "version": FILE_VERSION, "class": name,
-            "written_by": backend,
-            "params": encode(params, "params"), "fitted": encode(fitted, "fitted"),
-            "snapshot": encode(snapshot, "snapshot")}
+        names = model.__dict__.get("feature_names_in_")
+    doc = {"format": FILE_FORMAT, "version": FILE_VERSION, "class": name,
+           "written_by": backend,
+           "params": encode(params, "params"), "fitted": encode(fitted, "fitted"),
+           "snapshot": encode(snapshot, "snapshot")}
+    if names is not None:
+        doc[FEATURE_NAMES_KEY] = [str(n) for n in names]
+    return doc
 
 
 def check_document(doc: Any) -> None:
@@ -192,6 +220,8 @@ def from_document(doc: Any, backend: str = "reference") -> Any:
     except (TypeError, ValueError) as exc:
         raise StateFormatError(f"field params: {exc}") from None
     model._load_fitted(fitted, snapshot)
+    if FEATURE_NAMES_KEY in doc:
+        restore_names(model, doc[FEATURE_NAMES_KEY], FEATURE_NAMES_KEY)
     return model
 
 
@@ -208,36 +238,95 @@ def save(model: Any, path: str | os.PathLike[str]) -> None:
     write_atomic(Path(path), gzip.compress(data, mtime=0))
 
 
-def read_document(path: str | os.PathLike[str]) -> Any:
+def document_limit(max_bytes: int | None = None) -> int:
+    """The decompressed-size cap in force: ``max_bytes`` if given, else
+    ``$DRIFTWOOD_MAX_MODEL_BYTES`` if set, else :data:`MAX_DOCUMENT_BYTES`."""
+    if max_bytes is None:
+        text = os.environ.get("DRIFTWOOD_MAX_MODEL_BYTES")
+        if text is None:
+            return MAX_DOCUMENT_BYTES
+        try:
+            max_bytes = int(text)
+        except ValueError:
+            raise ValueError(f"DRIFTWOOD_MAX_MODEL_BYTES must be a number of bytes, "
+                             f"got {text!r}") from None
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, int) or max_bytes < 1:
+        raise ValueError(f"max_bytes must be a positive number of bytes, got {max_bytes!r}")
+    return max_bytes
+
+
+def _inflate(path: str | os.PathLike[str], limit: int) -> bytearray:
+    """The decompressed bytes of ``path``, inflated a chunk at a time into one buffer and
+    refused as soon as they pass ``limit`` (so a bomb costs at most ``limit`` bytes)."""
+    data = bytearray()
+    with gzip.open(path, "rb") as src:
+        while True:
+            chunk = src.read(min(CHUNK_BYTES, limit + 1 - len(data)))
+            if not chunk:
+                return data
+            data += chunk
+            if len(data) > limit:
+                raise StateFormatError(
+                    f"{os.fspath(path)} inflates past {limit} bytes, the largest model file "
+                    f"this load accepts; if you trust the file and it is a large model, pass "
+                    f"max_bytes= to load or set DRIFTWOOD_MAX_MODEL_BYTES")
+
+
+def check_depth(doc: Any, where: str) -> None:
+    """Refuse a parsed document nested deeper than :data:`MAX_DEPTH`, walking it with an
+    explicit stack (no recursion), before any recursive code (decoding, the checks) sees
+    it."""
+    stack: list[tuple[Any, int]] = [(doc, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise StateFormatError(f"{where}: nested more than {MAX_DEPTH} deep; a model "
+                                   f"file nests at most a few levels")
+        items = value.values() if isinstance(value, dict) else value
+        stack.extend((item, depth + 1) for item in items if isinstance(item, (list, dict)))
+
+
+def read_document(path: str | os.PathLike[str], max_bytes: int | None = None) -> Any:
     """The JSON document of a model file, or :class:`StateFormatError` if the file is
-    not gzip-compressed JSON (truncated, corrupted or too large)."""
+    not gzip-compressed JSON (truncated, corrupted, an integer longer than the
+    interpreter parses), inflates past the cap (:func:`document_limit`) or nests deeper
+    than :data:`MAX_DEPTH`.
+
+    The cost is bounded by the cap: the file is inflated a chunk at a time and refused as
+    soon as it passes the cap, then parsed once; the nesting is checked without recursion
+    before anything else walks the document.
+    """
+    limit = document_limit(max_bytes)
     try:
-        with gzip.open(path, "rb") as src:
-            data = src.read(MAX_FILE_BYTES + 1)
+        data = _inflate(path, limit)
     except (OSError, EOFError, zlib.error) as exc:
         if isinstance(exc, FileNotFoundError | PermissionError | IsADirectoryError):
             raise
         raise StateFormatError(f"{os.fspath(path)} is not a readable driftwood model file "
                                f"({exc})") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise StateFormatError(f"{os.fspath(path)} inflates past {MAX_FILE_BYTES} bytes")
     try:
-        return json.loads(data.decode("utf-8"), parse_constant=_constant)
-    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as exc:
+        doc = json.loads(data.decode("utf-8"), parse_constant=_constant)
+    except (ValueError, RecursionError) as exc:
+        # JSONDecodeError, UnicodeDecodeError and the interpreter's limit on integer digits
+        # are ValueErrors; the parser raises RecursionError past its own nesting limit
         raise StateFormatError(f"{os.fspath(path)} is not a driftwood model file: the JSON "
                                f"does not parse ({type(exc).__name__}: {exc})"[:300]) from None
+    del data
+    check_depth(doc, os.fspath(path))
+    return doc
 
 
 def _constant(name: str) -> float:
     return {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}[name]
 
 
-def load_into(path: str | os.PathLike[str], backend: str) -> Any:
+def load_into(path: str | os.PathLike[str], backend: str,
+              max_bytes: int | None = None) -> Any:
     """:func:`load` into ``backend`` (``"reference"`` or ``"fast"``)."""
-    return from_document(read_document(path), backend)
+    return from_document(read_document(path, max_bytes), backend)
 
 
-def load(path: str | os.PathLike[str]) -> Any:
+def load(path: str | os.PathLike[str], max_bytes: int | None = None) -> Any:
     """Read a data-only model file written by ``model.save(path)``.
 
     ``reference.load`` builds a reference model and ``fast.load`` a fast one, whichever
@@ -249,6 +338,11 @@ def load(path: str | os.PathLike[str]) -> Any:
     ----------
     path : str or path-like
         A file written by ``model.save``.
+    max_bytes : int, optional
+        Largest decompressed size accepted (default :data:`MAX_DOCUMENT_BYTES`, 128 MiB,
+        or ``$DRIFTWOOD_MAX_MODEL_BYTES``). Loading costs time and memory proportional
+        to the decompressed size, so the cap bounds what a hostile file can cost; raise
+        it for a large model you trust.
 
     Returns
     -------
@@ -265,4 +359,4 @@ def load(path: str | os.PathLike[str]) -> Any:
     OSError
         The file cannot be opened (missing, no permission).
     """
-    return load_into(path, "reference")
+    return load_into(path, "reference", max_bytes)

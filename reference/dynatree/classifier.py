@@ -149,9 +149,11 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
         elif any(c not in self._index for c in values):
             raise ValueError(f"classes {values!r} differ from classes_ {self.classes_!r}")
 
-    def partial_fit(self, X: Any, y: Any, classes: Sequence[Hashable] | None = None) -> None:
+    def partial_fit(self, X: Any, y: Any,
+                    classes: Sequence[Hashable] | None = None) -> DynamicTreeClassifier:
         """Learn rows in order; a first call fixes the class set: ``classes`` if given (the
-        scikit-learn convention), else the labels in order of first appearance."""
+        scikit-learn convention), else the labels in order of first appearance. Returns
+        ``self``."""
         if classes is not None:
             saved = (self.classes_, self._index)
             try:
@@ -161,7 +163,7 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
                 if self.n_seen_ == 0:
                     self.classes_, self._index = saved
                 raise
-            return
+            return self
         rows = inputs.batch_rows(X, self._keys, self._d)
         if not rows:
             raise ValueError("X must not be empty")
@@ -186,6 +188,7 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
         if not self.classes_:
             self._set_classes(classes)
         self._learn_checked(rows, targets, keys, len(self.classes_))
+        return self
 
     def _probs(self, row: list[float]) -> tuple[list[float], float]:
         probs, entropies = self._probs_rows([row])

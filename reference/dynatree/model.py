@@ -127,8 +127,8 @@ class DynamicTreeRegressor(DynamicTreeFacade):
         finally:
             lock.release()
 
-    def partial_fit(self, X: Any, y: Any) -> None:
-        """Learn the rows of ``X`` in order (all rows are validated first)."""
+    def partial_fit(self, X: Any, y: Any) -> DynamicTreeRegressor:
+        """Learn the rows of ``X`` in order (all rows are validated first); returns ``self``."""
         rows = inputs.batch_rows(X, self._keys, self._d)
         targets = [inputs.target_value(v) for v in inputs.batch_targets(y, len(rows))]
         if not rows:
@@ -138,6 +138,7 @@ class DynamicTreeRegressor(DynamicTreeFacade):
             first = next(iter(X)) if not isinstance(X, np.ndarray) else None
             keys = inputs.first_keys(first) if isinstance(first, Mapping) else None
         self._learn_checked(rows, targets, keys, 0)
+        return self
 
     def _summaries(self, rows: list[list[float]]) -> list[RegressionSummary]:
         if self._d is None:     # no data yet: the prior's summary ([DT-SPEC §8.1])

@@ -82,6 +82,22 @@ class SGTMultiInstanceClassifier(_Classifier):
     def _input_tags(self, input_tags: Any) -> Any:
         return input_tags(two_d_array=False, three_d_array=True)
 
+    def __sklearn_tags__(self) -> Any:
+        """Honest tags: a binary classifier (labels 0 and 1 only) of bags, not of rows.
+
+        ``X`` is a sequence of bags (each a 2-D array of rows; a 3-D array of equal-sized
+        bags is one), so ``two_d_array`` is False and scikit-learn's ``check_estimator``,
+        whose checks feed 2-D arrays, runs only the checks that need no data (cloning).
+        The protocol this model does honour (clone, get/set_params, fit = a new model's
+        partial_fit, score, pickling, cross-validation and grid search over lists of bags)
+        is tested on its own in ``tests/common/test_estimator_protocol.py``.
+        """
+        from sklearn.utils import ClassifierTags
+
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags = ClassifierTags(poor_score=True, multi_class=False)
+        return tags
+
     def _proba(self, raws: list[float]) -> list[float]:
         best = raws[0]
         for r in raws:

@@ -180,10 +180,11 @@ def check_row(
 ) -> tuple[list[float], tuple[Any, ...] | None]:
     """Validate one input row; return it as a list of floats plus its key order.
 
-    ``x`` is a 1-D sequence of numbers or a mapping (its keys must match the first
-    row's keys). Raises ``ValueError`` for a wrong dimension, empty row, NaN or
-    infinite values (missing values are not supported in this version), non-numeric
-    values, or a nominal value that is not an integer in ``[0, K)``.
+    ``x`` is a 1-D sequence of numbers or a mapping (its keys must be the first row's keys,
+    in any order: values are matched by key and taken in the first row's order). Raises
+    ``ValueError`` for a wrong dimension, empty row, NaN or infinite values (missing values
+    are not supported in this version), non-numeric values, or a nominal value that is not
+    an integer in ``[0, K)``.
     """
     new_keys: tuple[Any, ...] | None = None
     if type(x) is not list and isinstance(x, Mapping):
@@ -191,7 +192,11 @@ def check_row(
         if keys is None and n_features is not None:
             raise ValueError("x is a mapping but the model was fitted on sequences")
         if keys is not None and new_keys != keys:
-            raise ValueError(f"mapping keys {list(new_keys)} differ from the first row's keys")
+            # matched by name, as the other families do: the same keys in any order
+            if len(new_keys) != len(keys) or set(new_keys) != set(keys):
+                raise ValueError(f"mapping keys {list(new_keys)} differ from the first row's "
+                                 f"keys {list(keys)}")
+            new_keys = keys
         values: Any = [x[k] for k in new_keys]
     else:
         values = x

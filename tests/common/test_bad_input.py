@@ -528,8 +528,12 @@ def _family() -> dict[str, tuple[Callable[[ModuleType], Any], dict[str, Case]]]:
         "learn_one-gradient-nan": Case(lambda m: m.learn_one([3.0], 1000.0), ValueError,
                                        after=_n_seen_is(20))})
     fam["SGTRegressor-keyed"] = (_sgt_keyed, {
-        "learn_one-keys-reordered": Case(lambda m: m.learn_one({"v": 1.0, "u": 2.0}, 1.0),
-                                         ValueError, after=_n_seen_is(1)),
+        # keys in another order are matched by name (test_sklearn_conventions.py); a key
+        # too few or too many is bad input
+        "learn_one-keys-missing": Case(lambda m: m.learn_one({"v": 1.0}, 1.0),
+                                       ValueError, after=_n_seen_is(1)),
+        "learn_one-keys-extra": Case(lambda m: m.learn_one({"v": 1.0, "u": 2.0, "w": 3.0}, 1.0),
+                                     ValueError, after=_n_seen_is(1)),
         "learn_one-keys-different": Case(lambda m: m.learn_one({"u": 1.0, "w": 2.0}, 1.0),
                                          ValueError, after=_n_seen_is(1))})
     fam["SGTRegressor-million-bins"] = (lambda pkg: pkg.SGTRegressor(bins=1_000_000), {
