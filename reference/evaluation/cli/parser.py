@@ -13,7 +13,7 @@ from reference.evaluation.cli.run import cmd_run
 
 __all__ = ["COMMANDS", "build_parser"]
 
-COMMANDS = ("run", "compare", "list", "data", "grid")
+COMMANDS = ("run", "compare", "list", "data", "grid", "figures")
 """The subcommands; anything else on the command line is an argument of ``run``."""
 
 
@@ -144,4 +144,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="progress bar over cells on stderr (default: when stderr is a terminal)",
     )
     grid.set_defaults(handler=cmd_grid)
+    from reference.evaluation.cli import figures
+
+    figures.add_parser(sub)
     return parser
