@@ -30,7 +30,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -63,7 +63,7 @@ __all__ = [
 FORMATS = ("svg", "pdf")
 """Vector formats written by default."""
 
-STYLE = {
+STYLE: dict[str, Any] = {
     "font.size": 11.0,
     "axes.titlesize": 11.0,
     "axes.labelsize": 11.0,
@@ -103,9 +103,10 @@ def rng_uniform(scale: float = 1.0) -> Figure:
     """xoshiro256**: ``uniform()`` histogram and the cost of ``below(n)``.
 
     Left: 200,000 draws of ``uniform()`` in 40 bins, with the expected count and a band of
-    two binomial standard deviations (the axis spans five). Right: the expected number of raw outputs per
-    ``below(n)``, ``2^k / n`` for the smallest mask ``2^k - 1 >= n - 1`` (below 2 for every
-    ``n``), against the number measured on 1,000 draws per ``n`` by the reference generator.
+    two binomial standard deviations (the axis spans five). Right: the expected number of
+    raw outputs per ``below(n)``, ``2^k / n`` for the smallest mask ``2^k - 1 >= n - 1``
+    (below 2 for every ``n``), against the number measured on 1,000 draws per ``n`` by the
+    reference generator.
     """
     import reference
 
@@ -119,7 +120,7 @@ def rng_uniform(scale: float = 1.0) -> Figure:
     expected = n_draws * p
     sd = math.sqrt(n_draws * p * (1.0 - p))
 
-    class CountingRng(reference.Rng):  # type: ignore[misc]
+    class CountingRng(reference.Rng):
         """The reference generator, counting raw outputs."""
 
         outputs = 0
@@ -268,8 +269,9 @@ def dt_mcycle(scale: float = 1.0) -> Figure:
 def sgt_friedman(scale: float = 1.0) -> Figure:
     """SGT's prequential MAE on Friedman-10, with and without known feature ranges.
 
-    100,000 rows of Friedman-1 with five irrelevant inputs (the tutorial's stream); the running mean for scale. The
-    first 1,000 predictions of the default model are 0 while the bin ranges are estimated.
+    The tutorial's stream: 100,000 rows of Friedman-1 with five irrelevant inputs; the
+    running mean for scale. "Known ranges" gives the bins ``[0, 1]`` from the start instead
+    of estimating them on the first 1,000 rows.
     """
     backend = _backend()
     n = _n(100_000, scale, 2000)
@@ -418,28 +420,28 @@ class FigureSpec:
 
 
 FIGURES: dict[str, FigureSpec] = {
-    "rng-uniform": FigureSpec(
+    "uniform-draws": FigureSpec(
         rng_uniform, "generator: uniform() histogram and below(n)'s cost 2^k/n < 2",
         "01_determinism"),
     "lockstep": FigureSpec(
         lockstep, "reference and fast dynamic trees agree bit for bit at every step",
         "01_determinism"),
-    "dt-parabola": FigureSpec(
+    "parabola-fit": FigureSpec(
         dt_parabola, "dynamic tree 1-d fit with 90% bands on the parabola (1,000 particles)",
         "02_dynamic_trees"),
-    "dt-mcycle": FigureSpec(
+    "mcycle-leaves": FigureSpec(
         dt_mcycle, "constant vs linear leaves on mcycle, with the log Bayes factor",
         "02_dynamic_trees"),
-    "sgt-friedman": FigureSpec(
+    "friedman-curve": FigureSpec(
         sgt_friedman, "SGT prequential MAE on Friedman-10, defaults vs known ranges",
         "03_stochastic_gradient_trees"),
-    "abacoc-covers": FigureSpec(
+    "banana-covers": FigureSpec(
         abacoc_covers, "the four ABACOC covers on the banana data (DOC15 Fig. 1)",
         "04_abacoc"),
-    "retirement-parabola": FigureSpec(
+    "retirement-snapshots": FigureSpec(
         retirement_parabola, "25 active points retired by ALC on the parabola (AG13 Fig. 1)",
         "05_data_retirement"),
-    "ag13-lambda": FigureSpec(
+    "lambda-curve": FigureSpec(
         ag13_lambda, "one-step RMSE against lambda under slow/fast drift (AG13 Fig. 4, small)",
         "05_data_retirement"),
 }
@@ -454,7 +456,7 @@ def draw(name: str, scale: float = 1.0) -> Figure:
         raise ValueError(f"scale must be a finite number > 0, got {scale!r}")
     import matplotlib
 
-    with matplotlib.rc_context(STYLE):
+    with matplotlib.rc_context(cast(Any, STYLE)):
         fig: Figure = FIGURES[name].function(scale)
     return fig
 
@@ -469,7 +471,7 @@ def save(fig: Figure, stem: str | Path, formats: Sequence[str] = FORMATS) -> lis
 
     paths = []
     metadata = {"svg": {"Date": None}, "pdf": {"CreationDate": None, "ModDate": None}}
-    with matplotlib.rc_context(STYLE):
+    with matplotlib.rc_context(cast(Any, STYLE)):
         for fmt in formats:
             path = Path(f"{stem}.{fmt}")
             fig.savefig(path, format=fmt, metadata=metadata.get(fmt))

@@ -19,7 +19,7 @@ def epilog() -> str:
     lines = [
         "example:",
         "  driftwood figures --out slides/figures                  # all, SVG and PDF",
-        "  driftwood figures --out figs --format pdf --only abacoc-covers dt-parabola",
+        "  driftwood figures --out figs --format pdf --only banana-covers parabola-fit",
         "",
         "figures (computed offline from generated streams and shipped data):",
     ]
