@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -200,8 +201,8 @@ def _abacoc() -> str:
     for label, chosen in ABACOC_METHODS:
         cells = []
         for stream, _ in ABACOC_STREAMS:
-            part = table[[chosen(m, p) for m, p in zip(table["model"], table["p"], strict=True)]
-                         & (table["stream"] == stream)]
+            mine = [chosen(m, p) for m, p in zip(table["model"], table["p"], strict=True)]
+            part = table[np.array(mine) & (table["stream"] == stream).to_numpy()]
             acc = part[part["metric"] == "accuracy"].iloc[0]
             size = part[part["metric"] == "size"].iloc[0]
             assert len(part) == 2, (label, stream)
