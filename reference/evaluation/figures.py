@@ -169,12 +169,13 @@ def lockstep(scale: float = 1.0) -> Figure:
     exactly. Top: the log marginal likelihood of both; bottom: the number of differing
     values in the snapshots (zero at every step).
     """
-    import fast
     import reference
+    from reference.evaluation.catalog import import_backend
     from reference.evaluation.compare import first_difference
 
     n = _n(120, scale, 10)
     X, y = parabola(n, seed=3)
+    fast = import_backend("fast")  # a UsageError saying how to build it if it is missing
     pair = [pkg.DynamicTreeRegressor(n_particles=20, seed=5) for pkg in (reference, fast)]
     lml: list[list[float]] = [[], []]
     differ = []
