@@ -67,6 +67,7 @@ extensions = [
     "sphinxcontrib.bibtex",
     "sphinx-mathjax-offline",  # sets mathjax_path to the bundled copy in _static/mathjax
     "driftwood_docs",  # docs/_ext: Notation sections, bibliography labels
+    "driftwood_exercises",  # docs/_ext: the exercise-table directive of the Teaching page
 ]
 
 exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]

@@ -86,6 +86,7 @@ EVALUATION_KIT = [
     ("reference.evaluation.prequential", "Prequential evaluation"),
     ("reference.evaluation.baselines", "Baseline learners"),
     ("reference.evaluation.plotting", "Plotting"),
+    ("reference.evaluation.figures", "Figures for slides"),
     ("reference.evaluation.compare", "Backend comparison"),
     ("reference.evaluation.catalog", "Models and streams of the command line and the grids"),
     ("reference.evaluation.grid", "Experiment grids"),

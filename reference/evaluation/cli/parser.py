@@ -16,7 +16,7 @@ from reference.evaluation.cli.run import cmd_run
 
 __all__ = ["COMMANDS", "build_parser"]
 
-COMMANDS = ("run", "compare", "list", "data", "grid")
+COMMANDS = ("run", "compare", "list", "data", "grid", "figures")
 """The subcommands; anything else on the command line is an argument of ``run``."""
 
 
@@ -244,4 +244,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=PROGRESS_HELP.replace("time left", "cells done and the time left"),
     )
     grid.set_defaults(handler=cmd_grid)
+    from reference.evaluation.cli import figures
+
+    figures.add_parser(sub)
     return parser

@@ -1,0 +1,113 @@
+"""The ``exercise-table`` directive: a table of the course kit's exercises, from the catalogue.
+
+The Teaching page (``docs/teaching.md``) lists the exercises of each session with
+
+````md
+```{exercise-table}
+:tutorial: 02_dynamic_trees
+```
+````
+
+which renders, at build time, one row per exercise of
+:func:`reference.exercises.catalog.all_exercises` whose tutorial section (``Exercise.anchor``)
+is in ``tutorials/02_dynamic_trees.md``: its name, title, paper tag and time estimate, then
+a line with the count and the total time. ``:family: sgt`` selects by family instead; with
+neither option the table lists every exercise. The page therefore cannot drift from the
+catalogue: a new exercise appears in its session's table by itself, and
+``tests/common/test_teaching_page.py`` checks that every registered exercise is in one of
+the page's tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from docutils import nodes
+from docutils.parsers.rst import Directive, directives
+
+COLUMNS = (("exercise", 22), ("what you write", 46), ("paper", 22), ("minutes", 8))
+"""Header and relative width of each column."""
+
+
+def tutorial_of(anchor: str) -> str:
+    """``"02_dynamic_trees"`` for ``"tutorials/02_dynamic_trees.md#some-heading"``."""
+    page = anchor.split("#", 1)[0]
+    name = page.rsplit("/", 1)[-1]
+    return name[:-3] if name.endswith(".md") else name
+
+
+def select(exercises: Sequence[Any], tutorial: str | None = None,
+           family: str | None = None) -> list[Any]:
+    """The exercises of one tutorial and/or family, in catalogue order."""
+    return [ex for ex in exercises
+            if (tutorial is None or tutorial_of(ex.anchor) == tutorial)
+            and (family is None or ex.family == family)]
+
+
+def rows(exercises: Sequence[Any]) -> list[tuple[str, str, str, str]]:
+    """The table's cells: name, title, paper tag (before any spec tag), minutes."""
+    out = []
+    for ex in exercises:
+        paper = ex.tag.split(";", 1)[0].strip()
+        out.append((ex.name, ex.title, paper, str(ex.minutes)))
+    return out
+
+
+def _entry(text: str, literal: bool = False) -> nodes.entry:
+    entry = nodes.entry()
+    para = nodes.paragraph()
+    para += nodes.literal(text, text) if literal else nodes.Text(text)
+    entry += para
+    return entry
+
+
+def build_table(cells: Sequence[tuple[str, str, str, str]]) -> nodes.table:
+    """A docutils table of ``cells`` under the :data:`COLUMNS` header."""
+    table = nodes.table(classes=["exercise-table"])
+    group = nodes.tgroup(cols=len(COLUMNS))
+    table += group
+    for _, width in COLUMNS:
+        group += nodes.colspec(colwidth=width)
+    head = nodes.thead()
+    row = nodes.row()
+    for title, _ in COLUMNS:
+        row += _entry(title)
+    head += row
+    group += head
+    body = nodes.tbody()
+    for cell in cells:
+        row = nodes.row()
+        row += _entry(cell[0], literal=True)
+        for text in cell[1:]:
+            row += _entry(text)
+        body += row
+    group += body
+    return table
+
+
+class ExerciseTable(Directive):
+    """``exercise-table``: the catalogue's exercises of one tutorial or family."""
+
+    has_content = False
+    option_spec = {"tutorial": directives.unchanged, "family": directives.unchanged}
+
+    def run(self) -> list[nodes.Node]:
+        from reference.exercises.catalog import all_exercises
+
+        chosen = select(all_exercises(), self.options.get("tutorial"),
+                        self.options.get("family"))
+        if not chosen:
+            para = nodes.paragraph()
+            para += nodes.emphasis("", "No exercise is registered for this part yet.")
+            return [para]
+        minutes = sum(ex.minutes for ex in chosen)
+        summary = nodes.paragraph()
+        summary += nodes.Text(f"{len(chosen)} exercise{'s' if len(chosen) != 1 else ''}, "
+                              f"about {minutes} minutes in all.")
+        return [build_table(rows(chosen)), summary]
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.add_directive("exercise-table", ExerciseTable)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,89 @@
+"""``driftwood figures --out DIR``: the tutorials' key figures as SVG and PDF, for slides."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+from reference.evaluation.catalog import UsageError
+from reference.evaluation.figures import FIGURES, FORMATS
+
+__all__ = ["cmd_figures", "epilog"]
+
+
+def epilog() -> str:
+    """The ``--help`` text after the options: an example and every figure's name."""
+    width = max(len(name) for name in FIGURES)
+    lines = [
+        "example:",
+        "  driftwood figures --out slides/figures                  # all, SVG and PDF",
+        "  driftwood figures --out figs --format pdf --only banana-covers parabola-fit",
+        "",
+        "figures (computed offline from generated streams and shipped data):",
+    ]
+    lines += [f"  {name:<{width}}  {spec.description}" for name, spec in FIGURES.items()]
+    return "\n".join(lines)
+
+
+def _formats(text: str) -> list[str]:
+    formats = [f.strip().lower() for f in text.split(",") if f.strip()]
+    unknown = sorted(set(formats) - {"svg", "pdf", "png", "eps"})
+    if not formats or unknown:
+        raise UsageError(f"--format takes svg, pdf, png or eps (comma-separated), got {text!r}")
+    return formats
+
+
+def cmd_figures(args: argparse.Namespace) -> int:
+    """List the figures, or draw the chosen ones into ``--out`` with one line per figure."""
+    if args.list:
+        for name, spec in FIGURES.items():
+            print(f"{name:<20} {spec.description}  [tutorials/{spec.tutorial}.md]")
+        return 0
+    if args.out is None:
+        raise UsageError("figures needs --out DIR (or --list)")
+    formats = _formats(args.format)
+    names = list(args.only) if args.only else list(FIGURES)
+    unknown = [name for name in names if name not in FIGURES]
+    if unknown:
+        raise UsageError(f"no figure {', '.join(map(repr, unknown))}; known: {', '.join(FIGURES)}")
+    if not args.scale > 0.0:
+        raise UsageError(f"--scale must be > 0, got {args.scale}")
+    from reference.evaluation.figures import draw, save
+
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    total = time.perf_counter()
+    for i, name in enumerate(names, 1):
+        start = time.perf_counter()
+        fig = draw(name, scale=args.scale)
+        paths = save(fig, out / name, formats)
+        seconds = time.perf_counter() - start
+        written = ", ".join(p.name for p in paths)
+        print(f"[{i}/{len(names)}] {name:<20} {seconds:5.1f} s  {written}", flush=True)
+    print(f"{len(names)} figures in {time.perf_counter() - total:.1f} s, written to {out}",
+          file=sys.stderr)
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Register ``figures`` on the ``driftwood`` subcommand parser."""
+    figures = sub.add_parser(
+        "figures",
+        help="the tutorials' key figures as SVG/PDF for slides",
+        description="Draw the tutorials' key figures as vector files (SVG and PDF), offline, "
+        "from generated streams and the shipped data.",
+        epilog=epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    figures.add_argument("--out", default=None, metavar="DIR", help="output directory")
+    figures.add_argument("--format", default=",".join(FORMATS),
+                         help="comma-separated formats (default: svg,pdf; also png, eps)")
+    figures.add_argument("--only", nargs="+", default=None, metavar="NAME",
+                         help="draw only these figures (default: all)")
+    figures.add_argument("--scale", type=float, default=1.0,
+                         help="fraction of the tutorial's stream and particle sizes "
+                         "(default 1.0; e.g. 0.2 for a quick preview)")
+    figures.add_argument("--list", action="store_true", help="list the figures and exit")
+    figures.set_defaults(handler=cmd_figures)
