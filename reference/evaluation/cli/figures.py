@@ -8,23 +8,36 @@ import time
 from pathlib import Path
 
 from reference.evaluation.catalog import UsageError
+from reference.evaluation.cli._output import with_examples
 from reference.evaluation.figures import FIGURES, FORMATS
 
 __all__ = ["cmd_figures", "epilog"]
 
 
-def epilog() -> str:
-    """The ``--help`` text after the options: an example and every figure's name."""
+def figure_list() -> str:
+    """Every figure's name and what it shows, for the ``--help`` text."""
     width = max(len(name) for name in FIGURES)
-    lines = [
-        "example:",
-        "  driftwood figures --out slides/figures                  # all, SVG and PDF",
-        "  driftwood figures --out figs --format pdf --only banana-covers parabola-fit",
-        "",
-        "figures (computed offline from generated streams and shipped data):",
-    ]
+    lines = ["figures (computed offline from generated streams and shipped data):"]
     lines += [f"  {name:<{width}}  {spec.description}" for name, spec in FIGURES.items()]
     return "\n".join(lines)
+
+
+def epilog() -> str:
+    """The ``--help`` text after the options: examples, then every figure's name."""
+    return str(_help_keywords()["epilog"])
+
+
+def _help_keywords() -> dict[str, object]:
+    keywords = with_examples(
+        ("driftwood figures --out slides/figures", "all, SVG and PDF"),
+        ("driftwood figures --out figs --format pdf --only banana-covers parabola-fit",
+         "two figures, PDF only"),
+        ("driftwood figures --list", "names and what they show"),
+        description="Draw the tutorials' key figures as vector files (SVG and PDF), offline, "
+        "from generated streams and the shipped data.",
+    )
+    keywords["epilog"] = f"{keywords['epilog']}\n\n{figure_list()}"
+    return keywords
 
 
 def _formats(text: str) -> list[str]:
@@ -70,12 +83,8 @@ def cmd_figures(args: argparse.Namespace) -> int:
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Register ``figures`` on the ``driftwood`` subcommand parser."""
     figures = sub.add_parser(
-        "figures",
-        help="the tutorials' key figures as SVG/PDF for slides",
-        description="Draw the tutorials' key figures as vector files (SVG and PDF), offline, "
-        "from generated streams and the shipped data.",
-        epilog=epilog(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        "figures", help="the tutorials' key figures as SVG/PDF for slides",
+        **_help_keywords(),  # type: ignore[arg-type]
     )
     figures.add_argument("--out", default=None, metavar="DIR", help="output directory")
     figures.add_argument("--format", default=",".join(FORMATS),
