@@ -609,12 +609,23 @@ def _positional_names(signature: inspect.Signature) -> list[str]:
     return [p.name for p in signature.parameters.values() if p.kind in kinds]
 
 
+def _plain_signature(name: str, signature: inspect.Signature) -> str:
+    """``name(a, b=1, *args)``: the parameters without annotations."""
+    shown = []
+    for p in signature.parameters.values():
+        text = {inspect.Parameter.VAR_POSITIONAL: "*", inspect.Parameter.VAR_KEYWORD: "**"}.get(
+            p.kind, "") + p.name
+        if p.default is not inspect.Parameter.empty:
+            text += f"={p.default!r}"
+        shown.append(text)
+    return f"{name}({', '.join(shown)})"
+
+
 def _signature_problem(exercise: Exercise, function: Any, notes: list[str]) -> str | None:
     if not callable(function):
         return f"expected a function {exercise.function_name}(...), got {_short(function)}"
     wanted = _skeleton_signature(exercise)
     names = _positional_names(wanted)
-    shown = f"{exercise.function_name}{wanted}"
     try:
         got = inspect.signature(function)
     except (TypeError, ValueError):  # builtins without a signature: let the call decide
@@ -622,8 +633,10 @@ def _signature_problem(exercise: Exercise, function: Any, notes: list[str]) -> s
     try:
         got.bind(*names)
     except TypeError as err:
-        return f"the function must accept {len(names)} positional arguments, as in {shown}; " \
-            f"yours is {getattr(function, '__name__', 'it')}{got} ({err})"
+        count = f"{len(names)} positional argument" + ("" if len(names) == 1 else "s")
+        return (f"the function must take {count}, as in "
+                f"{_plain_signature(exercise.function_name, wanted)}; yours is "
+                f"{_plain_signature(getattr(function, '__name__', 'function'), got)} ({err})")
     mine = _positional_names(got)[: len(names)]
     if mine != names:
         notes.append(f"your parameters are named ({', '.join(mine)}), the skeleton's "
