@@ -356,7 +356,7 @@ class Report:
                 f"    expected:  {_short(m.expected)}",
                 f"    obtained:  {_short(m.obtained)}",
             ]
-            if m.where:
+            if m.where and not m.where.startswith("expected "):
                 lines.append(f"    where:     {m.where}")
         if self.failing_case:
             lines.append(f"  case: {self.failing_case}")
@@ -372,7 +372,8 @@ class Report:
             if self.stream_divergence is not None:
                 dv = self.stream_divergence
                 lines.append(f"  stream: your function inside the reference {self.stream_model} "
-                             f"diverges from {dv.against} at step {dv.step}: {dv.what}")
+                             f"diverges from {dv.against} at step {dv.step} (rows from 0; "
+                             f"yours first): {dv.what}")
             elif self.status == "passed" or self.first_mismatch is not None:
                 lines.append(f"  stream: your function inside the reference {self.stream_model} "
                              f"agrees with {self.stream_against} for {self.stream_steps} steps")
@@ -611,10 +612,13 @@ def _positional_names(signature: inspect.Signature) -> list[str]:
 
 def _plain_signature(name: str, signature: inspect.Signature) -> str:
     """``name(a, b=1, *args)``: the parameters without annotations."""
-    shown = []
+    shown: list[str] = []
     for p in signature.parameters.values():
-        text = {inspect.Parameter.VAR_POSITIONAL: "*", inspect.Parameter.VAR_KEYWORD: "**"}.get(
-            p.kind, "") + p.name
+        text = p.name
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            text = "*" + text
+        elif p.kind is inspect.Parameter.VAR_KEYWORD:
+            text = "**" + text
         if p.default is not inspect.Parameter.empty:
             text += f"={p.default!r}"
         shown.append(text)

@@ -528,3 +528,51 @@ def test_list_is_the_catalogue_as_a_table() -> None:
     assert all(len(line) <= 100 for line in lines)
     assert lines[0].split() == ["name", "family", "tag", "min", "title"]
     assert "| `rng-uniform` |" in listing._repr_markdown_()
+
+
+# ---------------------------------------------------------------------------
+# a relative tolerance, on both routes (an exercise made up for the test)
+# ---------------------------------------------------------------------------
+
+
+def _lgamma_exercise(tolerance: Tolerance) -> Exercise:
+    from reference import special
+    from reference.exercises.determinism import STREAM
+
+    def skeleton_like(x: float) -> float:
+        return special.lgamma(x)
+
+    return Exercise(
+        name="test-lgamma", title="log Γ", family="determinism", tag="[DT-SPEC §3]",
+        anchor="tutorials/01_determinism.md#the-floating-point-rules",
+        function_name="lgamma",
+        skeleton="def lgamma(x):\n    raise NotImplementedError\n",
+        reference=skeleton_like,
+        cases=lambda: [Case((0.5 + 0.37 * k,), "grid") for k in range(40)],
+        tolerance=tolerance,
+        plugs=(Plug("reference.special.lgamma", lambda student: student),),
+        stream=STREAM,
+    )
+
+
+def test_rel_tolerance_accepts_rounding_on_both_routes() -> None:
+    from reference import special
+
+    ex = _lgamma_exercise(Tolerance("rel", 1e-12, "sums in any order"))
+    report = check(ex, lambda x: special.lgamma(x) * (1.0 + 2.0**-51))
+    assert report.passed, str(report)
+    assert report.stream_steps == 40 and "relative 1e-12" in str(report)
+    report = check(ex, lambda x: special.lgamma(x) * (1.0 + 1e-7))
+    assert report.status == "mismatch" and report.first_mismatch is not None
+    assert report.stream_divergence is not None
+
+
+def test_exact_tolerance_reports_the_first_ulp_on_the_stream() -> None:
+    from reference import special
+
+    ex = _lgamma_exercise(EXACT)
+    report = check(ex, lambda x: special.lgamma(x) * (1.0 + 2.0**-51))
+    assert report.status == "mismatch" and report.first_mismatch is not None
+    divergence = report.stream_divergence
+    assert divergence is not None and divergence.what.startswith(("snapshot.", "predict_one"))
+    assert " != " in divergence.what
