@@ -66,6 +66,7 @@ import inspect
 import json
 import math
 import sys
+import textwrap
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -940,24 +941,29 @@ def start(name: str, directory: str | Path = ".", *, overwrite: bool = False) ->
 
 
 class Catalogue(list[Exercise]):
-    """The exercises, shown as a table (name, family, tag, minutes, title)."""
+    """The exercises, shown as a table grouped by family (name, tag, minutes, title)."""
 
     def table(self, width: int = 100) -> str:
-        """A header and one line per exercise, at most ``width`` columns (long titles are
-        shortened; the tag column shows the paper tag, the part before any ``;``)."""
-        rows = [("name", "family", "tag", "min", "title")] + [
-            (e.name, e.family, e.tag.split(";")[0].strip(), str(e.minutes), e.title)
-            for e in self]
-        w_name = max(len(r[0]) for r in rows)
-        w_family = max(len(r[1]) for r in rows)
-        w_tag = min(max(len(r[2]) for r in rows), 18)
-        lines = []
-        for name, family, tag, minutes, title in rows:
-            line = f"{name:<{w_name}}  {family:<{w_family}}  {tag[:w_tag]:<{w_tag}}  " \
-                f"{minutes:>3}  {title}"
-            if len(line) > width:
-                line = line[: width - 3] + "..."
-            lines.append(line.rstrip())
+        """One heading per family (its exercises and minutes), then one row per exercise
+        in at most ``width`` columns: name, paper tag (the part of ``tag`` before any
+        ``;``), minutes, title; a title too long for its column continues on indented
+        lines."""
+        rows = [(e.name, e.tag.split(";")[0].strip(), str(e.minutes), e.title) for e in self]
+        w_name = max([len(r[0]) for r in rows] + [4])
+        w_tag = min(max([len(r[1]) for r in rows] + [3]), 18)
+        indent = 2 + w_name + 2 + w_tag + 2 + 3 + 2
+        lines = [f"  {'name':<{w_name}}  {'tag':<{w_tag}}  min  title"]
+        family = None
+        for ex, (name, tag, minutes, title) in zip(self, rows, strict=True):
+            if ex.family != family:
+                family = ex.family
+                members = [e for e in self if e.family == family]
+                total = sum(e.minutes for e in members)
+                lines.append(f"{family}: {len(members)} exercises, {total} minutes")
+            head = f"  {name:<{w_name}}  {tag[:w_tag]:<{w_tag}}  {minutes:>3}  "
+            parts = textwrap.wrap(title, max(width - indent, 20), break_on_hyphens=False) or [""]
+            lines.append((head + parts[0]).rstrip())
+            lines += [" " * indent + part for part in parts[1:]]
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -161,7 +161,7 @@ def test_catalogue_has_18_exercises_over_all_families() -> None:
 @pytest.mark.parametrize("exercise", EXERCISES, ids=_ids(EXERCISES))
 def test_exercise_is_well_formed(exercise: Exercise) -> None:
     ex = exercise
-    assert ex.title and len(ex.title) <= 60, "a title of one short line"
+    assert ex.title and len(ex.title) <= 80 and "\n" not in ex.title, "a title of one line"
     assert ex.function_name.isidentifier()
     assert ex.tolerance.kind in ("exact", "rel") and ex.tolerance.why
     if ex.tolerance.kind == "rel":
@@ -524,55 +524,10 @@ def test_list_is_the_catalogue_as_a_table() -> None:
     listing = list_exercises()
     assert [ex.name for ex in listing] == [ex.name for ex in EXERCISES]
     lines = str(listing).splitlines()
-    assert len(lines) == len(EXERCISES) + 1
     assert all(len(line) <= 100 for line in lines)
-    assert lines[0].split() == ["name", "family", "tag", "min", "title"]
+    assert lines[0].split() == ["name", "tag", "min", "title"]
+    rows = [line.split() for line in lines[1:] if line.startswith("  ") and line[2] != " "]
+    assert [row[0] for row in rows] == [ex.name for ex in EXERCISES]
+    families = [line.split(":")[0] for line in lines[1:] if not line.startswith(" ")]
+    assert families == list(dict.fromkeys(ex.family for ex in EXERCISES))
     assert "| `rng-uniform` |" in listing._repr_markdown_()
-
-
-# ---------------------------------------------------------------------------
-# a relative tolerance, on both routes (an exercise made up for the test)
-# ---------------------------------------------------------------------------
-
-
-def _lgamma_exercise(tolerance: Tolerance) -> Exercise:
-    from reference import special
-    from reference.exercises.determinism import STREAM
-
-    def skeleton_like(x: float) -> float:
-        return special.lgamma(x)
-
-    return Exercise(
-        name="test-lgamma", title="log Γ", family="determinism", tag="[DT-SPEC §3]",
-        anchor="tutorials/01_determinism.md#the-floating-point-rules",
-        function_name="lgamma",
-        skeleton="def lgamma(x):\n    raise NotImplementedError\n",
-        reference=skeleton_like,
-        cases=lambda: [Case((0.5 + 0.37 * k,), "grid") for k in range(40)],
-        tolerance=tolerance,
-        plugs=(Plug("reference.special.lgamma", lambda student: student),),
-        stream=STREAM,
-    )
-
-
-def test_rel_tolerance_accepts_rounding_on_both_routes() -> None:
-    from reference import special
-
-    ex = _lgamma_exercise(Tolerance("rel", 1e-12, "sums in any order"))
-    report = check(ex, lambda x: special.lgamma(x) * (1.0 + 2.0**-51))
-    assert report.passed, str(report)
-    assert report.stream_steps == 40 and "relative 1e-12" in str(report)
-    report = check(ex, lambda x: special.lgamma(x) * (1.0 + 1e-7))
-    assert report.status == "mismatch" and report.first_mismatch is not None
-    assert report.stream_divergence is not None
-
-
-def test_exact_tolerance_reports_the_first_ulp_on_the_stream() -> None:
-    from reference import special
-
-    ex = _lgamma_exercise(EXACT)
-    report = check(ex, lambda x: special.lgamma(x) * (1.0 + 2.0**-51))
-    assert report.status == "mismatch" and report.first_mismatch is not None
-    divergence = report.stream_divergence
-    assert divergence is not None and divergence.what.startswith(("snapshot.", "predict_one"))
-    assert " != " in divergence.what
