@@ -120,6 +120,15 @@ def test_check_wrong_signature_and_raising_function(tmp_path: Path,
     assert "sig.py" in out and "return [0.0][word]" in out
 
 
+def test_endless_loop_is_stopped_where_it_loops(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "loop.py"
+    path.write_text("def below(n, words):\n    while n > 1:\n        pass\n    return 0, 1\n")
+    status, record = check_json(capsys, "rng-below", str(path), "--timeout", "0.5")
+    assert status == 1 and record["status"] == "raises"
+    assert "CheckTimeout" in record["message"] and "while n > 1" in record["traceback"]
+
+
 def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run(capsys, "check", "rng-nothing", str(tmp_path / "x.py"))
     assert status == 2 and "no exercise 'rng-nothing'" in err and "rng-uniform" in err

@@ -10,9 +10,13 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import json
+import signal
 import sys
+import threading
 import traceback
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +69,9 @@ def add_exercise_parser(sub: Any) -> None:
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.add_argument("--no-stream", action="store_true",
                        help="skip the model run (only the function's cases)")
+    check.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                       help="stop a check that runs longer (an endless loop in the solution "
+                            "is then reported where it was; default 60, 0: no limit)")
     check.set_defaults(handler=cmd_exercise)
     hint = actions.add_parser("hint", help="a graded hint (never the answer)",
                               epilog=EPILOG_HINT, formatter_class=raw)
@@ -110,6 +117,32 @@ def _load(exercise: catalog.Exercise, path: Path) -> tuple[Any, checker.Report |
     return function, None
 
 
+class CheckTimeout(TimeoutError):
+    """Raised inside the solution when ``--timeout`` runs out (reported like any error)."""
+
+
+@contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`CheckTimeout` in the running code after ``seconds`` (POSIX main
+    thread only; elsewhere, or with 0, no limit)."""
+    usable = (seconds > 0 and hasattr(signal, "SIGALRM")
+              and threading.current_thread() is threading.main_thread())
+    if not usable:
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise CheckTimeout(f"the check took longer than {seconds:g} s (an endless loop?)")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def _check(args: argparse.Namespace) -> int:
     exercise = _exercise(args.name)
     if exercise is None:
@@ -120,7 +153,8 @@ def _check(args: argparse.Namespace) -> int:
         return _error(f"no file {path}{hint}")
     function, report = _load(exercise, path)
     if report is None:
-        report = checker.check(exercise, function, stream=not args.no_stream)
+        with _time_limit(args.timeout):
+            report = checker.check(exercise, function, stream=not args.no_stream)
     if args.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
