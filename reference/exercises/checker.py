@@ -731,8 +731,10 @@ def _stream(exercise: Exercise, function: Callable[..., Any]) -> tuple[
         mine = _run_model(model, recorded["rows"], recorded["labels"])
         for t, ((p_ref, s_ref), (p_mine, s_mine)) in enumerate(
                 zip(recorded["steps"], mine, strict=False)):
+            after = "learn_one" if isinstance(s_mine, _Raised) or isinstance(
+                s_ref, _Raised) else "snapshot"
             what = _compare_step(p_mine, p_ref, "predict_one", exercise) or _compare_step(
-                s_mine, s_ref, "snapshot", exercise)
+                s_mine, s_ref, after, exercise)
             if what is not None:
                 structural = exercise.tolerance.kind != "exact" and (
                     "keys differ" in what or "lengths differ" in what)
