@@ -82,6 +82,7 @@ from reference.exercises.catalog import Exercise, Mistake, Plug, Tolerance, all_
 
 __all__ = [
     "STATUSES",
+    "DISCRETE",
     "STREAM_RTOL",
     "CaseMismatch",
     "Catalogue",
@@ -192,9 +193,14 @@ def difference(expected: Any, obtained: Any, tolerance: Tolerance, path: str = "
     return None
 
 
+DISCRETE = " (the model took another discrete decision: a split, a count, a resampled particle)"
+"""Appended to a ``"rel"`` exercise's stream divergence that is not a rounding difference."""
+
+
 def _tolerant_first_difference(a: Any, b: Any, rtol: float, path: str) -> str | None:
     """The stream comparison of a ``"rel"`` exercise: like ``first_difference`` (same
-    message style, ``a != b``) but floats within ``rtol``."""
+    message style, ``a != b``) but floats within ``rtol``; a difference of structure
+    (keys, lengths) or of a non-float value is marked as a discrete decision."""
     tol = Tolerance("rel", rtol)
     stack: list[tuple[Any, Any, str]] = [(a, b, path)]
     while stack:
@@ -202,19 +208,19 @@ def _tolerant_first_difference(a: Any, b: Any, rtol: float, path: str) -> str | 
         left, right = _plain(left), _plain(right)
         if isinstance(left, Mapping) and isinstance(right, Mapping):
             if list(left) != list(right):
-                return f"{where}: keys differ: {list(left)} vs {list(right)}"
+                return f"{where}: keys differ: {list(left)} vs {list(right)}{DISCRETE}"
             for key in reversed(list(left)):
                 stack.append((left[key], right[key], f"{where}.{key}"))
         elif isinstance(left, list) and isinstance(right, list):
             if len(left) != len(right):
-                return f"{where}: lengths differ: {len(left)} vs {len(right)}"
+                return f"{where}: lengths differ: {len(left)} vs {len(right)}{DISCRETE}"
             for i in range(len(left) - 1, -1, -1):
                 stack.append((left[i], right[i], f"{where}[{i}]"))
         elif isinstance(left, float) and isinstance(right, float):
             if not _same_number(left, right, tol):
                 return f"{where}: {left!r} != {right!r}"
         elif type(left) is not type(right) or left != right:
-            return f"{where}: {left!r} != {right!r}"
+            return f"{where}: {left!r} != {right!r}{DISCRETE}"
     return None
 
 
@@ -736,11 +742,6 @@ def _stream(exercise: Exercise, function: Callable[..., Any]) -> tuple[
             what = _compare_step(p_mine, p_ref, "predict_one", exercise) or _compare_step(
                 s_mine, s_ref, after, exercise)
             if what is not None:
-                structural = exercise.tolerance.kind != "exact" and (
-                    "keys differ" in what or "lengths differ" in what)
-                if structural:
-                    what += " (the model took another discrete decision, e.g. a split or a " \
-                        "resampled particle)"
                 raised = next((v for v in (p_mine, s_mine) if isinstance(v, _Raised)), None)
                 return Divergence(t, what, against), steps, against, (
                     None if raised is None else raised.exc)

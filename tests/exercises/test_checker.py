@@ -531,3 +531,13 @@ def test_list_is_the_catalogue_as_a_table() -> None:
     families = [line.split(":")[0] for line in lines[1:] if not line.startswith(" ")]
     assert families == list(dict.fromkeys(ex.family for ex in EXERCISES))
     assert "| `rng-uniform` |" in listing._repr_markdown_()
+
+
+def test_rel_stream_comparison_marks_discrete_decisions() -> None:
+    compare = checker_module._tolerant_first_difference
+    assert compare({"w": [1.0]}, {"w": [1.0 + 1e-12]}, 1e-9, "snapshot") is None
+    assert compare({"w": [1.0]}, {"w": [1.1]}, 1e-9, "snapshot") == "snapshot.w[0]: 1.0 != 1.1"
+    for left, right in (({"n": 3}, {"n": 4}), ({"t": [1.0]}, {"t": [1.0, 2.0]}),
+                        ({"a": 1.0}, {"b": 1.0})):
+        found = compare(left, right, 1e-9, "snapshot")
+        assert found is not None and found.endswith(checker_module.DISCRETE)
