@@ -22,7 +22,10 @@
    learning it), learns it, and its prediction and ``snapshot()`` are compared with those
    of the ``fast`` model on the same stream. The first step where they diverge and the
    first differing path of the snapshot are reported
-   (``step 3: snapshot.rng_state[0]: 11520 != 4242``).
+   (``step 3: snapshot.rng_state[0]: 11520 != 4242``, the plugged model's value first),
+   or the exception the plugged model raised (``predict_one`` or ``learn_one``). The
+   stream runs whenever the cases ran without an exception, also after a mismatch, so a
+   wrong answer is shown both as a wrong value and as the first step it changes.
 
 How values are compared (:func:`difference`)
 --------------------------------------------
@@ -53,7 +56,9 @@ recorded once per exercise and process), so a plug can never reach it, even wher
 ``fast`` module reads a function through a ``reference`` module. The plug itself only
 touches modules named ``reference`` or ``reference.*`` (not ``reference.exercises``, whose
 adapters must keep calling the real functions) and the classes defined there, and is
-undone in a ``finally`` clause. Without the compiled ``fast`` backend the stream is
+undone in a ``finally`` clause. While the student's function itself runs, the plug is
+lifted, so a function that calls the reference (or the reference given as the answer)
+meets the real functions rather than itself. Without the compiled ``fast`` backend the stream is
 compared with the unplugged ``reference`` model (the two are bit-identical by design);
 the report says so.
 """
@@ -63,7 +68,6 @@ from __future__ import annotations
 import copy
 import importlib
 import inspect
-import json
 import math
 import sys
 import textwrap
@@ -984,8 +988,3 @@ class Catalogue(list[Exercise]):
 def list_exercises() -> Catalogue:
     """Every exercise in course order (a list that prints as a table)."""
     return Catalogue(all_exercises())
-
-
-def report_json(report: Report) -> str:
-    """``report.to_json()`` as indented JSON text."""
-    return json.dumps(report.to_json(), indent=2, ensure_ascii=False)
