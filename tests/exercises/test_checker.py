@@ -541,3 +541,24 @@ def test_rel_stream_comparison_marks_discrete_decisions() -> None:
                         ({"a": 1.0}, {"b": 1.0})):
         found = compare(left, right, 1e-9, "snapshot")
         assert found is not None and found.endswith(checker_module.DISCRETE)
+
+
+def test_without_the_fast_backend_the_stream_runs_beside_the_unplugged_reference(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import dataclasses
+
+    real_import = importlib.import_module
+
+    def no_fast(name: str, *args: Any) -> Any:
+        if name == "fast" or name.startswith("fast."):
+            raise ImportError("fast backend not built (simulated)")
+        return real_import(name, *args)
+
+    monkeypatch.setattr(checker_module.importlib, "import_module", no_fast)
+    ex = dataclasses.replace(get("rng-uniform"))    # a new object: nothing recorded yet
+    report = check(ex, ex.reference)
+    assert report.passed and "unplugged reference" in report.stream_against
+    wrong = next(m for m in ex.mistakes if m.id == "uniform-52-bits").function
+    report = check(ex, wrong)
+    assert report.stream_divergence is not None
+    assert "fast backend not built" in report.stream_divergence.against
