@@ -562,3 +562,35 @@ def test_without_the_fast_backend_the_stream_runs_beside_the_unplugged_reference
     report = check(ex, wrong)
     assert report.stream_divergence is not None
     assert "fast backend not built" in report.stream_divergence.against
+
+
+def test_plug_on_code_both_backends_share_cannot_reach_the_recorded_fast_run() -> None:
+    """The fast facade runs the reference's Python ``__init__`` (a plug there reaches both
+    models alike); the checker records the fast run before plugging, so it still shows."""
+    import dataclasses
+
+    fast = pytest.importorskip("fast")
+    from reference.dynatree.params import DynamicTreeParams
+    from reference.exercises.determinism import STREAM
+
+    original = DynamicTreeParams.validate
+
+    def adapt(student: Any) -> Any:
+        def validate(self: DynamicTreeParams) -> DynamicTreeParams:
+            return dataclasses.replace(original(self), alpha=float(student(self.alpha)))
+        return validate
+
+    ex = Exercise(
+        name="test-shared-code", title="the prior's alpha", family="determinism",
+        tag="[DT-SPEC §3]", anchor=get("rng-uniform").anchor, function_name="alpha",
+        skeleton="def alpha(a):\n    raise NotImplementedError\n",
+        reference=lambda a: a, cases=lambda: [Case((0.05 * k,), "alpha") for k in range(20)],
+        plugs=(Plug("reference.dynatree.params.DynamicTreeParams.validate", adapt),),
+        stream=STREAM,
+    )
+    with plugged(ex.plugs, lambda a: 0.5):
+        assert fast.DynamicTreeRegressor(n_particles=2)._params.alpha == 0.5   # shared
+    assert fast.DynamicTreeRegressor(n_particles=2)._params.alpha == 0.95
+    report = check(ex, lambda a: 0.5 * a)
+    assert report.stream_divergence is not None, str(report)
+    assert check(ex, lambda a: a).passed
