@@ -8,6 +8,7 @@ from reference.evaluation import catalog
 from reference.evaluation.cli._output import with_examples
 from reference.evaluation.cli.compare import DEFAULT_MODEL, DEFAULT_ROWS, ROWS, cmd_compare
 from reference.evaluation.cli.data import cmd_data
+from reference.evaluation.cli.exercise import add_exercise_parser
 from reference.evaluation.cli.grid import cmd_grid
 from reference.evaluation.cli.listing import cmd_list
 from reference.evaluation.cli.run import DEFAULT_ROWS as RUN_DEFAULT_ROWS
@@ -16,7 +17,7 @@ from reference.evaluation.cli.run import cmd_run
 
 __all__ = ["COMMANDS", "build_parser"]
 
-COMMANDS = ("run", "compare", "list", "data", "grid", "figures")
+COMMANDS = ("run", "compare", "list", "data", "grid", "exercise", "figures")
 """The subcommands; anything else on the command line is an argument of ``run``."""
 
 
@@ -244,6 +245,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=PROGRESS_HELP.replace("time left", "cells done and the time left"),
     )
     grid.set_defaults(handler=cmd_grid)
+    add_exercise_parser(sub)  # driftwood exercise list|start|check|hint
     from reference.evaluation.cli import figures
 
     figures.add_parser(sub)
