@@ -86,9 +86,11 @@ def nearest_ball(x: list[float], centres: list[list[float]],
 
     Determinism ([ABACOC-SPEC §11], tie rule [ABACOC-SPEC T1]): compare the balls by the
     squared distance :math:`\sum_j (x_j - c_j)^2`, accumulated left to right over the
-    coordinates; among exactly equal squared distances the ball with the smallest id
-    (creation order) wins, wherever it sits in the list. Return the distance as the
-    square root of the winner's squared distance.
+    coordinates with a plain loop (from Python 3.12 on, ``sum()`` compensates the
+    rounding and may differ in the last bit) of products ``d * d`` (``d ** 2`` raises
+    ``OverflowError`` where the product gives ``inf``); among exactly equal squared
+    distances the ball with the smallest id (creation order) wins, wherever it sits in
+    the list. Return the distance as the square root of the winner's squared distance.
     Tutorial: "Finding the nearest ball, exactly" (tutorials/04_abacoc.md).
 
     Parameters
@@ -744,6 +746,8 @@ def randomized_probability(n1: int, n: int) -> float:
 
     the Laplace estimate is trusted only outside a band of half-width :math:`\gamma`
     around 1/2; inside it the vote is a coin biased linearly towards the estimate.
+    Compute :math:`q`, then :math:`\gamma`, then :math:`p` as written
+    ([ABACOC-SPEC §4] fixes these operations, so do not simplify :math:`1/(2\gamma)`).
     Tutorial: "BASE: one shrinking radius and a randomized vote" (tutorials/04_abacoc.md).
 
     Parameters
@@ -822,13 +826,6 @@ VOTE = Exercise(
                   lambda: _jittered_data(23)),
     mistakes=(
         Mistake(
-            "vote-no-clip",
-            "Your probability leaves [0, 1]: outside the band the vote is certain, "
-            "p = min(1, max(0, ...)).",
-            BASE,
-            _vote_mistake(clip=False),
-        ),
-        Mistake(
             "vote-laplace",
             "Your Laplace estimate divides by n + 3: adding one pseudo-point of each label "
             "gives (n1 + 1)/(n + 2).",
@@ -850,6 +847,13 @@ VOTE = Exercise(
             "(n1 + 1)/(n + 2), defined for an empty ball too.",
             BASE,
             _vote_mistake(laplace=lambda n1, n: n1 / n if n else 0.5),
+        ),
+        Mistake(
+            "vote-no-clip",
+            "Your probability leaves [0, 1]: outside the band the vote is certain, "
+            "p = min(1, max(0, ...)).",
+            BASE,
+            _vote_mistake(clip=False),
         ),
     ),
     hints=(
