@@ -90,7 +90,9 @@ def nearest_ball(x: list[float], centres: list[list[float]],
     rounding and may differ in the last bit) of products ``d * d`` (``d ** 2`` raises
     ``OverflowError`` where the product gives ``inf``); among exactly equal squared
     distances the ball with the smallest id (creation order) wins, wherever it sits in
-    the list. Return the distance as the square root of the winner's squared distance.
+    the list. Return the distance as ``math.sqrt`` of the winner's squared distance
+    (``** 0.5`` may differ from the square root in the last bit). Mind the case where
+    every squared distance is ``inf``: there is still a nearest ball.
     Tutorial: "Finding the nearest ball, exactly" (tutorials/04_abacoc.md).
 
     Parameters
@@ -400,7 +402,8 @@ RADIUS = Exercise(
         "The radius is a function of R, m and d only; the current ε is not needed.",
         "Increment m first. With m = 1 the factor m^(-1/(2+d)) is 1, so the first mistake "
         "leaves the radius at R.",
-        "Return (m + 1, R * math.pow(m + 1, -1.0 / (2.0 + d))).",
+        "Count the mistake first, then apply the law to the new count with math.pow as the "
+        "docstring prescribes; the current ε does not enter it.",
     ),
     minutes=10,
 )
@@ -533,7 +536,8 @@ CENTRE = Exercise(
         "change when one more point arrives?",
         "The mean of u points is the mean of u - 1 points plus (x - mean)/u. Count the new "
         "point before dividing.",
-        "u_new = u + 1; each coordinate becomes c[j] + (x[j] - c[j]) / float(u_new).",
+        "Increment the counter, then move every coordinate by its difference to x divided "
+        "by the new counter; build a new list instead of changing the argument.",
     ),
     minutes=10,
 )
@@ -592,7 +596,9 @@ def fix_victim(mistakes: list[int], below: Callable[[int], int]) -> int:
     mistakes : list of int
         :math:`m_i \ge 0` of the balls, in slot order (at least one ball).
     below : callable
-        ``below(n)`` returns a uniform integer in ``0 .. n - 1`` (the model's generator).
+        ``below(n)`` returns a uniform integer in ``0 .. n - 1``: the model's generator
+        inside the model; in the checker's cases a fixed stand-in,
+        ``reference.exercises.abacoc.Below(seed)``, that you may call yourself.
 
     Returns
     -------

@@ -1521,8 +1521,8 @@ WELFORD = Exercise(
         "the new means.",
         "Each centred sum grows by a product of two deviations of the new value: one from "
         "the old mean and one from the new mean (for C: g from the old, h from the new).",
-        "Return [n + 1, Σg + g, Σh + h, M_g + (g - ḡ_old)(g - ḡ_new), "
-        "M_h + (h - h̄_old)(h - h̄_new), C + ...] with the means as in the docstring.",
+        "Return a new list in the cell's order, n as an int: the count and the sums first, "
+        "then each centred sum plus the docstring's product of deviations.",
     ),
     minutes=15,
 )
