@@ -690,8 +690,9 @@ FIX = Exercise(
     cases=_fix_cases,
     tolerance=EXACT,
     plugs=_fix_plugs(),
-    stream=Stream("ABACOCClassifier", {"variant": "auto_adj", "budget": 5, "seed": 6},
-                  lambda: _jittered_data(19)),
+    # a budget of 4 balls: almost every new ball deletes one, early in the stream
+    stream=Stream("ABACOCClassifier", {"variant": "auto_adj", "budget": 4, "seed": 7},
+                  lambda: _jittered_data(29)),
     mistakes=(
         Mistake(
             "fix-weight-m-plus-2",
