@@ -81,8 +81,12 @@ def nearest_ball(x: list[float], centres: list[list[float]],
                  ids: list[int]) -> tuple[int, float]:
     r"""The ball whose centre is nearest to ``x``, and the distance to it [DOC15, Alg. 1].
 
-    Every step of ABACOC starts with :math:`s_t = \arg\min_{s \in S} \rho(x_t, c_s)`, the
-    Euclidean distance :math:`\rho(x, c) = \sqrt{\sum_j (x_j - c_j)^2}`.
+    Every step of ABACOC starts with the nearest centre under the Euclidean distance:
+
+    .. math::
+
+        s_t = \arg\min_{s \in S} \rho(x_t, c_s), \qquad
+        \rho(x, c) = \sqrt{\textstyle\sum_j (x_j - c_j)^2}.
 
     Determinism ([ABACOC-SPEC §11], tie rule [ABACOC-SPEC T1]): compare the balls by the
     squared distance :math:`\sum_j (x_j - c_j)^2`, accumulated left to right over the

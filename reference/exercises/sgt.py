@@ -27,15 +27,17 @@ from reference.sgt import grad_hess as _grad_hess
 from reference.sgt import losses as _losses
 from reference.sgt import quantizer as _quantizer
 from reference.sgt import splits as _splits
+from reference.special import betainc as _betainc
 
-__all__ = ["EXERCISES"]
+__all__ = ["EXERCISES", "BetaInc", "BETAINC"]
 
 TUTORIAL = "tutorials/03_stochastic_gradient_trees.md"
 SECOND_ORDER = f"{TUTORIAL}#a-second-order-view-of-one-update"
 LEAF_STATISTICS = f"{TUTORIAL}#statistics-of-a-leaf"
 OPTIMAL_VALUE = f"{TUTORIAL}#the-optimal-value-changes"
 LOSS_CHANGE = f"{TUTORIAL}#how-much-does-the-loss-change-and-how-sure-are-we"
-T_TEST_ANCHOR = f"{TUTORIAL}#why-a-t-test-and-not-hoeffdings-bound"
+# "Why a $t$-test and not ...": MyST drops the inline math from the slug
+T_TEST_ANCHOR = f"{TUTORIAL}#why-a--test-and-not-hoeffdings-bound"
 SOFTMAX = f"{TUTORIAL}#several-classes-a-softmax-committee"
 
 EPSILON = sys.float_info.min
@@ -318,7 +320,7 @@ def _logistic_twice(y: float, raw: float) -> tuple[float, float]:
 
 LOGISTIC = Exercise(
     name="sgt-logistic-gradient",
-    title="Gradient and Hessian of the binary cross-entropy (logistic loss)",
+    title="Gradient and Hessian of the logistic loss",
     family="sgt",
     tag="[GPF19, Eq. 26-29]; [SGT-SPEC §3.2]",
     anchor=SECOND_ORDER,
@@ -538,8 +540,9 @@ def newton_step(n: int, sum_g: float, sum_h: float, lam: float) -> float:
         \Delta = -\frac{\bar g}{\bar h + \lambda + \varepsilon}, \qquad
         \varepsilon = \text{the smallest normal double}.
 
-    An empty cell (``n == 0``) has :math:`\bar g = \bar h = 0`. Add the three terms of
-    the denominator left to right.
+    An empty cell (``n == 0``) has :math:`\bar g = \bar h = 0`, and the formula then gives
+    ``-0.0``: keep it (the checker tells signed zeros apart). Add the three terms of the
+    denominator left to right.
     Tutorial: "The optimal value changes" (tutorials/03_stochastic_gradient_trees.md).
 
     Parameters
@@ -987,7 +990,7 @@ def _pool_mistake(within_n: bool = False, between_unweighted: bool = False,
 
 SPLIT_GAIN = Exercise(
     name="sgt-split-gain",
-    title="The split gain: pooled mean and variance of a candidate's loss change",
+    title="The split gain: a candidate's pooled loss change",
     family="sgt",
     tag="[GPF19, Eq. 17-18]; [SGT-SPEC §7.3]",
     anchor=LOSS_CHANGE,
@@ -1056,11 +1059,11 @@ SPLIT_GAIN = Exercise(
 
 # == 7. the split test's p-value =========================================================
 T_TEST_SKELETON = r'''import math
+from collections.abc import Callable
 
-from reference.special import betainc   # betainc(a, b, x) is I_x(a, b), regularised
 
-
-def t_test_p_value(mean: float, variance: float, n: int) -> float:
+def t_test_p_value(mean: float, variance: float, n: int,
+                   betainc: Callable[[float, float, float], float]) -> float:
     r"""Two-sided p-value of the split test: one-sample t-test of mean 0 [GPF19, Eq. 16].
 
     Under "the update does not change the loss", the mean loss change :math:`\tilde m`
@@ -1073,7 +1076,7 @@ def t_test_p_value(mean: float, variance: float, n: int) -> float:
           = I_{\nu/(\nu + F)}\big(\tfrac{\nu}{2}, \tfrac12\big),
         \quad F = t^2 = \frac{n \tilde m^2}{s^2},
 
-    with :math:`I` the regularised incomplete beta function (given: ``betainc``).
+    with :math:`I` the regularised incomplete beta function (given as ``betainc``).
     Degenerate rules ([SGT-SPEC §8]): :math:`n < 2` gives 1; a non-finite mean or
     variance gives 1; :math:`s^2 = 0` gives 0 when :math:`\tilde m < 0`, else 1.
     Tutorial: "Why a t-test and not Hoeffding's bound"
@@ -1087,6 +1090,9 @@ def t_test_p_value(mean: float, variance: float, n: int) -> float:
         Its sample variance :math:`s^2 \ge 0`.
     n : int
         The leaf count since its last reset.
+    betainc : callable
+        ``betainc(a, b, x)`` is :math:`I_x(a, b)`, the library's
+        ``reference.special.betainc`` (writing it is not part of the exercise).
 
     Returns
     -------
@@ -1097,48 +1103,69 @@ def t_test_p_value(mean: float, variance: float, n: int) -> float:
 '''
 
 
-def t_test_p_value(mean: float, variance: float, n: int) -> float:
-    """The reference: :func:`reference.sgt.splits.t_test_p_value`."""
+class BetaInc:
+    """The regularised incomplete beta ``reference.special.betainc``, with a short repr:
+    the ``betainc`` argument of the split-test exercise's cases and plug."""
+
+    def __call__(self, a: float, b: float, x: float) -> float:
+        return _betainc(a, b, x)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, BetaInc)
+
+    def __hash__(self) -> int:
+        return hash("BetaInc")
+
+    def __repr__(self) -> str:
+        return "betainc"
+
+
+BETAINC = BetaInc()
+
+
+def t_test_p_value(mean: float, variance: float, n: int,
+                   betainc: Callable[[float, float, float], float]) -> float:
+    """The reference: :func:`reference.sgt.splits.t_test_p_value` (which uses the library's
+    ``betainc`` itself)."""
     return _T_TEST_P_VALUE(mean, variance, n)
 
 
 def _t_test_cases() -> list[Case]:
     rng = random.Random(707)
     cases = [
-        Case((-3.0, 200.0, 200), "t = -3, n = 200 (the tutorial's example)"),
-        Case((-1.0, 0.5, 1), "n = 1: no test"),
-        Case((-1.0, 0.5, 0), "n = 0: no test"),
-        Case((-0.2, 0.0, 50), "zero variance, negative mean"),
-        Case((0.2, 0.0, 50), "zero variance, positive mean"),
-        Case((0.0, 0.0, 50), "zero variance, zero mean"),
-        Case((0.0, 1.0, 50), "zero mean"),
-        Case((math.nan, 1.0, 50), "NaN mean"),
-        Case((-1.0, math.inf, 50), "infinite variance"),
-        Case((-1e-200, 1e-200, 1000), "tiny mean and variance"),
-        Case((-2.0, 1e-300, 200), "tiny variance: p underflows to 0"),
-        Case((-0.01, 1.0, 2), "two instances (ν = 1)"),
+        Case((-3.0, 200.0, 200, BETAINC), "t = -3, n = 200 (the tutorial's example)"),
+        Case((-1.0, 0.5, 1, BETAINC), "n = 1: no test"),
+        Case((-1.0, 0.5, 0, BETAINC), "n = 0: no test"),
+        Case((-0.2, 0.0, 50, BETAINC), "zero variance, negative mean"),
+        Case((0.2, 0.0, 50, BETAINC), "zero variance, positive mean"),
+        Case((0.0, 0.0, 50, BETAINC), "zero variance, zero mean"),
+        Case((0.0, 1.0, 50, BETAINC), "zero mean"),
+        Case((math.nan, 1.0, 50, BETAINC), "NaN mean"),
+        Case((-1.0, math.inf, 50, BETAINC), "infinite variance"),
+        Case((-1e-200, 1e-200, 1000, BETAINC), "tiny mean and variance"),
+        Case((-2.0, 1e-300, 200, BETAINC), "tiny variance: p underflows to 0"),
+        Case((-0.01, 1.0, 2, BETAINC), "two instances (ν = 1)"),
     ]
     for i in range(60):
         n = rng.randint(2, 5000)
         variance = math.exp(rng.uniform(-8.0, 4.0))
         t = rng.uniform(-8.0, 3.0)
-        cases.append(Case((t * math.sqrt(variance / n), variance, n), f"random {i}"))
+        cases.append(Case((t * math.sqrt(variance / n), variance, n, BETAINC), f"random {i}"))
     return cases
 
 
 def _t_test_plugs() -> tuple[Plug, ...]:
     def adapt(student: Fn) -> Fn:
         def p_value(mean: float, variance: float, n: int) -> float:
-            return float(student(float(mean), float(variance), int(n)))
+            return float(student(float(mean), float(variance), int(n), BETAINC))
         return p_value
     return (Plug("reference.sgt.splits.t_test_p_value", adapt),)
 
 
 def _t_test_mistake(statistic: str = "square", df_n: bool = False, halve: bool = False,
                     river_zero: bool = False) -> Fn:
-    def wrong(mean: float, variance: float, n: int) -> float:
-        from reference.special import betainc
-
+    def wrong(mean: float, variance: float, n: int,
+              betainc: Callable[[float, float, float], float]) -> float:
         if n < 2 or not math.isfinite(mean) or not math.isfinite(variance):
             return 1.0
         if variance == 0.0:
