@@ -278,6 +278,7 @@ def _logistic_cases() -> list[Case]:
     cases = [
         Case((1.0, 0.0), "raw score 0 (the docstring example)"),
         Case((0.0, 0.0), "raw score 0, class 0"),
+        Case((1.0, -3.0), "negative score"),
         Case((1.0, 40.0), "saturated sigmoid (h underflows towards 0)"),
         Case((0.0, -40.0), "saturated sigmoid, negative side"),
         Case((1.0, -745.0), "exp(f) is subnormal"),
@@ -310,6 +311,11 @@ def _logistic_negative_branch(y: float, raw: float) -> tuple[float, float]:
         p = 1.0 / (1.0 + math.exp(-raw))
     else:
         p = 1.0 / (1.0 + math.exp(raw))
+    return p - y, p * (1.0 - p)
+
+
+def _logistic_naive(y: float, raw: float) -> tuple[float, float]:
+    p = 1.0 / (1.0 + math.exp(-raw))     # overflows for raw < -709.78
     return p - y, p * (1.0 - p)
 
 
@@ -361,6 +367,13 @@ LOGISTIC = Exercise(
             "to the raw score.",
             SECOND_ORDER,
             _logistic_twice,
+        ),
+        Mistake(
+            "logistic-naive-sigmoid",
+            "Your sigmoid is 1/(1 + e^-f) for every f: for f < 0 it rounds differently from "
+            "e^f/(1 + e^f) and e^-f overflows below f = -709.78; use the two branches.",
+            SECOND_ORDER,
+            _logistic_naive,
         ),
     ),
     hints=(
