@@ -360,6 +360,10 @@ def _radius_mistake(exponent: Callable[[float], float] = lambda d: -1.0 / (2.0 +
     return wrong
 
 
+def _radius_divided(R: float, eps: float, m: int, d: float) -> tuple[int, float]:
+    return m + 1, R / math.pow(float(m + 1), 1.0 / (2.0 + d))
+
+
 RADIUS = Exercise(
     name="ab-radius-law",
     title="AUTO's radius law: a ball shrinks with its own mistakes",
@@ -394,6 +398,13 @@ RADIUS = Exercise(
             "You used the count before the mistake: count it first, then shrink with the new m.",
             AUTO,
             _radius_mistake(old_count=True),
+        ),
+        Mistake(
+            "radius-divides-by-root",
+            "R / m^(1/(2+d)) is the same radius in real arithmetic but not in floating point: "
+            "the specification prescribes R * pow(m, -1/(2+d)), which both backends compute.",
+            AUTO,
+            _radius_divided,
         ),
         Mistake(
             "radius-exponent-sign",
@@ -491,6 +502,11 @@ def _centre_mistake(divisor: Callable[[int], int] = lambda u: u + 1, sign: float
     return wrong
 
 
+def _centre_weighted(center: list[float], x: list[float], u: int) -> tuple[int, list[float]]:
+    u += 1
+    return u, [((u - 1) * c + xj) / u for c, xj in zip(center, x, strict=True)]
+
+
 CENTRE = Exercise(
     name="ab-centre-update",
     title="The ADJ centre update: an online K-means step",
@@ -526,6 +542,13 @@ CENTRE = Exercise(
             "Your centre moves away from the point: c + (x - c)/u moves towards x.",
             BASE,
             _centre_mistake(sign=-1.0),
+        ),
+        Mistake(
+            "centre-weighted-mean",
+            "((u - 1) c + x)/u is the same mean in real arithmetic but not in floating point: "
+            "the specification prescribes the incremental form c + (x - c)/u.",
+            BASE,
+            _centre_weighted,
         ),
         Mistake(
             "centre-fixed-half",
@@ -821,6 +844,11 @@ def _vote_mistake(laplace: Callable[[int, int], float] = lambda n1, n: (n1 + 1) 
     return wrong
 
 
+def _vote_simplified(n1: int, n: int) -> float:
+    q = (n1 + 1) / (n + 2)
+    return min(1.0, max(0.0, 0.5 + (q - 0.5) * math.sqrt(n + 2)))
+
+
 VOTE = Exercise(
     name="ab-randomized-vote",
     title="BASE's randomized vote: Laplace estimate and band",
@@ -858,6 +886,13 @@ VOTE = Exercise(
             "(n1 + 1)/(n + 2), defined for an empty ball too.",
             BASE,
             _vote_mistake(laplace=lambda n1, n: n1 / n if n else 0.5),
+        ),
+        Mistake(
+            "vote-simplified-band",
+            "(q - 1/2)·√(n + 2) equals (q - 1/2)/(2γ) in real arithmetic but not in floating "
+            "point: compute γ and divide by 2γ, as the specification does.",
+            BASE,
+            _vote_simplified,
         ),
         Mistake(
             "vote-no-clip",

@@ -437,6 +437,7 @@ def _softmax_cases() -> list[Case]:
     cases = [
         Case(([0.0], 0), "two classes, scores 0"),
         Case(([0.0, 0.0], 2), "all scores 0, the class without a tree"),
+        Case(([2.0, -1.0], 0), "a positive largest score"),
         Case(([1.5, 1.5, -0.5], 1), "tied largest scores"),
         Case(([800.0, -800.0], 0), "huge scores (exp would overflow without the max)"),
         Case(([-800.0, -800.0], 2), "very negative scores"),
@@ -479,6 +480,16 @@ def _softmax_mistake(hess_p: bool = False, half: bool = False, fixed: float = 0.
     return wrong
 
 
+def _softmax_no_shift(raws: list[float], label: int) -> tuple[list[float], list[float]]:
+    exps = [math.exp(s) for s in [*raws, 0.0]]
+    total = 0.0
+    for e in exps:
+        total += e
+    probs = [e / total for e in exps]
+    return ([probs[c] - (1.0 if c == label else 0.0) for c in range(len(raws))],
+            [probs[c] * (1.0 - probs[c]) for c in range(len(raws))])
+
+
 SOFTMAX_EXERCISE = Exercise(
     name="sgt-softmax-gradients",
     title="Gradients and Hessians of the softmax committee",
@@ -514,6 +525,13 @@ SOFTMAX_EXERCISE = Exercise(
             SOFTMAX,
             _softmax_mistake(fixed=1.0),
             mutant="sgt-softmax-fixed-score",
+        ),
+        Mistake(
+            "softmax-no-max-shift",
+            "Without subtracting the largest score first, exp overflows for large scores and "
+            "the probabilities round differently; the specification shifts by the maximum.",
+            SOFTMAX,
+            _softmax_no_shift,
         ),
         Mistake(
             "softmax-no-reference-class",
@@ -640,6 +658,10 @@ def _newton_no_lambda(n: int, sum_g: float, sum_h: float, lam: float) -> float:
     return -mean_g / (mean_h + EPSILON)
 
 
+def _newton_sums_n_lambda(n: int, sum_g: float, sum_h: float, lam: float) -> float:
+    return -sum_g / (sum_h + n * lam + EPSILON)
+
+
 NEWTON = Exercise(
     name="sgt-newton-step",
     title="The Newton step of a leaf value, -ḡ/(h̄ + λ)",
@@ -675,6 +697,13 @@ NEWTON = Exercise(
             "Δ = -ḡ/(h̄ + λ).",
             OPTIMAL_VALUE,
             _newton_sign,
+        ),
+        Mistake(
+            "newton-sums-n-lambda",
+            "-Σg/(Σh + nλ + ε) is the same step in real arithmetic but rounds differently: "
+            "form the means first, then -ḡ/(h̄ + λ + ε).",
+            OPTIMAL_VALUE,
+            _newton_sums_n_lambda,
         ),
         Mistake(
             "newton-no-lambda",
@@ -1320,6 +1349,8 @@ def _bin_cases() -> list[Case]:
         Case((0.3, 0.0, 1.0, 1), "one bin"),
         Case((0.999, 0.0, 1.0, 10), "just below the top edge"),
         Case((0.7, 0.0, 1.0, 10), "position 7 - 1 ulp (0.7 is not exact)"),
+        Case((5.92, 0.96, 8.4, 3), "on a bin edge: the order of operations decides"),
+        Case((6.013999999999999, 3.44, 6.443, 7), "on a bin edge, rounded the other way"),
     ]
     for i in range(60):
         lo = rng.uniform(-10.0, 10.0)
@@ -1362,6 +1393,17 @@ def _bin_mistake(top: str = ">=", width_minus_one: bool = False, rounding: bool 
     return wrong
 
 
+def _bin_fraction_first(x: float, lo: float, hi: float, bins: int) -> int:
+    if not hi > lo:
+        return 0
+    position = (x - lo) / (hi - lo) * bins
+    if position >= bins:
+        return bins - 1
+    if not position >= 0.0:
+        return 0
+    return int(position)
+
+
 BIN_INDEX = Exercise(
     name="sgt-bin-index",
     title="The equal-width bin index of a numeric value",
@@ -1398,6 +1440,13 @@ BIN_INDEX = Exercise(
             "beyond the maximum goes to bin B - 1, not B.",
             LEAF_STATISTICS,
             _bin_mistake(top="B"),
+        ),
+        Mistake(
+            "bin-position-order",
+            "(x - min)/(max - min)·B rounds differently from B·(x - min)/(max - min) right at "
+            "the bin edges: the specification multiplies by B first.",
+            LEAF_STATISTICS,
+            _bin_fraction_first,
         ),
         Mistake(
             "bin-rounding",
