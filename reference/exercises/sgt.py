@@ -50,6 +50,8 @@ Fn = Callable[..., Any]
 # the reference answers below stay the reference even then (and never call the student).
 _SQUARED_GH = _losses.SquaredError.gradient_hessian
 _LOGISTIC_GH = _losses.BinaryCrossEntropy.gradient_hessian
+_PSEUDO_HUBER_GH = _losses.PseudoHuber.gradient_hessian
+_MERGE = _grad_hess.merge
 _SOFTMAX_GRADIENTS = _losses.softmax_gradients
 _ADD = _grad_hess.GradHessStats.add
 _DELTA_PREDICTION = _grad_hess.delta_prediction
@@ -1616,11 +1618,298 @@ WELFORD = Exercise(
 )
 
 
+# == 10. pseudo-Huber ====================================================================
+PSEUDO_HUBER_SKELETON = r'''import math
+
+
+def pseudo_huber_gradient_hessian(y: float, raw: float) -> tuple[float, float]:
+    r"""Gradient and Hessian of the pseudo-Huber loss, for robust regression [SGT-SPEC §3.5].
+
+    With the residual :math:`r = f - y`,
+
+    .. math::
+
+        l(y, f) = \sqrt{1 + r^2} - 1, \qquad
+        g = \frac{\partial l}{\partial f}, \qquad h = \frac{\partial^2 l}{\partial f^2}:
+
+    quadratic (:math:`r^2/2`) near the target and linear (:math:`|r| - 1`) far from it,
+    so a gross outlier pulls a leaf with a gradient of at most 1 (the trees accept any
+    twice-differentiable loss [GPF19, §3.1]). Write :math:`q = 1 + r^2` and use only
+    ``+``, ``*``, ``/`` and ``math.sqrt`` (each correctly rounded, so the C twin gives
+    the same bits): compute ``q = 1.0 + r * r`` and ``root = math.sqrt(q)``, then
+    express ``g`` and ``h`` with one division each.
+    Tutorial: "A second-order view of one update" (tutorials/03_stochastic_gradient_trees.md).
+
+    Parameters
+    ----------
+    y : float
+        The target.
+    raw : float
+        The raw score :math:`f(x)` (the prediction).
+
+    Returns
+    -------
+    tuple of float
+        ``(g, h)``.
+    """
+    raise NotImplementedError
+'''
+
+
+def pseudo_huber_gradient_hessian(y: float, raw: float) -> tuple[float, float]:
+    """The reference: :meth:`reference.sgt.losses.PseudoHuber.gradient_hessian`."""
+    return _PSEUDO_HUBER_GH(_losses.PseudoHuber(), y, raw)
+
+
+def _pseudo_huber_cases() -> list[Case]:
+    rng = random.Random(1111)
+    cases = [
+        Case((0.0, 0.0), "zero residual"),
+        Case((0.0, 10.0), "the docstring example: a far target"),
+        Case((5.0, -95.0), "an outlier: the gradient saturates near -1"),
+        Case((1e-300, -1e-300), "tiny residual"),
+        Case((0.0, 1e200), "huge residual: r² overflows"),
+        Case((1.0, 1.0 + 1e-8), "residual 1e-8"),
+    ]
+    for i in range(60):
+        scale = 10.0 ** rng.randint(-2, 3)
+        cases.append(Case((rng.gauss(0.0, scale), rng.gauss(0.0, scale)), f"random {i}"))
+    return cases
+
+
+def _pseudo_huber_mistake(kind: str) -> Fn:
+    def wrong(y: float, raw: float) -> tuple[float, float]:
+        r = raw - y
+        q = 1.0 + r * r
+        root = math.sqrt(q)
+        if kind == "hessian-q":
+            return r / root, 1.0 / q
+        if kind == "gradient-r":
+            return r, 1.0 / (q * root)
+        if kind == "hessian-root":
+            return r / root, 1.0 / root
+        return r / root, q ** -1.5          # kind == "power"
+    return wrong
+
+
+PSEUDO_HUBER = Exercise(
+    name="sgt-pseudo-huber-gradient",
+    title="Gradient and Hessian of the pseudo-Huber loss",
+    family="sgt",
+    tag="[GPF19, §3.1]; [SGT-SPEC §3.5]",
+    anchor=SECOND_ORDER,
+    function_name="pseudo_huber_gradient_hessian",
+    skeleton=PSEUDO_HUBER_SKELETON,
+    reference=pseudo_huber_gradient_hessian,
+    cases=_pseudo_huber_cases,
+    tolerance=EXACT,
+    plugs=(Plug("reference.sgt.losses.PseudoHuber.gradient_hessian", _loss_method),),
+    # ``SGT`` with the built-in pseudo-Huber loss: the fast model runs its C derivatives
+    stream=Stream("SGT", {**SGT_PARAMS, "loss": _losses.PseudoHuber()}, _regression_data),
+    mistakes=(
+        Mistake(
+            "pseudo-huber-hessian-q",
+            "Your Hessian is 1/(1 + r²): differentiating r/√(1 + r²) once more gives "
+            "(1 + r²)^(-3/2).",
+            SECOND_ORDER,
+            _pseudo_huber_mistake("hessian-q"),
+            mutant="sgt-pseudo-huber-hessian",
+        ),
+        Mistake(
+            "pseudo-huber-gradient-r",
+            "Your gradient is the residual itself (the squared error's): the pseudo-Huber "
+            "gradient r/√(1 + r²) never exceeds 1 in size.",
+            SECOND_ORDER,
+            _pseudo_huber_mistake("gradient-r"),
+        ),
+        Mistake(
+            "pseudo-huber-hessian-root",
+            "Your Hessian is 1/√(1 + r²): the quotient rule on r/√q gives 1/√q - r²/q^(3/2) "
+            "= 1/(q√q).",
+            SECOND_ORDER,
+            _pseudo_huber_mistake("hessian-root"),
+        ),
+        Mistake(
+            "pseudo-huber-power",
+            "q ** -1.5 is the right Hessian in real arithmetic but pow rounds differently "
+            "from 1/(q·√q), which both backends compute.",
+            SECOND_ORDER,
+            _pseudo_huber_mistake("power"),
+        ),
+    ),
+    hints=(
+        "Differentiate √(1 + r²) with respect to f; r = f - y, so dr/df = 1.",
+        "g = r/√(1 + r²). For h, use the quotient rule on r/√q with q = 1 + r², and "
+        "simplify with q - r² = 1.",
+        "Compute q and its root once; g divides r by the root, h divides 1 by q times the "
+        "root.",
+    ),
+    minutes=10,
+)
+
+
+# == 11. Chan's merge of two cells =======================================================
+MERGE_SKELETON = r'''def merge_cells(a: list[float], b: list[float]) -> list[float]:
+    r"""Merge the statistics of two cells exactly (Chan et al.) [SGT-SPEC §4.3].
+
+    A candidate split's children are merges of bin cells ``[n, sum_g, sum_h, m_g, m_h,
+    c]`` (count, sums, centred sums of squares, co-moment [GPF19, §3.3]). With the means
+    :math:`\bar g = \Sigma g / n`, :math:`d_g = \bar g_B - \bar g_A`,
+    :math:`d_h = \bar h_B - \bar h_A` and :math:`n = n_A + n_B`,
+
+    .. math::
+
+        M_g = M_{g,A} + M_{g,B} + d_g^2 \frac{n_A n_B}{n},\quad
+        M_h = M_{h,A} + M_{h,B} + d_h^2 \frac{n_A n_B}{n},\quad
+        C = C_A + C_B + d_g d_h \frac{n_A n_B}{n},
+
+    and the counts and sums add. An empty side gives a copy of the other side. Compute
+    the weight once as ``n_A * n_B / n`` (floats, in that order) and each term as
+    ``d * d * weight`` (``d_g * d_h * weight`` for C), added left to right.
+    Tutorial: "Statistics of a leaf" (tutorials/03_stochastic_gradient_trees.md).
+
+    Parameters
+    ----------
+    a, b : list
+        The two cells ``[n, sum_g, sum_h, m_g, m_h, c]`` (do not modify them).
+
+    Returns
+    -------
+    list
+        The merged cell (``n`` an int).
+    """
+    raise NotImplementedError
+'''
+
+
+def merge_cells(a: list[float], b: list[float]) -> list[float]:
+    """The reference: :func:`reference.sgt.grad_hess.merge` of the two cells."""
+    merged = _MERGE(_grad_hess.GradHessStats.from_list(list(a)),
+                    _grad_hess.GradHessStats.from_list(list(b)))
+    return merged.as_list()
+
+
+def _merge_cases() -> list[Case]:
+    rng = random.Random(1212)
+    empty = _cell_from_pairs([])
+    one = _cell_from_pairs([(0.5, 1.0)])
+    cases = [
+        Case((empty, empty), "two empty cells"),
+        Case((empty, one), "empty left side"),
+        Case((one, empty), "empty right side"),
+        Case((one, _cell_from_pairs([(1.5, 1.0)])), "two single pairs"),
+        Case((_cell_from_pairs([(0.5, 0.8), (1.0, 1.0), (1.5, 1.2)]),
+              _cell_from_pairs([(0.5, 1.2), (1.0, 1.0), (1.5, 0.9)])),
+             "the tutorial's example"),
+        Case((_cell_from_pairs([(2.0, 1.0)] * 4), _cell_from_pairs([(2.0, 1.0)] * 3)),
+             "equal means: nothing between the cells"),
+    ]
+    for i in range(60):
+        loss = rng.choice(["squared", "logistic"])
+        a = _cell_from_pairs(_random_pairs(rng, rng.randint(1, 40), loss))
+        b = _cell_from_pairs(_random_pairs(rng, rng.randint(1, 40), loss))
+        cases.append(Case((a, b), f"random {loss} cells {i}"))
+    return cases
+
+
+def _merge_plugs() -> tuple[Plug, ...]:
+    def adapt(student: Fn) -> Fn:
+        def merge(a: Any, b: Any) -> Any:
+            return _grad_hess.GradHessStats.from_list(
+                list(student(a.as_list(), b.as_list())))
+        return merge
+    return (Plug("reference.sgt.grad_hess.merge", adapt),)
+
+
+def _merge_mistake(kind: str) -> Fn:
+    def wrong(a: list[float], b: list[float]) -> list[float]:
+        if int(a[0]) == 0:
+            return list(b)
+        if int(b[0]) == 0:
+            return list(a)
+        n = int(a[0]) + int(b[0])
+        d_g = float(b[1]) / int(b[0]) - float(a[1]) / int(a[0])
+        d_h = float(b[2]) / int(b[0]) - float(a[2]) / int(a[0])
+        if kind == "n-plus-one":
+            weight = float(a[0]) * float(b[0]) / float(n + 1)
+        elif kind == "product":
+            weight = float(a[0]) * float(b[0])
+        else:
+            weight = float(a[0]) * float(b[0]) / float(n)
+        if kind == "no-between":
+            weight = 0.0
+        c_term = d_g * d_g * weight if kind == "covariance-dg2" else d_g * d_h * weight
+        return [n, float(a[1]) + float(b[1]), float(a[2]) + float(b[2]),
+                float(a[3]) + float(b[3]) + d_g * d_g * weight,
+                float(a[4]) + float(b[4]) + d_h * d_h * weight,
+                float(a[5]) + float(b[5]) + c_term]
+    return wrong
+
+
+MERGE = Exercise(
+    name="sgt-merge-cells",
+    title="Chan's merge of two leaf statistics cells",
+    family="sgt",
+    tag="[GPF19, §3.3]; [SGT-SPEC §4.3]",
+    anchor=LEAF_STATISTICS,
+    function_name="merge_cells",
+    skeleton=MERGE_SKELETON,
+    reference=merge_cells,
+    cases=_merge_cases,
+    tolerance=EXACT,
+    plugs=_merge_plugs(),
+    # merges change only the variances, so the stream uses the default, strict δ = 1e-7,
+    # where the split test's variance decides whether the first splits pass
+    stream=Stream("SGTRegressor", {**SGT_PARAMS, "delta": 1e-7}, _regression_data),
+    mistakes=(
+        Mistake(
+            "merge-no-between-term",
+            "You only added the centred sums: the two cells' means differ, and the spread "
+            "between them adds d² n_A n_B / n.",
+            LEAF_STATISTICS,
+            _merge_mistake("no-between"),
+        ),
+        Mistake(
+            "merge-weight-n-plus-one",
+            "The between-cells weight is n_A n_B / n with n = n_A + n_B, not / (n + 1).",
+            LEAF_STATISTICS,
+            _merge_mistake("n-plus-one"),
+            mutant="sgt-merge-weight",
+        ),
+        Mistake(
+            "merge-weight-product",
+            "The between-cells weight is n_A n_B / n: each pair of points across the cells "
+            "counts once, divided by the merged count.",
+            LEAF_STATISTICS,
+            _merge_mistake("product"),
+        ),
+        Mistake(
+            "merge-covariance-dg-squared",
+            "The co-moment's between term is d_g d_h n_A n_B / n: one difference of each "
+            "mean, not d_g².",
+            LEAF_STATISTICS,
+            _merge_mistake("covariance-dg2"),
+        ),
+    ),
+    hints=(
+        "Think of the merged centred sum as each cell's own spread plus the spread of the "
+        "two cell means around the merged mean.",
+        "The merged mean lies between the two means; summing n_A (ḡ_A - ḡ)² + "
+        "n_B (ḡ_B - ḡ)² gives d_g² n_A n_B / n. Empty cells need no formula.",
+        "Counts and sums add; each of the three centred sums adds the two cells' values "
+        "plus a product of mean differences times one shared weight.",
+    ),
+    minutes=15,
+)
+
+
 EXERCISES: tuple[Exercise, ...] = (
     SQUARED_ERROR,
     LOGISTIC,
     SOFTMAX_EXERCISE,
+    PSEUDO_HUBER,
     WELFORD,
+    MERGE,
     NEWTON,
     MOMENTS,
     SPLIT_GAIN,

@@ -54,6 +54,27 @@ def softmax_gradients(raws: list[float], label: int) -> tuple[list[float], list[
     return g, h
 
 
+def pseudo_huber_gradient_hessian(y: float, raw: float) -> tuple[float, float]:
+    # l = √(1 + r²) - 1: g = r/√q, h = (√q - r²/√q)/q = 1/(q√q) with q = 1 + r²
+    r = raw - y
+    q = r * r + 1.0
+    s = math.sqrt(q)
+    return r / s, 1.0 / (s * q)
+
+
+def merge_cells(a: list[float], b: list[float]) -> list[float]:
+    # pooled centred sums: own spreads plus the spread of the two means [SGT-SPEC §4.3]
+    if not a[0] or not b[0]:
+        return list(b if not a[0] else a)
+    na, nb = int(a[0]), int(b[0])
+    n = na + nb
+    dg = b[1] / nb - a[1] / na
+    dh = b[2] / nb - a[2] / na
+    w = float(na) * float(nb) / float(n)
+    return [n, a[1] + b[1], a[2] + b[2], a[3] + b[3] + dg * dg * w,
+            a[4] + b[4] + dh * dh * w, a[5] + b[5] + dg * dh * w]
+
+
 def welford_add(cell: list[float], g: float, h: float) -> list[float]:
     # Welford's co-moment update [SGT-SPEC §4.2]
     n, sg, sh, mg, mh, c = cell
@@ -128,7 +149,9 @@ SOLUTIONS: dict[str, Callable[..., Any]] = {
     "sgt-squared-error-gradient": squared_error_gradient_hessian,
     "sgt-logistic-gradient": logistic_gradient_hessian,
     "sgt-softmax-gradients": softmax_gradients,
+    "sgt-pseudo-huber-gradient": pseudo_huber_gradient_hessian,
     "sgt-leaf-statistics": welford_add,
+    "sgt-merge-cells": merge_cells,
     "sgt-newton-step": newton_step,
     "sgt-loss-change-moments": loss_change_moments,
     "sgt-split-gain": split_gain,
@@ -174,7 +197,8 @@ def _fast_snapshots(exercise: Any, steps: int) -> list[Any]:
 
 
 @pytest.mark.parametrize("name", ["sgt-squared-error-gradient", "sgt-softmax-gradients",
-                                  "sgt-leaf-statistics", "sgt-bin-index"])
+                                  "sgt-pseudo-huber-gradient", "sgt-leaf-statistics",
+                                  "sgt-bin-index"])
 def test_plugging_a_wrong_formula_leaves_the_fast_model_alone(name: str) -> None:
     exercise = BY_NAME[name]
     before = _fast_snapshots(exercise, 80)
