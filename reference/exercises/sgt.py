@@ -7,11 +7,16 @@ function inside the reference model (a method of a loss, a function of ``grad_he
 which never calls Python for these formulas.
 
 The exercises, in course order: the gradient and Hessian of the squared error, of the
-binary cross-entropy and of the softmax committee [GPF19, Eq. 19-29]; the Newton leaf value
-[GPF19, Eq. 13]; the mean and variance of the per-instance loss change [GPF19, Eq. 17-18];
-the split gain, pooled over a candidate's children ([SGT-SPEC §7.3]); the split test's
-p-value [GPF19, Eq. 16]; the equal-width bin index ([SGT-SPEC §5.6]); Welford's update of a
-leaf's statistics ([SGT-SPEC §4.2]).
+binary cross-entropy, of the softmax committee [GPF19, Eq. 19-29] and of the pseudo-Huber
+loss ([SGT-SPEC §3.5]); Welford's update of a leaf's statistics and Chan's merge of two
+cells ([SGT-SPEC §4.2-4.3]); the Newton leaf value [GPF19, Eq. 13]; the mean and variance
+of the per-instance loss change [GPF19, Eq. 17-18]; the split gain, pooled over a
+candidate's children ([SGT-SPEC §7.3]); the split test's p-value [GPF19, Eq. 16]; the
+equal-width bin index ([SGT-SPEC §5.6]).
+
+Tolerances: exact where the specification fixes the operations (every loss, the cell
+updates, the Newton step, the bin); relative 1e-12 for the loss-change moments, the pooled
+split gain and the p-value, where a student may reasonably group the terms differently.
 """
 
 from __future__ import annotations
