@@ -356,7 +356,7 @@ class Report:
                 f"    expected:  {_short(m.expected)}",
                 f"    obtained:  {_short(m.obtained)}",
             ]
-            if m.where:
+            if m.where and not m.where.startswith("expected "):
                 lines.append(f"    where:     {m.where}")
         if self.failing_case:
             lines.append(f"  case: {self.failing_case}")
@@ -372,7 +372,8 @@ class Report:
             if self.stream_divergence is not None:
                 dv = self.stream_divergence
                 lines.append(f"  stream: your function inside the reference {self.stream_model} "
-                             f"diverges from {dv.against} at step {dv.step}: {dv.what}")
+                             f"diverges from {dv.against} at step {dv.step} (rows from 0; "
+                             f"yours first): {dv.what}")
             elif self.status == "passed" or self.first_mismatch is not None:
                 lines.append(f"  stream: your function inside the reference {self.stream_model} "
                              f"agrees with {self.stream_against} for {self.stream_steps} steps")
@@ -609,12 +610,26 @@ def _positional_names(signature: inspect.Signature) -> list[str]:
     return [p.name for p in signature.parameters.values() if p.kind in kinds]
 
 
+def _plain_signature(name: str, signature: inspect.Signature) -> str:
+    """``name(a, b=1, *args)``: the parameters without annotations."""
+    shown: list[str] = []
+    for p in signature.parameters.values():
+        text = p.name
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            text = "*" + text
+        elif p.kind is inspect.Parameter.VAR_KEYWORD:
+            text = "**" + text
+        if p.default is not inspect.Parameter.empty:
+            text += f"={p.default!r}"
+        shown.append(text)
+    return f"{name}({', '.join(shown)})"
+
+
 def _signature_problem(exercise: Exercise, function: Any, notes: list[str]) -> str | None:
     if not callable(function):
         return f"expected a function {exercise.function_name}(...), got {_short(function)}"
     wanted = _skeleton_signature(exercise)
     names = _positional_names(wanted)
-    shown = f"{exercise.function_name}{wanted}"
     try:
         got = inspect.signature(function)
     except (TypeError, ValueError):  # builtins without a signature: let the call decide
@@ -622,8 +637,10 @@ def _signature_problem(exercise: Exercise, function: Any, notes: list[str]) -> s
     try:
         got.bind(*names)
     except TypeError as err:
-        return f"the function must accept {len(names)} positional arguments, as in {shown}; " \
-            f"yours is {getattr(function, '__name__', 'it')}{got} ({err})"
+        count = f"{len(names)} positional argument" + ("" if len(names) == 1 else "s")
+        return (f"the function must take {count}, as in "
+                f"{_plain_signature(exercise.function_name, wanted)}; yours is "
+                f"{_plain_signature(getattr(function, '__name__', 'function'), got)} ({err})")
     mine = _positional_names(got)[: len(names)]
     if mine != names:
         notes.append(f"your parameters are named ({', '.join(mine)}), the skeleton's "
