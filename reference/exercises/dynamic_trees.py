@@ -31,10 +31,13 @@ __all__ = ["EXERCISES"]
 
 _REAL: dict[str, Callable[..., Any]] = {
     "log_split_prob": tree.log_split_prob,
+    "log_leaf_prob": tree.log_leaf_prob,
     "regression_log_evidence": leaf_models.regression_log_evidence,
     "regression_predictive": leaf_models.regression_predictive,
     "regression_summary": leaf_models.regression_summary,
     "class_log_evidence": leaf_models.class_log_evidence,
+    "class_probability": leaf_models.class_probability,
+    "leaf_entropy": discard_stats.leaf_entropy,
     "move_weights": moves.move_weights,
     "residual_resample": particles.residual_resample,
     "alc_integral": discard_stats.alc_integral,
@@ -1853,7 +1856,7 @@ LEAF_ALC = Exercise(
     skeleton=ALC_SKELETON,
     reference=_alc_reference,
     cases=_alc_cases,
-    tolerance=Tolerance("rel", 1e-9, why=(
+    tolerance=Tolerance("rel", 1e-12, why=(
         "the closed-form integral is a sum of signed terms; grouping them differently (for "
         "example 2 c M1 instead of c (a + b)) changes the last digits, more where they "
         "cancel")),
@@ -1900,17 +1903,644 @@ LEAF_ALC = Exercise(
 )
 
 
+# =======================================================================================
+# 11. dt-leaf-prob: the tree prior's leaf term
+# =======================================================================================
+
+LEAF_PROB_SKELETON = r'''import math
+
+
+def log_leaf_prob(depth: int, alpha: float, beta: float) -> float:
+    r"""Log prior probability that a tree node at ``depth`` does *not* split (a leaf).
+
+    With the split probability :math:`p_{\rm split}(d) = \alpha(1 + d)^{-\beta}` (the
+    root has :math:`d = 0`), every leaf of a tree contributes
+
+    .. math::
+
+        \log\big(1 - p_{\rm split}(d)\big) = \log\big(1 - \alpha\,(1 + d)^{-\beta}\big)
+
+    to the tree's log prior, whatever its size (the minimum leaf size only restricts
+    which moves are possible). A grown leaf's children sit at depth :math:`d + 1`.
+
+    [AG13, §2.1]; [DT-SPEC §2]. Tutorial: tutorials/02_dynamic_trees.md, "The tree prior".
+
+    Parameters
+    ----------
+    depth : int
+        Depth of the leaf, 0 for the root.
+    alpha : float
+        Base split probability, ``0 <= alpha < 1``.
+    beta : float
+        Depth penalty, ``beta > 0``.
+
+    Returns
+    -------
+    float
+        :math:`\log(1 - p_{\rm split}(d))` (at most 0).
+    """
+    raise NotImplementedError
+'''
+
+
+def _leaf_prob_reference(depth: int, alpha: float, beta: float) -> float:
+    return float(_REAL["log_leaf_prob"](int(depth), float(alpha), float(beta)))
+
+
+_leaf_prob_reference.__name__ = "log_leaf_prob"
+
+
+def _leaf_prob_cases() -> list[Case]:
+    rng = random.Random(21_111)
+    cases = [
+        Case((0, 0.95, 2.0), "the root, dynaTree's defaults (alpha 0.95, beta 2)"),
+        Case((1, 0.95, 2.0), "depth 1: the children of a grown root"),
+        Case((0, 0.0, 2.0), "alpha = 0: nodes never split"),
+        Case((0, 0.999, 2.0), "alpha near 1: a root leaf is very unlikely"),
+        Case((1000, 0.95, 2.0), "a very deep leaf"),
+        Case((3, 0.5, 1e-9), "tiny beta: almost no depth penalty"),
+    ]
+    for _ in range(60):
+        cases.append(Case((rng.randrange(0, 13), rng.uniform(0.3, 0.99),
+                           rng.uniform(0.1, 2.5))))
+    return cases
+
+
+def _leaf_prob_plug(student: Callable[..., Any]) -> Callable[..., Any]:
+    def log_leaf_prob(depth: int, alpha: float, beta: float) -> float:
+        return float(student(depth, alpha, beta))
+    return log_leaf_prob
+
+
+@_function_of("log_leaf_prob")
+def _leaf_depth_plus_one(depth: int, alpha: float, beta: float) -> float:
+    return math.log(1.0 - alpha * math.pow(2.0 + float(depth), -beta))
+
+
+@_function_of("log_leaf_prob")
+def _leaf_split_term(depth: int, alpha: float, beta: float) -> float:
+    if alpha == 0.0:
+        return -math.inf
+    return math.log(alpha) - beta * math.log(1.0 + float(depth))
+
+
+@_function_of("log_leaf_prob")
+def _leaf_plus(depth: int, alpha: float, beta: float) -> float:
+    return math.log(1.0 + alpha * math.pow(1.0 + float(depth), -beta))
+
+
+@_function_of("log_leaf_prob")
+def _leaf_one_minus_log(depth: int, alpha: float, beta: float) -> float:
+    if alpha == 0.0:
+        return math.inf
+    return 1.0 - (math.log(alpha) - beta * math.log(1.0 + float(depth)))
+
+
+LEAF_PROB = Exercise(
+    name="dt-leaf-prob",
+    title="The tree prior: log probability that a node at depth d stays a leaf",
+    family="dynamic_trees",
+    tag="[AG13, §2.1]; [DT-SPEC §2]",
+    anchor=A_PRIOR,
+    function_name="log_leaf_prob",
+    skeleton=LEAF_PROB_SKELETON,
+    reference=_leaf_prob_reference,
+    cases=_leaf_prob_cases,
+    tolerance=Tolerance("rel", 1e-9, why=(
+        "log1p(-p) and log(1 - p) are both fine but differ by about 1e-16/p relative, "
+        "because 1 - p is rounded; for a deep leaf p is about 1e-6")),
+    plugs=(Plug("reference.dynatree.tree.log_leaf_prob", _leaf_prob_plug),),
+    stream=Stream("DynamicTreeRegressor", {"n_particles": 10, "seed": 1},
+                  _regression_data(1)),
+    mistakes=(
+        Mistake("depth-off-by-one",
+                "The depth is off by one: the root has depth 0, so its split probability is "
+                "alpha (1 + 0)^-beta = alpha.",
+                A_PRIOR, _leaf_depth_plus_one, mutant="dt-leaf-prob-depth"),
+        Mistake("split-term",
+                "This is log p_split(d), the term of an internal node; a leaf contributes "
+                "log(1 - p_split(d)).",
+                A_PRIOR, _leaf_split_term),
+        Mistake("sign-inside-log",
+                "A leaf is a node that does not split: 1 - p_split(d), not 1 + p_split(d).",
+                A_PRIOR, _leaf_plus),
+        Mistake("one-minus-log",
+                "The complement is taken of the probability, then the logarithm: "
+                "log(1 - p), not 1 - log p.",
+                A_PRIOR, _leaf_one_minus_log),
+    ),
+    hints=(
+        "A node either splits or is a leaf; the two probabilities add up to one.",
+        "Compute p_split(d) = alpha (1 + d)^-beta first (the root has d = 0).",
+        "Return the logarithm of 1 - alpha (1 + d)^-beta (math.log1p(-p) is also fine).",
+    ),
+    minutes=10,
+)
+
+
+# =======================================================================================
+# 12. dt-class-probability: the class leaf's predictive, with retired counts
+# =======================================================================================
+
+CLASS_PROB_SKELETON = r'''import math
+
+
+def class_probability(counts: list[int], retired: list[float], nu: float, k: int) -> float:
+    r"""Posterior predictive probability of class ``k`` in a class leaf.
+
+    The leaf holds :math:`c_1, \dots, c_C` active labels (:math:`n = \sum c_j`) and
+    retired (possibly discounted) pseudo-counts :math:`a_1, \dots, a_C` of total mass
+    :math:`\nu`; the baseline prior is Dirichlet(1/C, ..., 1/C) (total mass 1). The
+    posterior is Dirichlet(:math:`c_j + a_j + 1/C`), whose mean is the predictive
+
+    .. math::
+
+        p(y = k \mid \eta) = \frac{c_k + a_k + 1/C}{n + \nu + 1}.
+
+    Use the given :math:`\nu` (with forgetting it equals :math:`\sum_j a_j` only up to
+    rounding). [AG13, Eq. 1]; [AG13, §3]; [DT-SPEC §3.3]. Tutorial:
+    tutorials/02_dynamic_trees.md, "The multinomial leaf".
+
+    Parameters
+    ----------
+    counts : list of int
+        Active counts, one per class (``len(counts)`` is :math:`C`).
+    retired : list of float
+        Retired pseudo-counts :math:`a_j`, one per class.
+    nu : float
+        Retired mass :math:`\nu`.
+    k : int
+        The class, ``0 <= k < C``.
+
+    Returns
+    -------
+    float
+        :math:`p(y = k \mid \eta)`.
+    """
+    raise NotImplementedError
+'''
+
+def _class_stats(counts: Sequence[int], retired: Sequence[float],
+                 nu: float) -> tuple[LeafStats, LeafConfig]:
+    cfg = _class_cfg(len(counts))
+    st = LeafStats(cfg)
+    st.counts = [int(c) for c in counts]
+    st.gcounts = [float(a) for a in retired]
+    st.n = sum(st.counts)
+    st.nu = float(nu)
+    return st, cfg
+
+
+def _class_prob_reference(counts: list[int], retired: list[float], nu: float,
+                          k: int) -> float:
+    st, cfg = _class_stats(counts, retired, nu)
+    return float(_REAL["class_probability"](st, cfg, int(k)))
+
+
+_class_prob_reference.__name__ = "class_probability"
+
+
+def _retired_counts(labels: Sequence[int], n_classes: int,
+                    lam: float) -> tuple[list[float], float]:
+    """Retired pseudo-counts and mass after retiring ``labels`` in order with ``lam``."""
+    a = [0.0] * n_classes
+    nu = 0.0
+    for label in labels:
+        nu = lam * nu + 1.0
+        a = [lam * v for v in a]
+        a[label] = a[label] + 1.0
+    return a, nu
+
+
+def _class_leaves(seed: int) -> list[tuple[list[int], list[float], float, str]]:
+    """Class leaves ``(counts, retired, nu, label)``: edge cases, then random ones."""
+    rng = random.Random(seed)
+    leaves: list[tuple[list[int], list[float], float, str]] = [
+        ([0, 0], [0.0, 0.0], 0.0, "empty leaf (n = 0), nothing retired"),
+        ([1, 0, 0], [0.0, 0.0, 0.0], 0.0, "the first point (n = 1)"),
+        ([0, 0, 0], *_retired_counts([0, 2, 2], 3, 1.0), "everything retired (n = 0)"),
+        ([4, 4], *_retired_counts([0, 1], 2, 1.0), "ties: equal counts"),
+        ([9, 0, 0], [0.0, 0.0, 0.0], 0.0, "a pure leaf"),
+        ([2, 5, 1], *_retired_counts([rng.randrange(3) for _ in range(40)], 3, 0.9),
+         "many retirements with forgetting (lam = 0.9)"),
+        ([3, 1], *_retired_counts([0, 1, 1], 2, 1e-6), "tiny lam: almost all forgotten"),
+        ([100_000, 7], [0.0, 0.0], 0.0, "large counts"),
+    ]
+    for _ in range(40):
+        c = rng.randrange(2, 6)
+        lam = 1.0 if rng.random() < 0.4 else rng.uniform(0.3, 1.0)
+        labels = [rng.randrange(c) for _ in range(rng.randrange(0, 20))]
+        leaves.append(([rng.randrange(0, 15) for _ in range(c)],
+                       *_retired_counts(labels, c, lam), "random"))
+    return leaves
+
+
+def _class_prob_cases() -> list[Case]:
+    rng = random.Random(21_212)
+    cases = []
+    for counts, retired, nu, label in _class_leaves(21_213):
+        cases.append(Case((counts, retired, nu, rng.randrange(len(counts))), label))
+    return cases
+
+
+def _class_prob_plug(student: Callable[..., Any]) -> Callable[..., Any]:
+    def class_probability(st: LeafStats, cfg: LeafConfig, k: int) -> float:
+        return float(student(list(st.counts), list(st.gcounts), st.nu, k))
+    return class_probability
+
+
+def _class_prob_variant(*, weight: float = 1.0, total: float = 1.0, retired: bool = True,
+                        nu_below: bool = True, laplace: bool = False) -> Callable[..., float]:
+    def class_probability(counts: list[int], retired_counts: list[float], nu: float,
+                          k: int) -> float:
+        c = len(counts)
+        a = retired_counts[k] if retired else 0.0
+        n = float(sum(counts))
+        if laplace:
+            return (counts[k] + a + 1.0) / (n + nu + c)
+        return (counts[k] + a + weight / c) / (n + (nu if (retired and nu_below) else 0.0)
+                                               + total)
+    return class_probability
+
+
+CLASS_PROBABILITY = Exercise(
+    name="dt-class-probability",
+    title="The class leaf's predictive probability, with retired pseudo-counts",
+    family="dynamic_trees",
+    tag="[AG13, Eq. 1]; [AG13, §3]; [DT-SPEC §3.3]",
+    anchor=A_CLASS,
+    function_name="class_probability",
+    skeleton=CLASS_PROB_SKELETON,
+    reference=_class_prob_reference,
+    cases=_class_prob_cases,
+    tolerance=Tolerance("rel", 1e-12, why=(
+        "c_k + a_k + 1/C and n + nu + 1 may be summed in another order, which changes the "
+        "last digits")),
+    plugs=(Plug("reference.dynatree.leaf_models.class_probability", _class_prob_plug),),
+    stream=Stream("DynamicTreeClassifier",
+                  {"classes": [0, 1, 2], "n_particles": 10, "seed": 1, "active_size": 15,
+                   "retirement": "random", "lam": 0.9},
+                  _class_data(1)),
+    mistakes=(
+        Mistake("prior-weight-two-over-c",
+                "The Dirichlet prior puts 1/C on each class (total mass 1), not 2/C.",
+                A_CLASS, _class_prob_variant(weight=2.0), mutant="dt-class-prior-weight"),
+        Mistake("total-plus-two",
+                "The denominator is n + nu + 1: the labels, the retired mass and the prior's "
+                "total mass 1, not + 2.",
+                A_CLASS, _class_prob_variant(total=2.0), mutant="dt-class-prior-total"),
+        Mistake("retired-ignored",
+                "Retired labels stay in the leaf's prior: add their pseudo-counts a_k to the "
+                "numerator and their mass nu to the denominator.",
+                A_RETIRE, _class_prob_variant(retired=False)),
+        Mistake("retired-mass-missing-below",
+                "The denominator must include the retired mass nu, as the numerator "
+                "includes a_k.",
+                A_RETIRE, _class_prob_variant(nu_below=False)),
+        Mistake("laplace-prior",
+                "This is the predictive of a uniform Dirichlet(1, ..., 1) prior; dynaTree's "
+                "prior is Dirichlet(1/C, ..., 1/C).",
+                A_CLASS, _class_prob_variant(laplace=True)),
+    ),
+    hints=(
+        "The predictive probability of a class is the posterior mean of its Dirichlet "
+        "weight.",
+        "The posterior parameters are active counts plus retired pseudo-counts plus the "
+        "prior's 1/C; their total is n + nu + 1.",
+        "(counts[k] + retired[k] + 1/C) / (n + nu + 1) with n = sum(counts).",
+    ),
+    minutes=10,
+)
+
+
+# =======================================================================================
+# 13. dt-leaf-entropy: entropy of a class leaf's predictive
+# =======================================================================================
+
+ENTROPY_SKELETON = r'''import math
+
+
+def leaf_entropy(counts: list[int], retired: list[float], nu: float) -> float:
+    r"""Entropy of a class leaf's predictive distribution (nats).
+
+    With the predictive probabilities :math:`p_k = (c_k + a_k + 1/C)/(n + \nu + 1)` of the
+    class leaf (active counts :math:`c_k`, :math:`n = \sum c_k`, retired pseudo-counts
+    :math:`a_k` of mass :math:`\nu`):
+
+    .. math::
+
+        H_\eta = -\sum_{k=1}^{C} p_k \log p_k .
+
+    Entropy retirement removes the active point whose leaves (averaged over the
+    particles) have the lowest entropy: points in nearly pure leaves are redundant.
+
+    [AG13, §4.3]; [DT-SPEC §7.5]. Tutorial: tutorials/05_data_retirement.md,
+    "Entropy for classification".
+
+    Parameters
+    ----------
+    counts : list of int
+        Active counts, one per class.
+    retired : list of float
+        Retired pseudo-counts, one per class.
+    nu : float
+        Retired mass.
+
+    Returns
+    -------
+    float
+        :math:`H_\eta` in nats.
+    """
+    raise NotImplementedError
+'''
+
+
+def _entropy_reference(counts: list[int], retired: list[float], nu: float) -> float:
+    st, cfg = _class_stats(counts, retired, nu)
+    return float(_REAL["leaf_entropy"](st, cfg))
+
+
+_entropy_reference.__name__ = "leaf_entropy"
+
+
+def _entropy_cases() -> list[Case]:
+    return [Case((counts, retired, nu), label)
+            for counts, retired, nu, label in _class_leaves(21_313)]
+
+
+def _entropy_plug(student: Callable[..., Any]) -> Callable[..., Any]:
+    def leaf_entropy(st: LeafStats, cfg: LeafConfig) -> float:
+        return float(student(list(st.counts), list(st.gcounts), st.nu))
+    return leaf_entropy
+
+
+def _entropy_variant(*, power: int = 1, base: float = math.e, sign: float = -1.0,
+                     prior: bool = True) -> Callable[..., float]:
+    def leaf_entropy(counts: list[int], retired: list[float], nu: float) -> float:
+        c = len(counts)
+        n = float(sum(counts))
+        h = 0.0
+        for k in range(c):
+            if prior:
+                pk = (counts[k] + retired[k] + 1.0 / c) / (n + nu + 1.0)
+            else:
+                total = n + nu
+                pk = (counts[k] + retired[k]) / total if total > 0.0 else 1.0 / c
+            if pk > 0.0:
+                h += sign * pk**power * math.log(pk) / math.log(base)
+        return h
+    return leaf_entropy
+
+
+LEAF_ENTROPY = Exercise(
+    name="dt-leaf-entropy",
+    title="Entropy of a class leaf's predictive (the entropy retirement statistic)",
+    family="dynamic_trees",
+    tag="[AG13, §4.3]; [DT-SPEC §7.5]",
+    anchor=f"{T05}#entropy-for-classification",
+    function_name="leaf_entropy",
+    skeleton=ENTROPY_SKELETON,
+    reference=_entropy_reference,
+    cases=_entropy_cases,
+    tolerance=Tolerance("rel", 1e-12, why=(
+        "the probabilities and the sum over classes may be computed in another order, "
+        "which changes the last digits")),
+    plugs=(Plug("reference.dynatree.discard_stats.leaf_entropy", _entropy_plug),),
+    stream=Stream("DynamicTreeClassifier",
+                  {"classes": [0, 1, 2], "n_particles": 10, "seed": 2, "active_size": 10,
+                   "retirement": "entropy"},
+                  _class_data(2)),
+    mistakes=(
+        Mistake("p-squared",
+                "Each class contributes -p_k log p_k, weighted once by p_k, not by p_k^2.",
+                f"{T05}#entropy-for-classification", _entropy_variant(power=2),
+                mutant="dt-entropy-term"),
+        Mistake("bits",
+                "The entropy is in nats (natural logarithm), not bits.",
+                f"{T05}#entropy-for-classification", _entropy_variant(base=2.0)),
+        Mistake("sign",
+                "Sign slip: H = -sum p log p is non-negative.",
+                f"{T05}#entropy-for-classification", _entropy_variant(sign=1.0)),
+        Mistake("no-prior",
+                "The probabilities are the leaf's predictive (c_k + a_k + 1/C)/(n + nu + 1), "
+                "with the Dirichlet prior, not the raw proportions.",
+                A_CLASS, _entropy_variant(prior=False)),
+    ),
+    hints=(
+        "The entropy is that of the leaf's predictive distribution over the classes.",
+        "Compute every p_k = (c_k + a_k + 1/C)/(n + nu + 1) first; none is 0 thanks to "
+        "the prior.",
+        "Sum -p_k log(p_k) over the classes, with the natural logarithm.",
+    ),
+    minutes=10,
+)
+
+
+# =======================================================================================
+# 14. dt-forgetting-linear: the power prior of a linear leaf
+# =======================================================================================
+
+FORGET_LINEAR_SKELETON = r'''import math
+
+
+def absorb_retired_linear(nu: float, syyg: float, gram: list[list[float]], xty: list[float],
+                          z: list[float], y: float,
+                          lam: float) -> tuple[float, float, list[list[float]], list[float]]:
+    r"""Fold a retiring point into a linear leaf's retired statistics with forgetting
+    factor ``lam`` (the power prior).
+
+    A linear leaf :math:`y = z^\top\beta + \varepsilon` keeps, for its retired points,
+    the mass :math:`\nu`, the sum of squares :math:`S^g_{yy}`, the Gram matrix
+    :math:`G^g = \sum z z^\top` and :math:`b^g = \sum z\,y`. Retiring :math:`(z, y)`
+    discounts every retired statistic by :math:`\lambda`, then adds the retiree:
+
+    .. math::
+
+        \nu \leftarrow \lambda\nu + 1,\quad S^g_{yy} \leftarrow \lambda S^g_{yy} + y^2,\quad
+        G^g \leftarrow \lambda G^g + z z^\top,\quad b^g \leftarrow \lambda b^g + z\,y .
+
+    [AG13, §3]; [AG13, §5]; [DT-SPEC §3.5]. Tutorial: tutorials/05_data_retirement.md,
+    "4. Forgetting: power priors".
+
+    Parameters
+    ----------
+    nu, syyg : float
+        Retired mass and sum of squares.
+    gram : list of list of float
+        :math:`G^g`, ``p x p``.
+    xty : list of float
+        :math:`b^g`, ``p`` values.
+    z : list of float
+        The retiree's regressors (``p`` values, with the leading 1 of an explicit
+        intercept).
+    y : float
+        The retiree's response.
+    lam : float
+        Forgetting factor, ``0 < lam <= 1``.
+
+    Returns
+    -------
+    tuple
+        ``(nu, syyg, gram, xty)`` after the retirement.
+    """
+    raise NotImplementedError
+'''
+
+
+def _linear_cfg(p: int) -> LeafConfig:
+    return LeafConfig(kind=leaf_models.LINEAR, p=p, augmented=False, delta=0, n_classes=0,
+                      nu0=0.0, s20=0.0)
+
+
+def _forget_linear_reference(nu: float, syyg: float, gram: list[list[float]],
+                             xty: list[float], z: list[float], y: float, lam: float
+                             ) -> tuple[float, float, list[list[float]], list[float]]:
+    p = len(z)
+    cfg = _linear_cfg(p)
+    st = LeafStats(cfg)
+    st.nu = float(nu)
+    st.syyg = float(syyg)
+    st.Gg = [float(v) for row in gram for v in row]
+    st.bg = [float(v) for v in xty]
+    _REAL["absorb_retired"](st, cfg, [float(v) for v in z], float(y), float(lam))
+    return (st.nu, st.syyg, [st.Gg[i * p:(i + 1) * p] for i in range(p)], list(st.bg))
+
+
+_forget_linear_reference.__name__ = "absorb_retired_linear"
+
+
+def _linear_retired(points: Sequence[tuple[list[float], float]], p: int,
+                    lam: float) -> tuple[float, float, list[list[float]], list[float]]:
+    nu = 0.0
+    syyg = 0.0
+    g = [[0.0] * p for _ in range(p)]
+    b = [0.0] * p
+    for z, y in points:
+        nu = lam * nu + 1.0
+        syyg = lam * syyg + y * y
+        for j in range(p):
+            b[j] = lam * b[j] + z[j] * y
+            for k in range(p):
+                g[j][k] = lam * g[j][k] + z[j] * z[k]
+    return nu, syyg, g, b
+
+
+def _forget_linear_cases() -> list[Case]:
+    rng = random.Random(21_414)
+
+    def point(p: int, augmented: bool) -> tuple[list[float], float]:
+        x = [rng.uniform(-2.0, 2.0) for _ in range(p - 1 if augmented else p)]
+        return ([1.0, *x] if augmented else x), rng.gauss(0.0, 2.0)
+
+    def case(p: int, augmented: bool, k: int, lam: float, label: str = "random") -> Case:
+        z, y = point(p, augmented)
+        return Case((*_linear_retired([point(p, augmented) for _ in range(k)], p, lam), z, y,
+                     lam), label)
+
+    cases = [
+        case(2, True, 0, 0.9, "the first retirement (nu = 0), augmented intercept"),
+        case(3, True, 5, 1.0, "lam = 1: no forgetting"),
+        case(2, False, 6, 0.5, "no intercept, lam = 0.5"),
+        case(1, False, 30, 0.95, "one regressor, a long history"),
+        case(3, True, 4, 1e-6, "tiny lam: almost forget all"),
+    ]
+    for _ in range(40):
+        p = rng.randrange(1, 5)
+        lam = 1.0 if rng.random() < 0.2 else rng.uniform(0.1, 1.0)
+        cases.append(case(p, rng.random() < 0.5 and p > 1, rng.randrange(0, 20), lam))
+    return cases
+
+
+def _forget_linear_plug(student: Callable[..., Any]) -> Callable[..., Any]:
+    def absorb_retired(st: LeafStats, cfg: LeafConfig, x: Sequence[float], y: float,
+                       lam: float) -> None:
+        if cfg.kind != leaf_models.LINEAR:
+            _REAL["absorb_retired"](st, cfg, x, y, lam)
+            return
+        p = cfg.p
+        gram = [st.Gg[i * p:(i + 1) * p] for i in range(p)]
+        nu, syyg, g, b = student(st.nu, st.syyg, gram, list(st.bg),
+                                 leaf_models.regressors(x, cfg), y, lam)
+        st.nu, st.syyg = float(nu), float(syyg)
+        st.Gg = [float(v) for row in g for v in row]
+        st.bg = [float(v) for v in b]
+    return absorb_retired
+
+
+def _forget_linear_variant(*, gram: bool = True, xty: bool = True, mass: bool = True,
+                           after: bool = False) -> Callable[..., Any]:
+    def absorb_retired_linear(nu: float, syyg: float, g: list[list[float]], b: list[float],
+                              z: list[float], y: float, lam: float
+                              ) -> tuple[float, float, list[list[float]], list[float]]:
+        p = len(z)
+        if after:
+            return (lam * (nu + 1.0), lam * (syyg + y * y),
+                    [[lam * (g[j][k] + z[j] * z[k]) for k in range(p)] for j in range(p)],
+                    [lam * (b[j] + z[j] * y) for j in range(p)])
+        fg = lam if gram else 1.0
+        fb = lam if xty else 1.0
+        return ((lam * nu if mass else nu) + 1.0, lam * syyg + y * y,
+                [[fg * g[j][k] + z[j] * z[k] for k in range(p)] for j in range(p)],
+                [fb * b[j] + z[j] * y for j in range(p)])
+    return absorb_retired_linear
+
+
+FORGETTING_LINEAR = Exercise(
+    name="dt-forgetting-linear",
+    title="Forgetting in a linear leaf: discount G, b, nu and S_yy, then add the retiree",
+    family="dynamic_trees",
+    tag="[AG13, §3]; [AG13, §5]; [DT-SPEC §3.5]",
+    anchor=A_FORGET,
+    function_name="absorb_retired_linear",
+    skeleton=FORGET_LINEAR_SKELETON,
+    reference=_forget_linear_reference,
+    cases=_forget_linear_cases,
+    plugs=(Plug("reference.dynatree.forgetting.absorb_retired", _forget_linear_plug),),
+    stream=Stream("DynamicTreeRegressor",
+                  {"leaf": "linear", "intercept": "augmented", "n_particles": 10, "seed": 1,
+                   "active_size": 15, "retirement": "historical", "lam": 0.8},
+                  _regression_data(1)),
+    mistakes=(
+        Mistake("gram-not-discounted",
+                "The retired Gram matrix must be discounted too: G^g <- lam G^g + z z'.",
+                A_FORGET, _forget_linear_variant(gram=False), mutant="dt-forget-gram"),
+        Mistake("xty-not-discounted",
+                "The retired b^g = sum z y must be discounted: b^g <- lam b^g + z y.",
+                A_FORGET, _forget_linear_variant(xty=False)),
+        Mistake("mass-not-discounted",
+                "The retired mass must be discounted: nu <- lam nu + 1.",
+                A_FORGET, _forget_linear_variant(mass=False), mutant="dt-forget-mass"),
+        Mistake("discounts-the-retiree",
+                "Discount first, then add: the point retired now enters with weight 1, not "
+                "lam.",
+                A_FORGET, _forget_linear_variant(after=True)),
+    ),
+    hints=(
+        "The power prior multiplies every sufficient statistic of the retired data by lam.",
+        "Four statistics: the mass, the sum of squares, the Gram matrix and X'y; each is "
+        "discounted, then the retiree's own contribution is added.",
+        "nu <- lam nu + 1, S <- lam S + y^2, G[j][k] <- lam G[j][k] + z[j] z[k], "
+        "b[j] <- lam b[j] + z[j] y; return new lists.",
+    ),
+    minutes=15,
+)
+
+
 EXERCISES: tuple[Exercise, ...] = (
     SPLIT_PROB,
+    LEAF_PROB,
     CONSTANT_EVIDENCE,
     CONSTANT_PREDICTIVE,
     CLASS_EVIDENCE,
+    CLASS_PROBABILITY,
     MOVE_PROBABILITIES,
     RESIDUAL_RESAMPLE,
     RETIRED_SUMMARY,
     RETIRE_POINT,
     FORGETTING,
+    FORGETTING_LINEAR,
     LEAF_ALC,
+    LEAF_ENTROPY,
 )
 """The dynamic-tree exercises, in course order."""
 
