@@ -2149,16 +2149,16 @@ def _class_prob_plug(student: Callable[..., Any]) -> Callable[..., Any]:
     return class_probability
 
 
-def _class_prob_variant(*, weight: float = 1.0, total: float = 1.0, retired: bool = True,
+def _class_prob_variant(*, weight: float = 1.0, total: float = 1.0, use_retired: bool = True,
                         nu_below: bool = True, laplace: bool = False) -> Callable[..., float]:
-    def class_probability(counts: list[int], retired_counts: list[float], nu: float,
+    def class_probability(counts: list[int], retired: list[float], nu: float,
                           k: int) -> float:
         c = len(counts)
-        a = retired_counts[k] if retired else 0.0
+        a = retired[k] if use_retired else 0.0
         n = float(sum(counts))
         if laplace:
             return (counts[k] + a + 1.0) / (n + nu + c)
-        return (counts[k] + a + weight / c) / (n + (nu if (retired and nu_below) else 0.0)
+        return (counts[k] + a + weight / c) / (n + (nu if (use_retired and nu_below) else 0.0)
                                                + total)
     return class_probability
 
@@ -2192,7 +2192,7 @@ CLASS_PROBABILITY = Exercise(
         Mistake("retired-ignored",
                 "Retired labels stay in the leaf's prior: add their pseudo-counts a_k to the "
                 "numerator and their mass nu to the denominator.",
-                A_RETIRE, _class_prob_variant(retired=False)),
+                A_RETIRE, _class_prob_variant(use_retired=False)),
         Mistake("retired-mass-missing-below",
                 "The denominator must include the retired mass nu, as the numerator "
                 "includes a_k.",
@@ -2467,21 +2467,21 @@ def _forget_linear_plug(student: Callable[..., Any]) -> Callable[..., Any]:
     return absorb_retired
 
 
-def _forget_linear_variant(*, gram: bool = True, xty: bool = True, mass: bool = True,
-                           after: bool = False) -> Callable[..., Any]:
-    def absorb_retired_linear(nu: float, syyg: float, g: list[list[float]], b: list[float],
+def _forget_linear_variant(*, discount_gram: bool = True, discount_xty: bool = True,
+                           mass: bool = True, after: bool = False) -> Callable[..., Any]:
+    def absorb_retired_linear(nu: float, syyg: float, gram: list[list[float]], xty: list[float],
                               z: list[float], y: float, lam: float
                               ) -> tuple[float, float, list[list[float]], list[float]]:
         p = len(z)
         if after:
             return (lam * (nu + 1.0), lam * (syyg + y * y),
-                    [[lam * (g[j][k] + z[j] * z[k]) for k in range(p)] for j in range(p)],
-                    [lam * (b[j] + z[j] * y) for j in range(p)])
-        fg = lam if gram else 1.0
-        fb = lam if xty else 1.0
+                    [[lam * (gram[j][k] + z[j] * z[k]) for k in range(p)] for j in range(p)],
+                    [lam * (xty[j] + z[j] * y) for j in range(p)])
+        fg = lam if discount_gram else 1.0
+        fb = lam if discount_xty else 1.0
         return ((lam * nu if mass else nu) + 1.0, lam * syyg + y * y,
-                [[fg * g[j][k] + z[j] * z[k] for k in range(p)] for j in range(p)],
-                [fb * b[j] + z[j] * y for j in range(p)])
+                [[fg * gram[j][k] + z[j] * z[k] for k in range(p)] for j in range(p)],
+                [fb * xty[j] + z[j] * y for j in range(p)])
     return absorb_retired_linear
 
 
@@ -2503,10 +2503,10 @@ FORGETTING_LINEAR = Exercise(
     mistakes=(
         Mistake("gram-not-discounted",
                 "The retired Gram matrix must be discounted too: G^g <- lam G^g + z z'.",
-                A_FORGET, _forget_linear_variant(gram=False), mutant="dt-forget-gram"),
+                A_FORGET, _forget_linear_variant(discount_gram=False), mutant="dt-forget-gram"),
         Mistake("xty-not-discounted",
                 "The retired b^g = sum z y must be discounted: b^g <- lam b^g + z y.",
-                A_FORGET, _forget_linear_variant(xty=False)),
+                A_FORGET, _forget_linear_variant(discount_xty=False)),
         Mistake("mass-not-discounted",
                 "The retired mass must be discounted: nu <- lam nu + 1.",
                 A_FORGET, _forget_linear_variant(mass=False), mutant="dt-forget-mass"),
