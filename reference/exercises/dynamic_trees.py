@@ -43,6 +43,7 @@ _REAL: dict[str, Callable[..., Any]] = {
     "alc_integral": discard_stats.alc_integral,
     "retire_from_leaf": retire_mod.retire_from_leaf,
     "absorb_retired": forgetting.absorb_retired,
+    "receive_retired_share": leaf_models._receive_retired_share,
 }
 """The reference functions as they were at import, before any plug."""
 
@@ -58,6 +59,7 @@ A_PL = f"{T02}#particle-learning-and-residual-resampling"
 A_RETIRE = f"{T05}#1-retirement-as-a-conjugate-prior-update"
 A_ALC = f"{T05}#alc-for-regression"
 A_FORGET = f"{T05}#4-forgetting-power-priors"
+A_SHARE = f"{T05}#2-retired-information-when-trees-grow-and-prune"
 
 LOG_2_OVER_PI = math.log(2.0 / math.pi)
 LOG_2PI = math.log(2.0 * math.pi)
@@ -2526,6 +2528,148 @@ FORGETTING_LINEAR = Exercise(
 )
 
 
+# =======================================================================================
+# 15. dt-retired-share: a grown child's share of its parent's retired information
+# =======================================================================================
+
+SHARE_SKELETON = r'''import math
+
+
+def child_retired_share(n_child: int, n_parent: int, nu: float, syg: float,
+                        syyg: float) -> tuple[float, float, float]:
+    r"""The retired statistics a child receives when a constant leaf is split (grow).
+
+    A retired point has no location any more: its leaf only knows it was somewhere
+    inside. When a leaf with :math:`n` active points (the new one included) and retired
+    statistics :math:`\nu, S^g_y, S^g_{yy}` is split, each child :math:`c` with
+    :math:`n_c` of the active points receives the same share
+    :math:`\rho_c = n_c / n` of every retired statistic:
+
+    .. math::
+
+        \nu_c = \rho_c\,\nu,\qquad S^g_{y,c} = \rho_c\,S^g_y,\qquad
+        S^g_{yy,c} = \rho_c\,S^g_{yy} .
+
+    Since the children's shares add up to 1, a grow followed by a prune gives back the
+    parent's retired statistics. [AG13, §3.2]; [DT-SPEC §6.4]. Tutorial:
+    tutorials/05_data_retirement.md, "2. Retired information when trees grow and prune".
+
+    Parameters
+    ----------
+    n_child, n_parent : int
+        Active points of the child and of the leaf being split (``n_parent >= 1``).
+    nu, syg, syyg : float
+        The parent's retired mass and retired sums.
+
+    Returns
+    -------
+    tuple of float
+        The child's ``(nu, syg, syyg)``.
+    """
+    raise NotImplementedError
+'''
+
+
+def _share_reference(n_child: int, n_parent: int, nu: float, syg: float,
+                     syyg: float) -> tuple[float, float, float]:
+    cfg = _constant_cfg(0.0, 0.0)
+    child = _constant_stats(cfg, n_child, 0.0, 0.0)
+    parent = _constant_stats(cfg, n_parent, 0.0, 0.0, nu, syg, syyg)
+    _REAL["receive_retired_share"](child, cfg, parent, float(child.n) / float(parent.n))
+    return child.nu, child.syg, child.syyg
+
+
+_share_reference.__name__ = "child_retired_share"
+
+
+def _share_cases() -> list[Case]:
+    rng = random.Random(21_515)
+    cases = [
+        Case((4, 8, *_retired_sums([0.3, 1.1, -0.4], 1.0)), "an even split"),
+        Case((1, 9, *_retired_sums([0.3, 1.1], 1.0)), "the smallest child"),
+        Case((9, 9, *_retired_sums([0.3, 1.1], 1.0)), "a child with every active point"),
+        Case((3, 7, *_retired_sums([2.0] * 6, 0.8)), "ties, discounted retired mass"),
+        Case((5, 12, *_retired_sums([1e150, -2e150], 1.0)), "huge retired sums"),
+        Case((2, 3, *_retired_sums([1e-150, 3e-150], 1.0)), "tiny retired sums"),
+    ]
+    for _ in range(50):
+        n_parent = rng.randrange(2, 60)
+        lam = 1.0 if rng.random() < 0.5 else rng.uniform(0.3, 1.0)
+        retired = [rng.gauss(0.5, 2.0) for _ in range(rng.randrange(1, 30))]
+        cases.append(Case((rng.randrange(1, n_parent), n_parent,
+                           *_retired_sums(retired, lam))))
+    return cases
+
+
+def _share_plug(student: Callable[..., Any]) -> Callable[..., Any]:
+    def _receive_retired_share(st: LeafStats, cfg: LeafConfig, parent: LeafStats,
+                               rho: float) -> None:
+        if cfg.kind != CONSTANT:
+            _REAL["receive_retired_share"](st, cfg, parent, rho)
+            return
+        nu, syg, syyg = student(st.n, parent.n, parent.nu, parent.syg, parent.syyg)
+        st.nu, st.syg, st.syyg = float(nu), float(syg), float(syyg)
+    return _receive_retired_share
+
+
+def _share_variant(*, share_mass: bool = True, share_sums: bool = True, half: bool = False,
+                   inverted: bool = False) -> Callable[..., tuple[float, float, float]]:
+    def child_retired_share(n_child: int, n_parent: int, nu: float, syg: float,
+                            syyg: float) -> tuple[float, float, float]:
+        rho = float(n_child) / float(n_parent)
+        if half:
+            rho = 0.5
+        if inverted:
+            rho = float(n_parent) / float(n_child)
+        return ((rho * nu if share_mass else nu), (rho * syg if share_sums else syg),
+                (rho * syyg if share_sums else syyg))
+    return child_retired_share
+
+
+RETIRED_SHARE = Exercise(
+    name="dt-retired-share",
+    title="Grow with retired data: each child's proportional share of the retired prior",
+    family="dynamic_trees",
+    tag="[AG13, §3.2]; [DT-SPEC §6.4]",
+    anchor=A_SHARE,
+    function_name="child_retired_share",
+    skeleton=SHARE_SKELETON,
+    reference=_share_reference,
+    cases=_share_cases,
+    tolerance=Tolerance("rel", 1e-12, why=(
+        "rho nu and n_child nu / n_parent are the same number up to the rounding of the "
+        "last digit")),
+    plugs=(Plug("reference.dynatree.leaf_models._receive_retired_share", _share_plug),),
+    stream=Stream("DynamicTreeRegressor",
+                  {"n_particles": 10, "seed": 1, "active_size": 15, "retirement": "random"},
+                  _regression_data(1)),
+    mistakes=(
+        Mistake("mass-not-shared",
+                "Each child gets the share rho nu of the retired mass, not all of it: the "
+                "retired points would be counted twice.",
+                A_SHARE, _share_variant(share_mass=False), mutant="dt-retired-share"),
+        Mistake("sums-not-shared",
+                "The retired sums are shared like the mass: rho S^g_y and rho S^g_yy.",
+                A_SHARE, _share_variant(share_sums=False)),
+        Mistake("halves",
+                "The share is proportional to the child's active points, rho = n_child / "
+                "n_parent, not one half.",
+                A_SHARE, _share_variant(half=True)),
+        Mistake("share-inverted",
+                "The share is n_child / n_parent (at most 1), not n_parent / n_child.",
+                A_SHARE, _share_variant(inverted=True)),
+    ),
+    hints=(
+        "A retired point has no location any more; the children must share what the "
+        "parent knows without creating or losing any of it.",
+        "Split the retired information as the active points are split: the two shares "
+        "add up to one.",
+        "rho = n_child / n_parent; multiply nu, S^g_y and S^g_yy by rho.",
+    ),
+    minutes=10,
+)
+
+
 EXERCISES: tuple[Exercise, ...] = (
     SPLIT_PROB,
     LEAF_PROB,
@@ -2537,6 +2681,7 @@ EXERCISES: tuple[Exercise, ...] = (
     RESIDUAL_RESAMPLE,
     RETIRED_SUMMARY,
     RETIRE_POINT,
+    RETIRED_SHARE,
     FORGETTING,
     FORGETTING_LINEAR,
     LEAF_ALC,

@@ -208,7 +208,14 @@ def absorb_retired_linear(nu: float, syyg: float, gram: list[list[float]], xty: 
     return lam * nu + 1.0, lam * syyg + y * y, g.tolist(), b.tolist()
 
 
+def child_retired_share(n_child: int, n_parent: int, nu: float, syg: float,
+                        syyg: float) -> tuple[float, float, float]:
+    """[AG13, §3.2]: the child's fraction of the active points, times each retired sum."""
+    return tuple(n_child * v / n_parent for v in (nu, syg, syyg))  # type: ignore[return-value]
+
+
 SOLUTIONS: dict[str, Callable[..., Any]] = {
+    "dt-retired-share": child_retired_share,
     "dt-leaf-prob": log_leaf_prob,
     "dt-class-probability": class_probability,
     "dt-leaf-entropy": leaf_entropy,
