@@ -2529,6 +2529,150 @@ FORGETTING_LINEAR = Exercise(
 
 
 # =======================================================================================
+# 16. dt-forgetting-class: the power prior of a class leaf
+# =======================================================================================
+
+FORGET_CLASS_SKELETON = r'''import math
+
+
+def absorb_retired_class(nu: float, retired: list[float], label: int,
+                         lam: float) -> tuple[float, list[float]]:
+    r"""Fold a retiring label into a class leaf's retired pseudo-counts with forgetting
+    factor ``lam`` (the power prior).
+
+    A class leaf keeps, for its retired points, the mass :math:`\nu` and one pseudo-count
+    :math:`a_k` per class, added to the Dirichlet prior's concentration. Retiring a point
+    of class :math:`y` discounts every retired statistic by :math:`\lambda`, then adds the
+    retiree:
+
+    .. math::
+
+        \nu \leftarrow \lambda\nu + 1,\qquad a \leftarrow \lambda a + e_y
+
+    (:math:`e_y` is 1 at class :math:`y` and 0 elsewhere).
+
+    [AG13, §5]; [DT-SPEC §3.5]. Tutorial: tutorials/05_data_retirement.md,
+    "4. Forgetting: power priors".
+
+    Parameters
+    ----------
+    nu : float
+        Retired mass.
+    retired : list of float
+        Retired pseudo-counts, one per class.
+    label : int
+        The retiree's class, ``0 <= label < len(retired)``.
+    lam : float
+        Forgetting factor, ``0 < lam <= 1``.
+
+    Returns
+    -------
+    tuple
+        ``(nu, retired)`` after the retirement (a new list).
+    """
+    raise NotImplementedError
+'''
+
+
+def _forget_class_reference(nu: float, retired: list[float], label: int,
+                            lam: float) -> tuple[float, list[float]]:
+    st, cfg = _class_stats([0] * len(retired), retired, nu)
+    _REAL["absorb_retired"](st, cfg, [0.0], float(label), float(lam))
+    return st.nu, list(st.gcounts)
+
+
+_forget_class_reference.__name__ = "absorb_retired_class"
+
+
+def _forget_class_cases() -> list[Case]:
+    rng = random.Random(21_616)
+    cases = [
+        Case((0.0, [0.0, 0.0], 1, 0.9), "the first retirement of the leaf (nu = 0)"),
+        Case((*reversed(_retired_counts([0, 1, 1], 3, 1.0)), 2, 1.0), "lam = 1: no forgetting"),
+        Case((*reversed(_retired_counts([0, 0, 0, 0], 2, 0.5)), 0, 0.5),
+             "ties: the same class again and again"),
+        Case((*reversed(_retired_counts([1, 0], 2, 1e-6)), 1, 1e-6),
+             "tiny lam: almost forget all"),
+    ]
+    for _ in range(45):
+        c = rng.randrange(2, 6)
+        lam = 1.0 if rng.random() < 0.2 else rng.uniform(0.1, 1.0)
+        labels = [rng.randrange(c) for _ in range(rng.randrange(0, 25))]
+        retired, nu = _retired_counts(labels, c, lam)
+        cases.append(Case((nu, retired, rng.randrange(c), lam)))
+    return cases
+
+
+def _forget_class_plug(student: Callable[..., Any]) -> Callable[..., Any]:
+    def absorb_retired(st: LeafStats, cfg: LeafConfig, x: Sequence[float], y: float,
+                       lam: float) -> None:
+        if cfg.kind != CLASS:
+            _REAL["absorb_retired"](st, cfg, x, y, lam)
+            return
+        nu, retired = student(st.nu, list(st.gcounts), int(y), lam)
+        st.nu = float(nu)
+        st.gcounts = [float(v) for v in retired]
+    return absorb_retired
+
+
+def _forget_class_variant(*, counts: bool = True, mass: bool = True, after: bool = False,
+                          everyone: bool = False) -> Callable[..., tuple[float, list[float]]]:
+    def absorb_retired_class(nu: float, retired: list[float], label: int,
+                             lam: float) -> tuple[float, list[float]]:
+        if after:
+            out = list(retired)
+            out[label] += 1.0
+            return lam * (nu + 1.0), [lam * v for v in out]
+        out = [lam * v if counts else v for v in retired]
+        if everyone:
+            out = [v + 1.0 / len(out) for v in out]
+        else:
+            out[label] += 1.0
+        return (lam * nu if mass else nu) + 1.0, out
+    return absorb_retired_class
+
+
+FORGETTING_CLASS = Exercise(
+    name="dt-forgetting-class",
+    title="Forgetting in a class leaf: discount the pseudo-counts, then add the retiree",
+    family="dynamic_trees",
+    tag="[AG13, §5]; [DT-SPEC §3.5]",
+    anchor=A_FORGET,
+    function_name="absorb_retired_class",
+    skeleton=FORGET_CLASS_SKELETON,
+    reference=_forget_class_reference,
+    cases=_forget_class_cases,
+    plugs=(Plug("reference.dynatree.forgetting.absorb_retired", _forget_class_plug),),
+    stream=Stream("DynamicTreeClassifier",
+                  {"classes": [0, 1, 2], "n_particles": 10, "seed": 1, "active_size": 15,
+                   "retirement": "historical", "lam": 0.8},
+                  _class_data(1)),
+    mistakes=(
+        Mistake("counts-not-discounted",
+                "The retired pseudo-counts must be discounted: a <- lam a + e_y.",
+                A_FORGET, _forget_class_variant(counts=False), mutant="dt-forget-class-counts"),
+        Mistake("mass-not-discounted",
+                "The retired mass must be discounted like the counts: nu <- lam nu + 1.",
+                A_FORGET, _forget_class_variant(mass=False), mutant="dt-forget-mass"),
+        Mistake("discounts-the-retiree",
+                "Discount first, then add: the point retired now enters with weight 1, not "
+                "lam.",
+                A_FORGET, _forget_class_variant(after=True)),
+        Mistake("spread-over-classes",
+                "The retiree adds 1 to its own class only (e_y), not 1/C to every class.",
+                A_FORGET, _forget_class_variant(everyone=True)),
+    ),
+    hints=(
+        "The power prior multiplies every sufficient statistic of the retired data by lam.",
+        "For a class leaf the statistics are the mass and one pseudo-count per class; the "
+        "retiree's own contribution is a one-hot vector.",
+        "nu <- lam nu + 1; every a_k <- lam a_k; then a_label += 1; return a new list.",
+    ),
+    minutes=10,
+)
+
+
+# =======================================================================================
 # 15. dt-retired-share: a grown child's share of its parent's retired information
 # =======================================================================================
 
@@ -2684,6 +2828,7 @@ EXERCISES: tuple[Exercise, ...] = (
     RETIRED_SHARE,
     FORGETTING,
     FORGETTING_LINEAR,
+    FORGETTING_CLASS,
     LEAF_ALC,
     LEAF_ENTROPY,
 )

@@ -214,7 +214,15 @@ def child_retired_share(n_child: int, n_parent: int, nu: float, syg: float,
     return tuple(n_child * v / n_parent for v in (nu, syg, syyg))  # type: ignore[return-value]
 
 
+def absorb_retired_class(nu: float, retired: list[float], label: int,
+                         lam: float) -> tuple[float, list[float]]:
+    """[AG13, §5]: discounted pseudo-counts plus the retiree's one-hot vector."""
+    one_hot = [1.0 if k == label else 0.0 for k in range(len(retired))]
+    return lam * nu + 1.0, [lam * a + e for a, e in zip(retired, one_hot, strict=True)]
+
+
 SOLUTIONS: dict[str, Callable[..., Any]] = {
+    "dt-forgetting-class": absorb_retired_class,
     "dt-retired-share": child_retired_share,
     "dt-leaf-prob": log_leaf_prob,
     "dt-class-probability": class_probability,
