@@ -1,10 +1,11 @@
 """Exercises on dynamic trees with particle learning [TGP11; AG11; AG13].
 
 One exercise per key equation of ``tutorials/02_dynamic_trees.md`` and
-``tutorials/05_data_retirement.md``: the tree prior's split probability, the constant leaf's
-evidence and predictive, the class leaf's evidence, the move probabilities, residual
-resampling, the pooled summary of a leaf with retired data, retiring a point into the
-prior, forgetting, and the ALC of a leaf. Each reference answer is a thin adapter around
+``tutorials/05_data_retirement.md``: the tree prior (split and leaf terms), the constant
+leaf's evidence and predictive, the class leaf's evidence and predictive, the move
+probabilities, residual resampling, the pooled summary of a leaf with retired data,
+retiring a point into the prior, a grown child's share of it, forgetting (constant, linear
+and class leaves), and the two retirement statistics (a leaf's ALC and entropy). Each reference answer is a thin adapter around
 the function of :mod:`reference.dynatree` that the model calls, and each plug puts the
 student's function in that function's place (the ``fast`` model, in C, is untouched), so
 that a short seeded stream shows the first step where the student's model departs.
