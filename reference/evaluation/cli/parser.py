@@ -7,13 +7,14 @@ import argparse
 from reference.evaluation import catalog
 from reference.evaluation.cli.compare import cmd_compare
 from reference.evaluation.cli.data import cmd_data
+from reference.evaluation.cli.exercise import add_exercise_parser
 from reference.evaluation.cli.grid import cmd_grid
 from reference.evaluation.cli.listing import cmd_list
 from reference.evaluation.cli.run import cmd_run
 
 __all__ = ["COMMANDS", "build_parser"]
 
-COMMANDS = ("run", "compare", "list", "data", "grid")
+COMMANDS = ("run", "compare", "list", "data", "grid", "exercise")
 """The subcommands; anything else on the command line is an argument of ``run``."""
 
 
@@ -144,4 +145,5 @@ def build_parser() -> argparse.ArgumentParser:
         help="progress bar over cells on stderr (default: when stderr is a terminal)",
     )
     grid.set_defaults(handler=cmd_grid)
+    add_exercise_parser(sub)  # driftwood exercise list|start|check|hint
     return parser

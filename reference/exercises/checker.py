@@ -1,0 +1,982 @@
+"""Grading a student's function: two routes to the right answer, diagnosis, a report.
+
+:func:`check` grades one function against one :class:`~reference.exercises.catalog.Exercise`:
+
+1. **Signature.** The function must accept the skeleton's positional arguments (it is
+   called positionally); otherwise the status is ``"wrong-signature"``. Renamed
+   parameters are accepted and mentioned in the report's notes.
+2. **Route (a), the cases.** The student's function and the reference run on every case
+   of ``exercise.cases()`` (each on its own deep copy of the arguments); the first case
+   where they differ beyond the exercise's tolerance is reported with the arguments, the
+   expected and the obtained value and where inside the value they differ.
+   ``NotImplementedError`` gives ``"not-implemented"``; any other exception gives
+   ``"raises"``, with the case and the traceback of the student's own frames.
+3. **Diagnosis.** When the answer is wrong, each registered
+   :class:`~reference.exercises.catalog.Mistake` is compared with it: a mistake that the
+   answer reproduces on *every* case where the mistake differs from the reference is named
+   (one sentence and the tutorial paragraph to reread). When several fit, the one whose
+   wrong cases coincide best with the answer's is named.
+4. **Route (b), the stream.** The student's function is plugged into the ``reference``
+   model in place of the reference function (see :func:`plugged`) and the model runs on
+   the exercise's short seeded stream; at every step it predicts the row (before
+   learning it), learns it, and its prediction and ``snapshot()`` are compared with those
+   of the ``fast`` model on the same stream. The first step where they diverge and the
+   first differing path of the snapshot are reported
+   (``step 3: snapshot.rng_state[0]: 11520 != 4242``).
+
+How values are compared (:func:`difference`)
+--------------------------------------------
+Values are walked recursively: tuples, lists and one-dimensional or nested numpy arrays
+are sequences (a tuple equals a list with the same items), mappings compare key by key
+(same keys, any order), numpy scalars are numbers.
+
+* ``"exact"`` tolerance: numbers are equal when their values are equal *and* a zero has
+  the same sign (``-0.0`` differs from ``0.0``: the backends agree bit for bit, and the
+  sign of a zero can change a later ``1/x`` or ``atan2``); NaN equals NaN; an int equals
+  the float of the same value (``3 == 3.0``: route (a) grades the formula, route (b)
+  would show a type that changes the model).
+* ``"rel"`` tolerance: integers (and booleans) exactly, infinities and NaN exactly, other
+  floats when ``|a - b| <= rtol * max(|a|, |b|)`` (so the sign of a zero does not matter).
+
+On the stream, an exact exercise is compared exactly by the project's own rule
+(:func:`reference.evaluation.compare.first_difference`: also types must agree, since the
+two models must agree bit for bit). A ``"rel"`` exercise is compared with the relative
+tolerance :data:`STREAM_RTOL` (a rounding difference of one function, propagated through
+a few dozen updates, stays far below it); a model that takes another discrete decision
+(a different split, another resampled particle) shows as a structural difference and is
+reported with that explanation.
+
+Isolation of the two models
+---------------------------
+The ``fast`` model runs *before* anything is plugged (its predictions and snapshots are
+recorded once per exercise and process), so a plug can never reach it, even where a
+``fast`` module reads a function through a ``reference`` module. The plug itself only
+touches modules named ``reference`` or ``reference.*`` (not ``reference.exercises``, whose
+adapters must keep calling the real functions) and the classes defined there, and is
+undone in a ``finally`` clause. Without the compiled ``fast`` backend the stream is
+compared with the unplugged ``reference`` model (the two are bit-identical by design);
+the report says so.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import inspect
+import json
+import math
+import sys
+import traceback
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from reference.evaluation.compare import first_difference
+from reference.exercises.catalog import Exercise, Mistake, Plug, Tolerance, all_exercises, get
+
+__all__ = [
+    "STATUSES",
+    "STREAM_RTOL",
+    "CaseMismatch",
+    "Catalogue",
+    "Divergence",
+    "Report",
+    "Text",
+    "check",
+    "difference",
+    "hint",
+    "list_exercises",
+    "plugged",
+    "skeleton_file_name",
+    "start",
+]
+
+STATUSES = ("passed", "not-implemented", "wrong-signature", "raises", "mismatch", "import-error")
+"""Every report status. ``"import-error"`` only comes from a file (``driftwood exercise
+check NAME FILE``: the file does not import, or does not define the function)."""
+
+STREAM_RTOL = 1e-9
+"""Relative tolerance of the stream comparison for ``"rel"`` exercises."""
+
+_VALUE_WIDTH = 160
+"""Longest repr of one value in a report before it is shortened."""
+
+
+# ---------------------------------------------------------------------------
+# comparing values
+# ---------------------------------------------------------------------------
+
+
+def _plain(x: Any) -> Any:
+    """numpy arrays and tuples become lists, numpy scalars Python numbers."""
+    if isinstance(x, np.ndarray):
+        return x.tolist()
+    if isinstance(x, np.generic):
+        return x.item()
+    if isinstance(x, tuple):
+        return list(x)
+    return x
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _same_number(expected: int | float, obtained: int | float, tolerance: Tolerance) -> bool:
+    if isinstance(expected, int) and isinstance(obtained, int):
+        return expected == obtained
+    a, b = float(expected), float(obtained)
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    if tolerance.kind == "exact" or math.isinf(a) or math.isinf(b):
+        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+    return abs(a - b) <= tolerance.rtol * max(abs(a), abs(b))
+
+
+def difference(expected: Any, obtained: Any, tolerance: Tolerance, path: str = "") -> str | None:
+    """Where ``obtained`` departs from ``expected`` under ``tolerance``, or ``None``.
+
+    The rules are in the module docstring. The message names the path inside the value
+    (``"[1][2]"``, ``".mean"``, empty for the value itself).
+
+    Examples
+    --------
+    >>> from reference.exercises.catalog import EXACT, Tolerance
+    >>> difference((1, [2.0, 3.0]), [1, (2.0, 3.5)], EXACT)
+    '[1][1]: expected 3.0, obtained 3.5'
+    >>> difference(float("nan"), float("nan"), EXACT) is None
+    True
+    >>> difference(0.0, -0.0, EXACT)
+    'expected 0.0, obtained -0.0 (the sign of zero differs)'
+    >>> difference(1.0, 1.0 + 1e-15, Tolerance("rel", 1e-12)) is None
+    True
+    """
+    stack: list[tuple[Any, Any, str]] = [(expected, obtained, path)]
+    while stack:
+        exp, obt, where = stack.pop()
+        exp, obt = _plain(exp), _plain(obt)
+        prefix = f"{where}: " if where else ""
+        if isinstance(exp, Mapping):
+            if not isinstance(obt, Mapping):
+                return f"{prefix}expected a mapping, obtained {_short(obt)}"
+            if set(exp) != set(obt):
+                return f"{prefix}keys differ: expected {sorted(map(str, exp))}, " \
+                    f"obtained {sorted(map(str, obt))}"
+            for key in reversed(list(exp)):
+                stack.append((exp[key], obt[key], f"{where}[{key!r}]"))
+        elif isinstance(exp, list):
+            if not isinstance(obt, list):
+                return f"{prefix}expected a sequence of {len(exp)} items, obtained {_short(obt)}"
+            if len(exp) != len(obt):
+                return f"{prefix}expected {len(exp)} items, obtained {len(obt)}"
+            for i in range(len(exp) - 1, -1, -1):
+                stack.append((exp[i], obt[i], f"{where}[{i}]"))
+        elif _is_number(exp) and _is_number(obt):
+            if not _same_number(exp, obt, tolerance):
+                zero = (
+                    " (the sign of zero differs)" if exp == obt == 0 and not
+                    (isinstance(exp, int) or isinstance(obt, int)) else ""
+                )
+                return f"{prefix}expected {_short(exp)}, obtained {_short(obt)}{zero}"
+        elif isinstance(exp, bool) or isinstance(obt, bool):
+            if not (type(exp) is type(obt) and exp == obt):
+                return f"{prefix}expected {_short(exp)}, obtained {_short(obt)}"
+        elif type(exp) is not type(obt) or exp != obt:
+            return f"{prefix}expected {_short(exp)}, obtained {_short(obt)}"
+    return None
+
+
+def _tolerant_first_difference(a: Any, b: Any, rtol: float, path: str) -> str | None:
+    """The stream comparison of a ``"rel"`` exercise: like ``first_difference`` (same
+    message style, ``a != b``) but floats within ``rtol``."""
+    tol = Tolerance("rel", rtol)
+    stack: list[tuple[Any, Any, str]] = [(a, b, path)]
+    while stack:
+        left, right, where = stack.pop()
+        left, right = _plain(left), _plain(right)
+        if isinstance(left, Mapping) and isinstance(right, Mapping):
+            if list(left) != list(right):
+                return f"{where}: keys differ: {list(left)} vs {list(right)}"
+            for key in reversed(list(left)):
+                stack.append((left[key], right[key], f"{where}.{key}"))
+        elif isinstance(left, list) and isinstance(right, list):
+            if len(left) != len(right):
+                return f"{where}: lengths differ: {len(left)} vs {len(right)}"
+            for i in range(len(left) - 1, -1, -1):
+                stack.append((left[i], right[i], f"{where}[{i}]"))
+        elif isinstance(left, float) and isinstance(right, float):
+            if not _same_number(left, right, tol):
+                return f"{where}: {left!r} != {right!r}"
+        elif type(left) is not type(right) or left != right:
+            return f"{where}: {left!r} != {right!r}"
+    return None
+
+
+def _short(value: Any, width: int = _VALUE_WIDTH) -> str:
+    text = repr(value)
+    if len(text) > width:
+        text = text[: width - 5] + " ...)"
+    return text
+
+
+# ---------------------------------------------------------------------------
+# the report
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CaseMismatch:
+    """The first case of route (a) where the answer departs from the reference."""
+
+    index: int
+    label: str
+    args: tuple[Any, ...]
+    expected: Any
+    obtained: Any
+    where: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data (values as their ``repr``, which JSON can always hold)."""
+        return {
+            "index": self.index, "label": self.label, "args": [repr(a) for a in self.args],
+            "expected": repr(self.expected), "obtained": repr(self.obtained),
+            "where": self.where,
+        }
+
+
+@dataclass(frozen=True)
+class Divergence:
+    """The first step of route (b) where the plugged reference model departs.
+
+    ``step`` counts rows from 0; ``what`` is the first differing path and the two values
+    (``"snapshot.rng_state[0]: 11520 != 4242"``), or the exception the model raised;
+    ``against`` names the model it was compared with.
+    """
+
+    step: int
+    what: str
+    against: str
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain data."""
+        return {"step": self.step, "what": self.what, "against": self.against}
+
+
+@dataclass
+class Report:
+    """The result of :func:`check`: ``str(report)`` is the message for the student,
+    :meth:`to_json` the record for an autograder.
+
+    Attributes
+    ----------
+    exercise : str
+        The exercise's name.
+    status : str
+        One of :data:`STATUSES`.
+    message : str
+        One sentence on the status.
+    first_mismatch : CaseMismatch or None
+        Route (a)'s first differing case.
+    diagnosis : Mistake or None
+        The registered mistake the answer reproduces.
+    stream_divergence : Divergence or None
+        Route (b)'s first diverging step.
+    """
+
+    exercise: str
+    status: str
+    message: str
+    title: str = ""
+    tag: str = ""
+    anchor: str = ""
+    tolerance: Tolerance | None = None
+    cases_checked: int = 0
+    cases_total: int = 0
+    first_mismatch: CaseMismatch | None = None
+    diagnosis: Mistake | None = None
+    stream_divergence: Divergence | None = None
+    stream_model: str = ""
+    stream_steps: int = 0
+    stream_against: str = ""
+    failing_case: str = ""
+    traceback: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """Whether the answer is accepted (both routes agree with the reference)."""
+        return self.status == "passed"
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as plain data that :func:`json.dumps` accepts (for nbgrader, CI)."""
+        d = self.diagnosis
+        tol = self.tolerance
+        return {
+            "exercise": self.exercise,
+            "status": self.status,
+            "passed": self.passed,
+            "message": self.message,
+            "title": self.title,
+            "tag": self.tag,
+            "anchor": self.anchor,
+            "tolerance": None if tol is None else {
+                "kind": tol.kind, "rtol": tol.rtol, "why": tol.why},
+            "cases_checked": self.cases_checked,
+            "cases_total": self.cases_total,
+            "first_mismatch": None if self.first_mismatch is None
+            else self.first_mismatch.to_json(),
+            "diagnosis": None if d is None else {
+                "id": d.id, "sentence": d.sentence, "anchor": d.anchor, "mutant": d.mutant},
+            "stream": None if not self.stream_model else {
+                "model": self.stream_model, "steps": self.stream_steps,
+                "against": self.stream_against},
+            "stream_divergence": None if self.stream_divergence is None
+            else self.stream_divergence.to_json(),
+            "failing_case": self.failing_case or None,
+            "traceback": self.traceback or None,
+            "notes": list(self.notes),
+            "text": str(self),
+        }
+
+    def _lines(self) -> list[str]:
+        head = f"{self.exercise}: {self.status.upper()}"
+        if self.title:
+            head += f" ({self.title})"
+        lines = [head, f"  {self.message}"]
+        m = self.first_mismatch
+        if m is not None:
+            lines += [
+                f"  first differing case: #{m.index} ({m.label})",
+                f"    arguments: {_short(m.args)}",
+                f"    expected:  {_short(m.expected)}",
+                f"    obtained:  {_short(m.obtained)}",
+            ]
+            if m.where and not m.where.startswith("expected "):
+                lines.append(f"    where:     {m.where}")
+        if self.failing_case:
+            lines.append(f"  case: {self.failing_case}")
+        if self.traceback:
+            lines.append("  traceback (your code):")
+            lines += ["    " + line for line in self.traceback.rstrip().splitlines()]
+        if self.diagnosis is not None:
+            lines.append(f"  diagnosis: {self.diagnosis.sentence}")
+            lines.append(f"    reread: {self.diagnosis.anchor}")
+        elif self.status == "mismatch" and self.anchor:
+            lines.append(f"  reread: {self.anchor}")
+        if self.stream_model:
+            if self.stream_divergence is not None:
+                dv = self.stream_divergence
+                lines.append(f"  stream: your function inside the reference {self.stream_model} "
+                             f"diverges from {dv.against} at step {dv.step} (rows from 0; "
+                             f"yours first): {dv.what}")
+            elif self.status == "passed" or self.first_mismatch is not None:
+                lines.append(f"  stream: your function inside the reference {self.stream_model} "
+                             f"agrees with {self.stream_against} for {self.stream_steps} steps")
+        if self.tolerance is not None and self.status in ("passed", "mismatch"):
+            tol = self.tolerance
+            kind = "exact" if tol.kind == "exact" else f"relative {tol.rtol:g}"
+            lines.append(f"  tolerance: {kind}" + (f" ({tol.why})" if tol.why else ""))
+        lines += [f"  note: {n}" for n in self.notes]
+        return lines
+
+    def __str__(self) -> str:
+        return "\n".join(self._lines())
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_markdown_(self) -> str:
+        return "```text\n" + str(self) + "\n```"
+
+
+# ---------------------------------------------------------------------------
+# plugging a function into the reference model
+# ---------------------------------------------------------------------------
+
+
+def _resolve(target: str) -> tuple[Any, str, Any]:
+    """``(owner, attribute, raw object)`` for a dotted path ``module[.Class].name``."""
+    parts = target.split(".")
+    module: ModuleType | None = None
+    i = len(parts)
+    while i > 0:
+        try:
+            module = importlib.import_module(".".join(parts[:i]))
+            break
+        except ModuleNotFoundError:
+            i -= 1
+    if module is None or i == len(parts):
+        raise ValueError(f"plug target {target!r} is not an attribute of a module")
+    owner: Any = module
+    for name in parts[i:-1]:
+        owner = getattr(owner, name)
+    attr = parts[-1]
+    raw = vars(owner)[attr] if isinstance(owner, type) else getattr(owner, attr)
+    return owner, attr, raw
+
+
+def _unwrap(raw: Any) -> Any:
+    return raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
+
+
+def _rewrap(like: Any, function: Any) -> Any:
+    if isinstance(like, staticmethod):
+        return staticmethod(function)
+    if isinstance(like, classmethod):
+        return classmethod(function)
+    return function
+
+
+def _patchable_modules() -> list[ModuleType]:
+    return [
+        module for name, module in list(sys.modules.items())
+        if module is not None and (name == "reference" or name.startswith("reference."))
+        and not (name == "reference.exercises" or name.startswith("reference.exercises."))
+    ]
+
+
+def _holders(obj: Any) -> Iterator[tuple[Any, str, Any]]:
+    """Every ``(namespace, attribute, raw value)`` of a ``reference`` module or of a class
+    defined there whose value is ``obj`` (possibly as a static or class method)."""
+    seen: set[int] = set()
+    for module in _patchable_modules():
+        for attr, value in list(vars(module).items()):
+            if value is obj:
+                yield module, attr, value
+            if isinstance(value, type) and id(value) not in seen and str(
+                    getattr(value, "__module__", "")).startswith("reference"):
+                seen.add(id(value))
+                for cattr, cvalue in list(vars(value).items()):
+                    if _unwrap(cvalue) is obj:
+                        yield value, cattr, cvalue
+
+
+@contextmanager
+def plugged(plugs: Sequence[Plug], student: Callable[..., Any]) -> Iterator[None]:
+    """Within the block, each plug's target is replaced by ``plug.adapt(student)``.
+
+    The target is replaced in every ``reference`` module (and class defined in one) that
+    holds it, except the exercise modules themselves; everything is restored on leaving
+    the block, even on an exception, and a module imported inside the block that copied
+    a replacement gets the original back.
+    """
+    done: list[tuple[Any, str, Any, Any]] = []
+    originals: dict[int, Any] = {}
+
+    def unplugged(*args: Any, **kwargs: Any) -> Any:
+        # the student's own code (and a reference adapter given as the answer) sees the
+        # real functions: no recursion through the plug
+        for holder, attr, value, _ in done:
+            setattr(holder, attr, value)
+        try:
+            return student(*args, **kwargs)
+        finally:
+            for holder, attr, _, plug_value in done:
+                setattr(holder, attr, plug_value)
+
+    try:
+        for plug in plugs:
+            _, _, raw = _resolve(plug.target)
+            target = _unwrap(raw)
+            replacement = plug.adapt(unplugged)
+            originals[id(replacement)] = target
+            for holder, attr, value in list(_holders(target)):
+                plug_value = _rewrap(value, replacement)
+                setattr(holder, attr, plug_value)
+                done.append((holder, attr, value, plug_value))
+        yield
+    finally:
+        for holder, attr, value, _ in reversed(done):
+            setattr(holder, attr, value)
+        if originals:
+            for module in _patchable_modules():
+                for attr, value in list(vars(module).items()):
+                    if id(value) in originals:
+                        setattr(module, attr, originals[id(value)])
+
+
+# ---------------------------------------------------------------------------
+# route (a): the cases
+# ---------------------------------------------------------------------------
+
+
+class _Raised:
+    """An output that is an exception (of a mistake, or of the student on a later case)."""
+
+    def __init__(self, exc: BaseException) -> None:
+        self.exc = exc
+        self.text = f"{type(exc).__name__}: {exc}"
+
+    def __repr__(self) -> str:
+        return f"<raised {self.text}>"
+
+
+_CACHE: dict[tuple[str, int], dict[str, Any]] = {}
+
+
+def _cache(exercise: Exercise) -> dict[str, Any]:
+    """Per exercise and process: its cases, the reference's outputs, the mistakes' outputs,
+    the skeleton's signature and the recorded stream trajectory."""
+    key = (exercise.name, id(exercise))
+    entry = _CACHE.get(key)
+    if entry is None:
+        cases = list(exercise.cases())
+        entry = {
+            "exercise": exercise,  # keeps id(exercise) valid
+            "cases": cases,
+            "expected": [exercise.reference(*copy.deepcopy(c.args)) for c in cases],
+        }
+        _CACHE[key] = entry
+    return entry
+
+
+def _mistake_outputs(exercise: Exercise) -> dict[str, list[Any]]:
+    entry = _cache(exercise)
+    if "mistakes" not in entry:
+        out: dict[str, list[Any]] = {}
+        for mistake in exercise.mistakes:
+            values: list[Any] = []
+            for case in entry["cases"]:
+                try:
+                    values.append(mistake.function(*copy.deepcopy(case.args)))
+                except Exception as exc:  # noqa: BLE001 - a wrong formula may fail anywhere
+                    values.append(_Raised(exc))
+            out[mistake.id] = values
+        entry["mistakes"] = out
+    result: dict[str, list[Any]] = entry["mistakes"]
+    return result
+
+
+def mistake_cases(exercise: Exercise, mistake: Mistake) -> list[int]:
+    """The indices of the cases where ``mistake`` differs from the reference (and does not
+    raise): the cases on which an answer must reproduce it to be diagnosed as it."""
+    entry = _cache(exercise)
+    values = _mistake_outputs(exercise)[mistake.id]
+    return [
+        i for i, (exp, got) in enumerate(zip(entry["expected"], values, strict=True))
+        if not isinstance(got, _Raised) and difference(exp, got, exercise.tolerance) is not None
+    ]
+
+
+def _diagnose(exercise: Exercise, obtained: list[Any], wrong: set[int]) -> Mistake | None:
+    best: tuple[int, int, int] | None = None
+    chosen: Mistake | None = None
+    outputs = _mistake_outputs(exercise)
+    for order, mistake in enumerate(exercise.mistakes):
+        where = mistake_cases(exercise, mistake)
+        if not where:
+            continue
+        values = outputs[mistake.id]
+        if all(
+            not isinstance(obtained[i], _Raised)
+            and difference(values[i], obtained[i], exercise.tolerance) is None
+            for i in where
+        ):
+            overlap = len(wrong.intersection(where))
+            score = (overlap, -len(wrong.symmetric_difference(where)), -order)
+            if best is None or score > best:
+                best, chosen = score, mistake
+    return chosen
+
+
+def _student_traceback(exc: BaseException) -> str:
+    """The frames below the checker's own (the student's code and what it called)."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    here = Path(__file__).resolve()
+    while frames and Path(frames[0].filename).resolve() == here:
+        frames = traceback.StackSummary.from_list(frames[1:])
+    shown = traceback.format_list(frames[-6:])
+    shown += traceback.format_exception_only(type(exc), exc)
+    return "".join(shown)
+
+
+def _skeleton_signature(exercise: Exercise) -> inspect.Signature:
+    entry = _cache(exercise)
+    if "signature" not in entry:
+        namespace: dict[str, Any] = {"__name__": f"skeleton_{exercise.name.replace('-', '_')}"}
+        exec(compile(exercise.skeleton, f"<skeleton {exercise.name}>", "exec"), namespace)
+        entry["signature"] = inspect.signature(namespace[exercise.function_name])
+    signature: inspect.Signature = entry["signature"]
+    return signature
+
+
+def _positional_names(signature: inspect.Signature) -> list[str]:
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p.name for p in signature.parameters.values() if p.kind in kinds]
+
+
+def _plain_signature(name: str, signature: inspect.Signature) -> str:
+    """``name(a, b=1, *args)``: the parameters without annotations."""
+    shown: list[str] = []
+    for p in signature.parameters.values():
+        text = p.name
+        if p.kind is inspect.Parameter.VAR_POSITIONAL:
+            text = "*" + text
+        elif p.kind is inspect.Parameter.VAR_KEYWORD:
+            text = "**" + text
+        if p.default is not inspect.Parameter.empty:
+            text += f"={p.default!r}"
+        shown.append(text)
+    return f"{name}({', '.join(shown)})"
+
+
+def _signature_problem(exercise: Exercise, function: Any, notes: list[str]) -> str | None:
+    if not callable(function):
+        return f"expected a function {exercise.function_name}(...), got {_short(function)}"
+    wanted = _skeleton_signature(exercise)
+    names = _positional_names(wanted)
+    try:
+        got = inspect.signature(function)
+    except (TypeError, ValueError):  # builtins without a signature: let the call decide
+        return None
+    try:
+        got.bind(*names)
+    except TypeError as err:
+        count = f"{len(names)} positional argument" + ("" if len(names) == 1 else "s")
+        return (f"the function must take {count}, as in "
+                f"{_plain_signature(exercise.function_name, wanted)}; yours is "
+                f"{_plain_signature(getattr(function, '__name__', 'function'), got)} ({err})")
+    mine = _positional_names(got)[: len(names)]
+    if mine != names:
+        notes.append(f"your parameters are named ({', '.join(mine)}), the skeleton's "
+                     f"({', '.join(names)}); the checker passes them by position")
+    return None
+
+
+# ---------------------------------------------------------------------------
+# route (b): the stream
+# ---------------------------------------------------------------------------
+
+
+def _rows(exercise: Exercise) -> tuple[list[list[float]], list[Any]]:
+    assert exercise.stream is not None
+    X, y = exercise.stream.data()
+    rows = [list(map(float, r)) for r in np.asarray(X, dtype=np.float64).tolist()]
+    labels = list(np.asarray(y).tolist())
+    return rows, labels
+
+
+def _run_model(model: Any, rows: list[list[float]], labels: list[Any]) -> Iterator[
+        tuple[Any, Any]]:
+    """Yield ``(prediction or _Raised, snapshot or _Raised)`` per step."""
+    for x, y in zip(rows, labels, strict=True):
+        try:
+            prediction: Any = model.predict_one(x)
+        except Exception as exc:  # noqa: BLE001 - compared with the other model's
+            prediction = _Raised(exc)
+        try:
+            model.learn_one(x, y)
+            snapshot: Any = model.snapshot()
+        except Exception as exc:  # noqa: BLE001
+            yield prediction, _Raised(exc)
+            return
+        yield prediction, snapshot
+
+
+def _trajectory(exercise: Exercise) -> dict[str, Any]:
+    """The comparison model's predictions and snapshots on the stream (recorded once)."""
+    entry = _cache(exercise)
+    if "trajectory" not in entry:
+        stream = exercise.stream
+        assert stream is not None
+        rows, labels = _rows(exercise)
+        try:
+            backend = importlib.import_module("fast")
+            against = f"the fast {stream.model}"
+        except ImportError:
+            backend = importlib.import_module("reference")
+            against = f"the unplugged reference {stream.model} (fast backend not built)"
+        model = getattr(backend, stream.model)(**dict(stream.params))
+        steps = [(p, copy.deepcopy(s)) for p, s in _run_model(model, rows, labels)]
+        entry["trajectory"] = {"rows": rows, "labels": labels, "steps": steps,
+                               "against": against}
+    trajectory: dict[str, Any] = entry["trajectory"]
+    return trajectory
+
+
+def _compare_step(a: Any, b: Any, path: str, exercise: Exercise) -> str | None:
+    if isinstance(a, _Raised) or isinstance(b, _Raised):
+        if isinstance(a, _Raised) and isinstance(b, _Raised) and a.text == b.text:
+            return None
+        mine = f"raised {_short(a.text)}" if isinstance(a, _Raised) else "did not raise"
+        theirs = f"raised {_short(b.text)}" if isinstance(b, _Raised) else "did not"
+        return f"{path}: the plugged model {mine}, the other {theirs}"
+    if exercise.tolerance.kind == "exact":
+        return first_difference(a, b, path)
+    return _tolerant_first_difference(a, b, max(STREAM_RTOL, exercise.tolerance.rtol), path)
+
+
+def _stream(exercise: Exercise, function: Callable[..., Any]) -> tuple[
+        Divergence | None, int, str, BaseException | None]:
+    """Route (b): ``(divergence, steps agreeing, against, exception in the student's code)``."""
+    stream = exercise.stream
+    assert stream is not None
+    recorded = _trajectory(exercise)
+    against = recorded["against"]
+    reference = importlib.import_module("reference")
+    cls = getattr(reference, stream.model)
+    steps = 0
+    with plugged(exercise.plugs, function):
+        try:
+            model = cls(**dict(stream.params))
+        except Exception as exc:  # noqa: BLE001 - the student's code runs in the constructor
+            return Divergence(0, f"the model's constructor raised {type(exc).__name__}: {exc}",
+                              against), 0, against, exc
+        mine = _run_model(model, recorded["rows"], recorded["labels"])
+        for t, ((p_ref, s_ref), (p_mine, s_mine)) in enumerate(
+                zip(recorded["steps"], mine, strict=False)):
+            what = _compare_step(p_mine, p_ref, "predict_one", exercise) or _compare_step(
+                s_mine, s_ref, "snapshot", exercise)
+            if what is not None:
+                structural = exercise.tolerance.kind != "exact" and (
+                    "keys differ" in what or "lengths differ" in what)
+                if structural:
+                    what += " (the model took another discrete decision, e.g. a split or a " \
+                        "resampled particle)"
+                raised = next((v for v in (p_mine, s_mine) if isinstance(v, _Raised)), None)
+                return Divergence(t, what, against), steps, against, (
+                    None if raised is None else raised.exc)
+            steps += 1
+    return None, steps, against, None
+
+
+# ---------------------------------------------------------------------------
+# check
+# ---------------------------------------------------------------------------
+
+
+def _base_report(exercise: Exercise, status: str, message: str) -> Report:
+    return Report(exercise=exercise.name, status=status, message=message, title=exercise.title,
+                  tag=exercise.tag, anchor=exercise.anchor, tolerance=exercise.tolerance)
+
+
+def check(
+    name_or_exercise: str | Exercise, function: Callable[..., Any], *, stream: bool = True
+) -> Report:
+    """Grade ``function`` as an answer to an exercise (see the module docstring).
+
+    Parameters
+    ----------
+    name_or_exercise : str or Exercise
+        The exercise, or its name (``driftwood exercise list``).
+    function : callable
+        The student's function, with the skeleton's signature.
+    stream : bool, default True
+        Also run route (b): the function inside the reference model on a short stream,
+        beside the ``fast`` model (skipped for exercises without a stream).
+
+    Returns
+    -------
+    Report
+        ``report.passed``, ``report.status``; ``print(report)`` explains.
+
+    Raises
+    ------
+    KeyError
+        For an unknown exercise name.
+
+    Examples
+    --------
+    >>> from reference.exercises import check
+    >>> def next_word(s0, s1, s2, s3):
+    ...     raise NotImplementedError
+    >>> check("rng-xoshiro-step", next_word).status
+    'not-implemented'
+    """
+    exercise = get(name_or_exercise) if isinstance(name_or_exercise, str) else name_or_exercise
+    notes: list[str] = []
+    problem = _signature_problem(exercise, function, notes)
+    if problem is not None:
+        report = _base_report(exercise, "wrong-signature", problem)
+        report.notes = notes
+        return report
+    entry = _cache(exercise)
+    cases, expected = entry["cases"], entry["expected"]
+    obtained: list[Any] = []
+    first: CaseMismatch | None = None
+    wrong: set[int] = set()
+    for i, case in enumerate(cases):
+        try:
+            value = function(*copy.deepcopy(case.args))
+        except NotImplementedError:
+            report = _base_report(exercise, "not-implemented", (
+                f"{exercise.function_name} raises NotImplementedError: write its body "
+                f"(the skeleton's `raise NotImplementedError`) and check again"))
+            report.cases_checked = i
+            report.cases_total = len(cases)
+            report.notes = notes
+            return report
+        except Exception as exc:  # noqa: BLE001 - any error of the student's code is reported
+            if first is None:
+                report = _base_report(exercise, "raises", (
+                    f"{exercise.function_name} raised {type(exc).__name__} on case #{i} "
+                    f"({case.label})"))
+                report.failing_case = f"#{i} ({case.label}): arguments {_short(case.args)}"
+                report.traceback = _student_traceback(exc)
+                report.cases_checked = i
+                report.cases_total = len(cases)
+                report.notes = notes
+                return report
+            value = _Raised(exc)
+        obtained.append(value)
+        where = difference(expected[i], value, exercise.tolerance) if not isinstance(
+            value, _Raised) else f"raised {value.text}"
+        if where is not None:
+            wrong.add(i)
+            if first is None:
+                first = CaseMismatch(i, case.label, case.args, expected[i], value, where)
+    diagnosis = _diagnose(exercise, obtained, wrong) if first is not None else None
+    divergence: Divergence | None = None
+    steps, against, stream_error = 0, "", None
+    run_stream = stream and exercise.stream is not None and bool(exercise.plugs)
+    if run_stream:
+        divergence, steps, against, stream_error = _stream(exercise, function)
+    if first is not None:
+        report = _base_report(exercise, "mismatch", (
+            f"{exercise.function_name} differs from the reference on {len(wrong)} of "
+            f"{len(cases)} cases"))
+    elif divergence is not None:
+        report = _base_report(exercise, "mismatch", (
+            f"{exercise.function_name} agrees with the reference on all {len(cases)} cases, "
+            f"but inside the model it diverges at step {divergence.step}"))
+    else:
+        report = _base_report(exercise, "passed", (
+            f"{exercise.function_name} agrees with the reference on all {len(cases)} cases"
+            + (" and inside the model on the whole stream" if run_stream else "")))
+    if stream_error is not None and first is None:
+        report.status = "raises"
+        report.traceback = _student_traceback(stream_error)
+    report.cases_checked = len(cases)
+    report.cases_total = len(cases)
+    report.first_mismatch = first
+    report.diagnosis = diagnosis
+    report.stream_divergence = divergence
+    if run_stream:
+        assert exercise.stream is not None
+        report.stream_model = exercise.stream.model
+        report.stream_steps = steps
+        report.stream_against = against
+    report.notes = notes
+    return report
+
+
+def import_error_report(exercise: Exercise, message: str, details: str = "") -> Report:
+    """The report for a file that does not import or lacks the function (status
+    ``"import-error"``), as ``driftwood exercise check NAME FILE`` prints it."""
+    report = _base_report(exercise, "import-error", message)
+    report.traceback = details
+    return report
+
+
+# ---------------------------------------------------------------------------
+# hints, skeleton files, the list
+# ---------------------------------------------------------------------------
+
+
+class Text(str):
+    """A string that shows as itself in a notebook or at the prompt (no quotes)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return str(self)
+
+    def _repr_markdown_(self) -> str:
+        return "```text\n" + str(self) + "\n```"
+
+
+_HINTS_SHOWN: dict[str, int] = {}
+
+
+def hint(name: str, level: int | None = None) -> Text:
+    """A graded hint for an exercise: the next one at each call, or hint ``level`` (1-based).
+
+    Hints go from general to nearly the recipe; none gives the answer.
+
+    Examples
+    --------
+    >>> print(hint("rng-uniform", level=1))  # doctest: +ELLIPSIS
+    rng-uniform, hint 1/...
+    """
+    exercise = get(name)
+    total = len(exercise.hints)
+    if total == 0:
+        return Text(f"{name}: no hints; reread {exercise.anchor}")
+    if level is None:
+        level = min(_HINTS_SHOWN.get(name, 0) + 1, total)
+    if not 1 <= level <= total:
+        raise ValueError(f"{name} has hints 1 to {total}, not {level}")
+    _HINTS_SHOWN[name] = max(_HINTS_SHOWN.get(name, 0), level)
+    more = f" (next: hint {level + 1})" if level < total else " (the last hint)"
+    return Text(f"{name}, hint {level}/{total}{more}:\n  {exercise.hints[level - 1]}\n"
+                f"  reread: {exercise.anchor}")
+
+
+def skeleton_file_name(name: str) -> str:
+    """The file :func:`start` writes for exercise ``name``: ``rng-uniform`` ->
+    ``rng_uniform.py``."""
+    return name.replace("-", "_") + ".py"
+
+
+def start(name: str, directory: str | Path = ".", *, overwrite: bool = False) -> Path:
+    """Write the skeleton of exercise ``name`` to ``directory/<name with - as _>.py``.
+
+    Refuses (``FileExistsError``) to overwrite an existing file unless ``overwrite``.
+    Returns the path written.
+    """
+    exercise = get(name)
+    folder = Path(directory)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / skeleton_file_name(name)
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"{path} exists; keep your work, or overwrite it explicitly")
+    path.write_text(exercise.skeleton, encoding="utf-8")
+    return path
+
+
+class Catalogue(list[Exercise]):
+    """The exercises, shown as a table (name, family, tag, minutes, title)."""
+
+    def table(self, width: int = 100) -> str:
+        """A header and one line per exercise, at most ``width`` columns (long titles are
+        shortened; the tag column shows the paper tag, the part before any ``;``)."""
+        rows = [("name", "family", "tag", "min", "title")] + [
+            (e.name, e.family, e.tag.split(";")[0].strip(), str(e.minutes), e.title)
+            for e in self]
+        w_name = max(len(r[0]) for r in rows)
+        w_family = max(len(r[1]) for r in rows)
+        w_tag = min(max(len(r[2]) for r in rows), 18)
+        lines = []
+        for name, family, tag, minutes, title in rows:
+            line = f"{name:<{w_name}}  {family:<{w_family}}  {tag[:w_tag]:<{w_tag}}  " \
+                f"{minutes:>3}  {title}"
+            if len(line) > width:
+                line = line[: width - 3] + "..."
+            lines.append(line.rstrip())
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.table()
+
+    def __repr__(self) -> str:
+        return self.table()
+
+    def _repr_markdown_(self) -> str:
+        rows = ["| name | family | tag | min | title |", "|---|---|---|---:|---|"]
+        rows += [f"| `{e.name}` | {e.family} | {e.tag} | {e.minutes} | {e.title} |" for e in self]
+        return "\n".join(rows)
+
+
+def list_exercises() -> Catalogue:
+    """Every exercise in course order (a list that prints as a table)."""
+    return Catalogue(all_exercises())
+
+
+def report_json(report: Report) -> str:
+    """``report.to_json()`` as indented JSON text."""
+    return json.dumps(report.to_json(), indent=2, ensure_ascii=False)

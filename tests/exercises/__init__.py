@@ -1,0 +1,1 @@
+"""Tests of the course kit: the exercises, their checker and `driftwood exercise`."""
