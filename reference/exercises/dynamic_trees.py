@@ -5,14 +5,16 @@ One exercise per key equation of ``tutorials/02_dynamic_trees.md`` and
 leaf's evidence and predictive, the class leaf's evidence and predictive, the move
 probabilities, residual resampling, the pooled summary of a leaf with retired data,
 retiring a point into the prior, a grown child's share of it, forgetting (constant, linear
-and class leaves), and the two retirement statistics (a leaf's ALC and entropy). Each reference answer is a thin adapter around
-the function of :mod:`reference.dynatree` that the model calls, and each plug puts the
-student's function in that function's place (the ``fast`` model, in C, is untouched), so
-that a short seeded stream shows the first step where the student's model departs.
+and class leaves), and the two retirement statistics (a leaf's ALC and entropy). Each
+reference answer is a thin adapter around the function of :mod:`reference.dynatree` that
+the model calls, and each plug puts the student's function in that function's place (the
+``fast`` model, in C, is untouched), so that a short seeded stream shows the first step
+where the student's model departs.
 
-The originals are kept in the private dict ``_REAL`` (not as module attributes), so that
-plugging a student's function, which replaces the original wherever a ``reference``
-module holds it, never replaces the function an adapter falls back to.
+The originals are kept in the private dict ``_REAL``, taken at import: while a plug is in
+place the module attribute (``leaf_models.regression_log_evidence``) *is* the plug, so a
+plug's fallback for the leaf kinds its exercise does not cover must call the original
+through ``_REAL``, not through the module.
 """
 
 from __future__ import annotations
@@ -243,7 +245,7 @@ def _split_leaf_term(depth: int, alpha: float, beta: float) -> float:
 
 SPLIT_PROB = Exercise(
     name="dt-split-prob",
-    title="The tree prior: log probability that a node at depth d splits",
+    title="Tree prior: log probability that a node splits",
     family="dynamic_trees",
     tag="[AG13, §2.1]; [DT-SPEC §2]",
     anchor=A_PRIOR,
@@ -416,7 +418,7 @@ def _evidence_variant(*, const: float = LOG_2_OVER_PI, q_half: bool = True,
 
 CONSTANT_EVIDENCE = Exercise(
     name="dt-constant-evidence",
-    title="Log evidence of a constant leaf (normal-inverse-gamma, dynaTree's constant)",
+    title="Log evidence of a constant leaf (dynaTree's constant)",
     family="dynamic_trees",
     tag="[TGP11]; [AG13, Eq. 1]; [DT-SPEC §3.1]",
     anchor=A_CONST,
@@ -570,7 +572,7 @@ def _predictive_variant(*, h_num: float = 1.0, with_h: bool = True, root: bool =
 
 CONSTANT_PREDICTIVE = Exercise(
     name="dt-constant-predictive",
-    title="Student-t predictive of a constant leaf: location, scale, degrees of freedom",
+    title="Student-t predictive of a constant leaf",
     family="dynamic_trees",
     tag="[TGP11]; [AG13, Eq. 1]; [DT-SPEC §3.1]",
     anchor=A_PRED,
@@ -727,7 +729,7 @@ _laplace_class.__name__ = "class_log_evidence"
 
 CLASS_EVIDENCE = Exercise(
     name="dt-class-evidence",
-    title="Log evidence of a class leaf (Dirichlet-multinomial, prior 1/C per class)",
+    title="Log evidence of a class leaf (Dirichlet-multinomial)",
     family="dynamic_trees",
     tag="[AG13, Eq. 1]; [DT-SPEC §3.3]",
     anchor=A_CLASS,
@@ -893,7 +895,7 @@ def _moves_variant(*, normalise: bool = True, order: str = "spg", with_grow: boo
 
 MOVE_PROBABILITIES = Exercise(
     name="dt-move-probabilities",
-    title="Stay / prune / grow probabilities from log scores (log-sum-exp)",
+    title="Stay / prune / grow probabilities (log-sum-exp)",
     family="dynamic_trees",
     tag="[AG13, Eq. 2]; [DT-SPEC §4.4]",
     anchor=A_MOVES,
@@ -1288,7 +1290,7 @@ def _summary_variant(*, square_shift: float = 0.0, cross_shift: float = 0.0,
 
 RETIRED_SUMMARY = Exercise(
     name="dt-retired-summary",
-    title="A constant leaf's pooled mean, sum of squares and df with retired data",
+    title="Pooled mean, sum of squares and df with retired data",
     family="dynamic_trees",
     tag="[AG13, §3.1]; [DT-SPEC §3.0]",
     anchor=A_RETIRE,
@@ -1456,7 +1458,7 @@ def _retire_variant(*, remove: bool = True, sign: float = -1.0, square: bool = T
 
 RETIRE_POINT = Exercise(
     name="dt-retire-point",
-    title="Retire a point: from the active sums into the leaf's prior (lam = 1)",
+    title="Retire a point into the leaf's prior (lam = 1)",
     family="dynamic_trees",
     tag="[AG13, §3]; [DT-SPEC §3.5]; [DT-SPEC §6]",
     anchor=A_RETIRE,
@@ -1602,7 +1604,7 @@ def _forget_variant(*, mass: bool = True, sums: bool = True, squares: bool = Tru
 
 FORGETTING = Exercise(
     name="dt-forgetting",
-    title="Forgetting: discount the retired statistics by lam, then add the retiree",
+    title="Forgetting: the power prior of a constant leaf",
     family="dynamic_trees",
     tag="[AG13, §5]; [DT-SPEC §3.5]",
     anchor=A_FORGET,
@@ -1851,7 +1853,7 @@ def _alc_variant(*, df_minus: float = 2.0, m2_div: float = 3.0, cross_div: float
 
 LEAF_ALC = Exercise(
     name="dt-leaf-alc",
-    title="ALC of a leaf: the integrated reduction in predictive variance",
+    title="ALC of a leaf: integrated reduction in variance",
     family="dynamic_trees",
     tag="[AG13, §4]; [DT-SPEC §7.1]; [DT-SPEC §7.4]",
     anchor=A_ALC,
@@ -2001,7 +2003,7 @@ def _leaf_one_minus_log(depth: int, alpha: float, beta: float) -> float:
 
 LEAF_PROB = Exercise(
     name="dt-leaf-prob",
-    title="The tree prior: log probability that a node at depth d stays a leaf",
+    title="Tree prior: log probability that a node stays a leaf",
     family="dynamic_trees",
     tag="[AG13, §2.1]; [DT-SPEC §2]",
     anchor=A_PRIOR,
@@ -2168,7 +2170,7 @@ def _class_prob_variant(*, weight: float = 1.0, total: float = 1.0, use_retired:
 
 CLASS_PROBABILITY = Exercise(
     name="dt-class-probability",
-    title="The class leaf's predictive probability, with retired pseudo-counts",
+    title="Class leaf predictive with retired pseudo-counts",
     family="dynamic_trees",
     tag="[AG13, Eq. 1]; [AG13, §3]; [DT-SPEC §3.3]",
     anchor=A_CLASS,
@@ -2297,7 +2299,7 @@ def _entropy_variant(*, power: int = 1, base: float = math.e, sign: float = -1.0
 
 LEAF_ENTROPY = Exercise(
     name="dt-leaf-entropy",
-    title="Entropy of a class leaf's predictive (the entropy retirement statistic)",
+    title="Entropy of a class leaf's predictive",
     family="dynamic_trees",
     tag="[AG13, §4.3]; [DT-SPEC §7.5]",
     anchor=f"{T05}#entropy-for-classification",
@@ -2490,7 +2492,7 @@ def _forget_linear_variant(*, discount_gram: bool = True, discount_xty: bool = T
 
 FORGETTING_LINEAR = Exercise(
     name="dt-forgetting-linear",
-    title="Forgetting in a linear leaf: discount G, b, nu and S_yy, then add the retiree",
+    title="Forgetting: the power prior of a linear leaf",
     family="dynamic_trees",
     tag="[AG13, §3]; [AG13, §5]; [DT-SPEC §3.5]",
     anchor=A_FORGET,
@@ -2635,7 +2637,7 @@ def _forget_class_variant(*, counts: bool = True, mass: bool = True, after: bool
 
 FORGETTING_CLASS = Exercise(
     name="dt-forgetting-class",
-    title="Forgetting in a class leaf: discount the pseudo-counts, then add the retiree",
+    title="Forgetting: the power prior of a class leaf",
     family="dynamic_trees",
     tag="[AG13, §5]; [DT-SPEC §3.5]",
     anchor=A_FORGET,
@@ -2773,7 +2775,7 @@ def _share_variant(*, share_mass: bool = True, share_sums: bool = True, half: bo
 
 RETIRED_SHARE = Exercise(
     name="dt-retired-share",
-    title="Grow with retired data: each child's proportional share of the retired prior",
+    title="A grown child's share of the retired prior",
     family="dynamic_trees",
     tag="[AG13, §3.2]; [DT-SPEC §6.4]",
     anchor=A_SHARE,
