@@ -97,45 +97,56 @@ def leaf_rectangle(leaf: Node, box: Sequence[Sequence[float]],
 
 def leaf_alc(st: LeafStats, cfg: LeafConfig, lo: Sequence[float], hi: Sequence[float],
              x: Sequence[float], approx: bool) -> float:
+    """``ALC_eta(x)`` of a leaf (§7.1, §7.4): its regression summary ``Q, df`` and
+    regressors ``z`` of ``x`` handed to :func:`alc_integral`."""
+    _, q, _, df, _ = regression_summary(st, cfg)
+    z = regressors(x, cfg) if cfg.kind == LINEAR else []
+    return alc_integral(q, df, float(st.n) + st.nu, cfg.delta, st.ginv, st.xbar, z, lo, hi,
+                        approx)
+
+
+def alc_integral(q: float, df: float, tot: float, delta: int, ginv: Sequence[float],
+                 xbar: Sequence[float], z: Sequence[float], lo: Sequence[float],
+                 hi: Sequence[float], approx: bool) -> float:
     """``ALC_eta(x) = Q I_eta(x) / ((df - 2)(1 + h(x)))`` (§7.1, §7.4).
 
-    ``c = delta/(n + nu)``, ``u = z - xbar``, ``v = G^-1 u``, ``h = c + u'v``. On the
-    rectangle shifted by ``-xbar``: degenerate sides (width <= eps) of a linear leaf are
-    point masses at ``hi`` (``c' = c + v_i hi_i``); other sides are integrated in closed
-    form, ``I = A [c'^2 + sum_i (c' v_i (a_i + b_i) + v_i^2 M2_i
-    + sum_{j<i} v_i v_j (a_i + b_i)(a_j + b_j)/2)]`` with ``M2 = (a^2 + a b + b^2)/3`` and
-    ``A`` the product of the regular widths, or ``n + nu`` with ``approx``. A leaf without
-    ``df > 2`` and ``Q > 0`` contributes 0 (§0 item 3).
+    ``tot = n + nu``; ``z`` is the regressor vector of ``x`` for a linear leaf (``p``
+    entries, ``ginv`` the row-major ``G^-1``, ``xbar`` the centring) and empty for a
+    constant leaf. ``c = delta/(n + nu)``, ``u = z - xbar``, ``v = G^-1 u``,
+    ``h = c + u'v``. On the rectangle ``[lo, hi]`` shifted by ``-xbar``: degenerate sides
+    (width <= eps) of a linear leaf are point masses at ``hi`` (``c' = c + v_i hi_i``);
+    other sides are integrated in closed form, ``I = A [c'^2 + sum_i (c' v_i (a_i + b_i)
+    + v_i^2 M2_i + sum_{j<i} v_i v_j (a_i + b_i)(a_j + b_j)/2)]`` with
+    ``M2 = (a^2 + a b + b^2)/3`` and ``A`` the product of the regular widths, or
+    ``n + nu`` with ``approx``. A leaf without ``df > 2`` and ``Q > 0`` contributes 0
+    (§0 item 3).
 
     Deviation: no categorical columns (dynaTree's {0,1} columns are integrated as
     ordinary ones); a degenerate side of a constant leaf makes the area 0; the cross terms
     run over regular columns only.
     """
-    _, q, _, df, _ = regression_summary(st, cfg)
     if not (q > 0.0 and df > 2.0):
         return 0.0
-    tot = float(st.n) + st.nu
     c = 0.0
-    if cfg.delta == 1 and tot > 0.0:
+    if delta == 1 and tot > 0.0:
         c = 1.0 / tot
-    linear = cfg.kind == LINEAR
+    p = len(z)
+    linear = p > 0
     m = len(lo)
     v = [0.0] * m
     a = list(lo)
     b = list(hi)
     h = c
     if linear:
-        p = cfg.p
-        z = regressors(x, cfg)
-        u = [z[j] - st.xbar[j] for j in range(p)]
+        u = [z[j] - xbar[j] for j in range(p)]
         for i in range(p):
             t = 0.0
             for j in range(p):
-                t = t + st.ginv[i * p + j] * u[j]
+                t = t + ginv[i * p + j] * u[j]
             v[i] = t
             h = h + u[i] * t
-            a[i] = a[i] - st.xbar[i]
-            b[i] = b[i] - st.xbar[i]
+            a[i] = a[i] - xbar[i]
+            b[i] = b[i] - xbar[i]
     cp = c
     area = 1.0
     regular: list[int] = []

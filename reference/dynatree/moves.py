@@ -4,7 +4,8 @@ One call of :func:`propagate` moves one particle with the new point ``(x_t, y_t)
 insert the point into its leaf ``eta``, score the three candidate configurations of the
 subtree under ``eta``'s parent ``Pi`` (stay, grow with one ``luvar`` candidate, prune of
 the whole subtree under ``Pi``) and sample one move with log-sum-exp normalised
-probabilities. C twin: ``csrc/dynatree/moves.c`` (``dt_grow_candidate``, ``dt_choose_move``,
+probabilities. C twin: ``csrc/dynatree/moves.c`` (``dt_grow_candidate``, ``dt_choose_move``
+(which computes :func:`move_weights` inline),
 ``dt_propagate``).
 """
 
@@ -59,18 +60,12 @@ def grow_candidate(leaf: Node, X: Sequence[Sequence[float]], n_features: int, mi
     return j, lo + u * (hi - lo)
 
 
-def choose_move(l_stay: float, l_prune: float, l_grow: float, rng: Rng) -> int:
-    """Sample stay / prune / grow from their log scores ([DT-SPEC §0] item 6, §4.4 [REC]).
+def move_weights(l_stay: float, l_prune: float, l_grow: float) -> tuple[float, float, float]:
+    """Unnormalised move weights ``w_k = exp(L_k - L_max)`` ([DT-SPEC §4.4]).
 
-    ``w_k = exp(L_k - L_max)`` for finite ``L_k`` (``L_max`` the largest finite score),
-    0 otherwise; ``Z = (w_stay + w_prune) + w_grow``; stay if ``u < w_stay/Z``, prune if
-    ``u < (w_stay + w_prune)/Z``, else grow.
-
-    Random draws: one ``uniform()``, only if ``l_grow`` or ``l_prune`` is finite.
-    Deviation: log-sum-exp (maximum) normalisation instead of dynaTree's minimum.
+    ``L_max`` is the largest finite score; a score that is not finite has weight 0.
+    Log-sum-exp (maximum) normalisation, so the largest weight is 1 and nothing overflows.
     """
-    if not math.isfinite(l_grow) and not math.isfinite(l_prune):
-        return STAY
     l_max = NEG_INF
     for score in (l_stay, l_prune, l_grow):
         if math.isfinite(score) and score > l_max:
@@ -78,6 +73,22 @@ def choose_move(l_stay: float, l_prune: float, l_grow: float, rng: Rng) -> int:
     w_stay = math.exp(l_stay - l_max) if math.isfinite(l_stay) else 0.0
     w_prune = math.exp(l_prune - l_max) if math.isfinite(l_prune) else 0.0
     w_grow = math.exp(l_grow - l_max) if math.isfinite(l_grow) else 0.0
+    return w_stay, w_prune, w_grow
+
+
+def choose_move(l_stay: float, l_prune: float, l_grow: float, rng: Rng) -> int:
+    """Sample stay / prune / grow from their log scores ([DT-SPEC §0] item 6, §4.4 [REC]).
+
+    ``w_k = exp(L_k - L_max)`` for finite ``L_k`` (``L_max`` the largest finite score),
+    0 otherwise (:func:`move_weights`); ``Z = (w_stay + w_prune) + w_grow``; stay if
+    ``u < w_stay/Z``, prune if ``u < (w_stay + w_prune)/Z``, else grow.
+
+    Random draws: one ``uniform()``, only if ``l_grow`` or ``l_prune`` is finite.
+    Deviation: log-sum-exp (maximum) normalisation instead of dynaTree's minimum.
+    """
+    if not math.isfinite(l_grow) and not math.isfinite(l_prune):
+        return STAY
+    w_stay, w_prune, w_grow = move_weights(l_stay, l_prune, l_grow)
     z = (w_stay + w_prune) + w_grow
     u = rng.uniform()
     if u < w_stay / z:
