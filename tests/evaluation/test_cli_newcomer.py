@@ -72,15 +72,25 @@ def _commands() -> dict[str, argparse.ArgumentParser]:
 # ---------------------------------------------------------------- Ctrl-C
 
 ANNOUNCE_AND_RUN = r"""
-import runpy, signal, sys
+import runpy, signal, sys, time
 signal.signal(signal.SIGINT, signal.default_int_handler)  # also as a background job
 from reference.evaluation.prequential import progress
-update = progress.ProgressBar.update
-def announce(bar, steps=1):                 # say "started" when the first step is done
+init, update = progress.ProgressBar.__init__, progress.ProgressBar.update
+outer = []
+def first_bar(bar, *args, **kwargs):        # the command's own bar is the first one made
+    init(bar, *args, **kwargs)              # (a grid's cells make their own inside it)
+    if not outer:
+        outer.append(bar)
+def announce(bar, steps=1):                 # say "started" when its first step is done
     update(bar, steps)
+    if bar is not outer[0]:
+        return
     if not getattr(bar, "announced", False):
         bar.announced = True
         print("started", flush=True)
+    else:                                   # later steps slowed, so that Ctrl-C always
+        time.sleep(0.05)                    # comes before the end, however fast the machine
+progress.ProgressBar.__init__ = first_bar
 progress.ProgressBar.update = announce
 sys.argv = ["driftwood", *sys.argv[1:]]
 runpy.run_module("reference", run_name="__main__")     # python -m reference ...

@@ -157,4 +157,4 @@ def test_every_help_has_an_example(action: str, capsys: pytest.CaptureFixture[st
         main(["exercise", action, "--help"])
     assert exc.value.code == 0
     out = capsys.readouterr().out
-    assert "example" in out and f"driftwood exercise {action}" in out
+    assert "Examples:" in out and f"driftwood exercise {action}" in out

@@ -20,49 +20,53 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from reference.evaluation.cli._output import with_examples
 from reference.exercises import catalog, checker
 
 __all__ = ["add_exercise_parser", "cmd_exercise"]
 
-EPILOG_LIST = "example:\n  driftwood exercise list"
-EPILOG_START = (
-    "example:\n  driftwood exercise start rng-uniform --dir homework\n"
-    "  (writes homework/rng_uniform.py; edit the function, then `driftwood exercise check`)"
+HELP_EXERCISE = with_examples(
+    ("driftwood exercise list", "every exercise, by family"),
+    ("driftwood exercise start rng-uniform", "writes ./rng_uniform.py"),
+    ("driftwood exercise check rng-uniform", "grades ./rng_uniform.py"),
+    ("driftwood exercise hint rng-uniform", "the first hint"),
+    description="Exercises on the papers' key equations, checked against the reference and "
+    "the fast model.",
 )
-EPILOG_CHECK = (
-    "examples:\n  driftwood exercise check rng-uniform              # reads ./rng_uniform.py\n"
-    "  driftwood exercise check rng-uniform homework/rng_uniform.py --json\n"
-    "exit status: 0 passed, 1 not passed (or the file does not import), 2 usage error"
+HELP_LIST = with_examples(("driftwood exercise list", ""))
+HELP_START = with_examples(
+    ("driftwood exercise start rng-uniform --dir homework", "writes homework/rng_uniform.py"),
+    note="Edit the function, then run `driftwood exercise check`.",
 )
-EPILOG_HINT = (
-    "examples:\n  driftwood exercise hint rng-below             # the first hint\n"
-    "  driftwood exercise hint rng-below --level 2"
+HELP_CHECK = with_examples(
+    ("driftwood exercise check rng-uniform", "reads ./rng_uniform.py"),
+    ("driftwood exercise check rng-uniform homework/rng_uniform.py --json", "for a grader"),
+    note="Exit status: 0 passed, 1 not passed (or the file does not import), 2 usage error.",
+)
+HELP_HINT = with_examples(
+    ("driftwood exercise hint rng-below", "the first hint"),
+    ("driftwood exercise hint rng-below --level 2", "the second"),
 )
 
 
 def add_exercise_parser(sub: Any) -> None:
     """Add ``exercise`` and its four actions to the subparsers ``sub`` of ``driftwood``."""
-    raw = argparse.RawDescriptionHelpFormatter
     parser = sub.add_parser(
         "exercise", help="course exercises: list, start, check a solution, hints",
-        description="Exercises on the papers' key equations, checked against the reference "
-                    "and the fast model.", formatter_class=raw,
-        epilog="examples:\n  driftwood exercise list\n  driftwood exercise start rng-uniform\n"
-               "  driftwood exercise check rng-uniform\n  driftwood exercise hint rng-uniform",
+        **HELP_EXERCISE,
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
     listing = actions.add_parser("list", help="every exercise: name, family, tag, minutes, "
-                                 "title", epilog=EPILOG_LIST, formatter_class=raw)
+                                 "title", **HELP_LIST)
     listing.set_defaults(handler=cmd_exercise)
     start = actions.add_parser("start", help="write the skeleton file of an exercise",
-                               epilog=EPILOG_START, formatter_class=raw)
+                               **HELP_START)
     start.add_argument("name", help="exercise name (see `driftwood exercise list`)")
     start.add_argument("--dir", default=".", help="directory of the file (default: here)")
     start.add_argument("--force", action="store_true", help="overwrite an existing file")
     start.set_defaults(handler=cmd_exercise)
-    check = actions.add_parser("check", help="check a solution file", epilog=EPILOG_CHECK,
-                               formatter_class=raw)
+    check = actions.add_parser("check", help="check a solution file", **HELP_CHECK)
     check.add_argument("name", help="exercise name")
     check.add_argument("file", nargs="?", default=None,
                        help="the solution (default: ./<name with - as _>.py)")
@@ -73,8 +77,7 @@ def add_exercise_parser(sub: Any) -> None:
                        help="stop a check that runs longer (an endless loop in the solution "
                             "is then reported where it was; default 60, 0: no limit)")
     check.set_defaults(handler=cmd_exercise)
-    hint = actions.add_parser("hint", help="a graded hint (never the answer)",
-                              epilog=EPILOG_HINT, formatter_class=raw)
+    hint = actions.add_parser("hint", help="a graded hint (never the answer)", **HELP_HINT)
     hint.add_argument("name", help="exercise name")
     hint.add_argument("--level", type=int, default=None,
                       help="which hint, from 1 (general) up (default: 1)")
