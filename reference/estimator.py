@@ -93,11 +93,14 @@ class EstimatorMixin:
         # The class's call signature is its ``__init__``'s. ``inspect.signature`` finds that
         # by itself, but documentation tools that look at ``__new__`` first (Sphinx's
         # autodoc) would show the lock-creating ``__new__(*args, **kwargs)`` above.
+        # (A subclass that keeps its parent's ``__init__`` inherits the attribute as well.)
         init = inspect.signature(cls.__init__)
-        cls.__signature__ = init.replace(
+        signature = init.replace(
             parameters=list(init.parameters.values())[1:],
             return_annotation=inspect.Signature.empty,
         )
+        if getattr(cls, "__signature__", None) != signature:
+            cls.__signature__ = signature
 
     # -- data-only model files -------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> None:
