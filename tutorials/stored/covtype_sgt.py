@@ -44,8 +44,11 @@ def accuracy_curves(X: Any, y: Any) -> tuple[dict[str, np.ndarray], dict[str, st
     classes = sorted(set(y.tolist()))
     steps = np.arange(1, len(y) + 1)
     curves, notes = {}, {}
-    for name, extra in [("SGT, all numeric", {}),
-                        ("SGT, indicators nominal", {"nominal": {i: 2 for i in INDICATORS}})]:
+    settings: list[tuple[str, dict[str, Any]]] = [
+        ("SGT, all numeric", {}),
+        ("SGT, indicators nominal", {"nominal": {i: 2 for i in INDICATORS}}),
+    ]
+    for name, extra in settings:
         model = fast.SGTClassifier(classes=classes, **extra)
         hits = model.progressive_predict(X, y) == y
         curves[name] = np.cumsum(hits) / steps
