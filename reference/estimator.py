@@ -37,7 +37,7 @@ import inspect
 import os
 import threading
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -78,6 +78,8 @@ class EstimatorMixin:
     __slots__ = ("_lock", "_given")
     _lock: Any
     _given: dict[str, Any] | None
+    __signature__: ClassVar[inspect.Signature]
+    """Each subclass's constructor signature (set by ``__init_subclass__``)."""
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Any:
         self = super().__new__(cls)
@@ -116,6 +118,17 @@ class EstimatorMixin:
             if method is not None and not getattr(method, "_checks_arrays", False):
                 setattr(cls, name, checking_arrays(method))
         serialise_class(cls)
+        # The class's call signature is its ``__init__``'s. ``inspect.signature`` finds that
+        # by itself, but documentation tools that look at ``__new__`` first (Sphinx's
+        # autodoc) would show the lock-creating ``__new__(*args, **kwargs)`` above.
+        # (A subclass that keeps its parent's ``__init__`` inherits the attribute as well.)
+        init = inspect.signature(cls.__init__)
+        signature = init.replace(
+            parameters=list(init.parameters.values())[1:],
+            return_annotation=inspect.Signature.empty,
+        )
+        if getattr(cls, "__signature__", None) != signature:
+            cls.__signature__ = signature
 
     # -- data-only model files -------------------------------------------------------------
     def save(self, path: str | os.PathLike[str]) -> None:

@@ -8,6 +8,14 @@ Kept out of ``conf.py`` so that the tests can import them without side effects.
   that numpydoc would drop.
 - The pybtex style ``driftwood_tags`` labels bibliography entries by their keys, so the
   docs show the same tags as the code (``[AG13]``, ``[TGP11]``, ...).
+- :class:`SpecTagLinks` turns every specification tag in the text (``[DT-SPEC §5.2]``,
+  ``[ABACOC-SPEC T1]``, ...), in docstrings and pages alike, into a link to that section
+  of ``docs/spec/``.
+- One-line summaries of the API tables do not stop at the period of ``Eq.``, ``Fig.``, ...
+  (:data:`CITATION_ABBREVIATIONS`).
+- A notebook that fails to execute shows its traceback on the console (as a warning, so
+  ``-W --keep-going`` reports every failing notebook) and fails the build even without
+  ``-W`` (:func:`fail_on_notebook_errors`).
 """
 
 from __future__ import annotations
@@ -20,9 +28,15 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from docutils import nodes
 from pybtex.plugin import register_plugin
 from pybtex.style.formatting.unsrt import Style as UnsrtStyle
 from pybtex.style.labels import BaseLabelStyle
+from sphinx import addnodes
+from sphinx.transforms import SphinxTransform
+from sphinx.util import logging as sphinx_logging
+
+LOGGER = sphinx_logging.getLogger(__name__)
 
 # -- tutorials -----------------------------------------------------------------------------
 
@@ -314,7 +328,156 @@ class TagStyle(UnsrtStyle):  # type: ignore[misc]
 register_plugin("pybtex.style.formatting", "driftwood_tags", TagStyle)
 
 
+# -- specification tags ---------------------------------------------------------------------
+
+SPEC_PAGES = {"DT": "dynamic_trees", "SGT": "sgt", "ABACOC": "abacoc", "DET": "determinism"}
+"""Tag family -> page of ``docs/spec/`` (without ``.md``)."""
+
+SPEC_TAG = re.compile(r"\[(DT|SGT|ABACOC|DET)-SPEC (§(?:\d+(?:\.\d+)?|[A-Z])|[A-Z]\d{1,2})\]")
+"""A well-formed tag: ``[DT-SPEC §5.2]``, ``[DT-SPEC §A]`` (an appendix), ``[ABACOC-SPEC T1]``
+(a rule code). ``tests/common/test_citations.py`` rejects every other form in the repository."""
+
+
+def spec_label(family: str, inside: str) -> str:
+    """The label of the section a tag cites: ``[DT-SPEC §5.2]`` -> ``dt-spec-5-2``.
+
+    Each numbered section of a specification page carries that label as a MyST target
+    (``(dt-spec-5-2)=`` above its heading), so links to it survive rewording of the title.
+    """
+    return f"{family.lower()}-spec-{inside.removeprefix('§').replace('.', '-').lower()}"
+
+
+_NO_LINKS = (
+    nodes.FixedTextElement,  # literal blocks, code cells and their outputs, doctests
+    nodes.literal,
+    nodes.raw,
+    nodes.math,
+    nodes.math_block,
+    nodes.reference,
+    nodes.target,
+    nodes.title,
+    addnodes.pending_xref,
+    addnodes.desc_signature,
+)
+"""Places where a tag stays text: code shows what is written, and links do not nest."""
+
+
+def _linkable(node: nodes.Node) -> bool:
+    from sphinx.ext.autosummary import autosummary_table
+
+    parent = node.parent
+    while parent is not None:
+        if isinstance(parent, autosummary_table):
+            return True  # a comment node (so a FixedTextElement) that holds the API tables
+        if isinstance(parent, _NO_LINKS):
+            return False
+        parent = parent.parent
+    return True
+
+
+class SpecTagLinks(SphinxTransform):
+    """Make every specification tag in running text a link to the section it cites.
+
+    Runs on every document after parsing, so it reaches MyST pages, notebooks and the
+    docstrings that autodoc and autosummary parsed into the API pages. A tag whose section
+    does not exist is an ``undefined label`` warning (an error under ``-W``).
+    """
+
+    default_priority = 500
+
+    def apply(self, **kwargs: Any) -> None:
+        for text in list(self.document.findall(nodes.Text)):
+            value = str(text)
+            if "-SPEC " not in value or not _linkable(text):
+                continue
+            pieces: list[nodes.Node] = []
+            at = 0
+            for match in SPEC_TAG.finditer(value):
+                if match.start() > at:
+                    pieces.append(nodes.Text(value[at : match.start()]))
+                tag = match.group(0)
+                xref = addnodes.pending_xref(
+                    "", nodes.inline(tag, tag, classes=["spec-tag"]),
+                    refdomain="std", reftype="ref", reftarget=spec_label(*match.groups()),
+                    refexplicit=True, refwarn=True, refdoc=self.env.docname,
+                )
+                xref.source, xref.line = text.parent.source, text.parent.line
+                pieces.append(xref)
+                at = match.end()
+            if not pieces:
+                continue
+            if at < len(value):
+                pieces.append(nodes.Text(value[at:]))
+            text.parent.replace(text, pieces)
+
+
+# -- one-line summaries ----------------------------------------------------------------------
+
+CITATION_ABBREVIATIONS = ("Eq.", "Eqs.", "Fig.", "Figs.", "Alg.", "Sec.", "Thm.", "Prop.",
+                          "Lemma.", "Def.", "Ch.", "Tab.", "No.", "p.", "pp.")
+"""Abbreviations of the paper citations (``[GPF19, Eq. 13]``) after which a summary goes on.
+
+autosummary's one-line summary is the docstring's first sentence, cut at the first period
+followed by a space unless it ends a well-known abbreviation; without these it would cut
+``Logistic loss ... [GPF19, Eq. 27]`` after ``Eq.``.
+"""
+
+
+def extend_summary_abbreviations() -> None:
+    from sphinx.ext import autosummary
+
+    known = tuple(autosummary.WELL_KNOWN_ABBREVIATIONS)
+    extra = tuple(a for a in CITATION_ABBREVIATIONS if a not in known)
+    autosummary.WELL_KNOWN_ABBREVIATIONS = known + extra  # type: ignore[attr-defined,unused-ignore]
+
+
+# -- failing notebooks -----------------------------------------------------------------------
+
+
+def _notebook_failures(env: Any) -> dict[str, str]:
+    """Docname -> error class of every notebook whose last execution failed."""
+    failed = {}
+    for docname, data in getattr(env, "nb_metadata", {}).items():
+        exec_data = data.get("exec_data") or {}
+        if exec_data and not exec_data.get("succeeded", True):
+            failed[docname] = str(exec_data.get("error"))
+    return failed
+
+
+def reread_failed_notebooks(
+    app: Any, env: Any, added: set[str], changed: set[str], removed: set[str]
+) -> list[str]:
+    """Execute a notebook that failed last time again, even if its source is unchanged.
+
+    The failure may have been in the library; an incremental build must not keep the
+    stale error (or, worse, the stale page) after the library was fixed.
+    """
+    return sorted(d for d in _notebook_failures(env) if d in env.found_docs and d not in removed)
+
+
+def fail_on_notebook_errors(app: Any, exception: BaseException | None) -> None:
+    """Fail the build, naming the notebooks, when any notebook raised.
+
+    myst-nb is configured not to raise (``nb_execution_raise_on_error = False``): raising
+    stops the build at the first failing notebook and hides the cell's traceback in a log
+    file. Instead each failure is a warning that carries the traceback
+    (``nb_execution_show_tb``), and this handler then fails the build (exit status 1),
+    with or without ``-W``.
+    """
+    if exception is not None:
+        return
+    failed = _notebook_failures(app.env)
+    if failed:
+        listing = ", ".join(f"{name} ({error})" for name, error in sorted(failed.items()))
+        app.statuscode = 1  # "build finished with problems", exit status 1
+        LOGGER.error("notebook execution failed (tracebacks above): %s", listing)
+
+
 def setup(app: Any) -> dict[str, Any]:
     # priority 400: before numpydoc's own autodoc-process-docstring handler (500)
     app.connect("autodoc-process-docstring", render_custom_sections, priority=400)
+    app.add_transform(SpecTagLinks)
+    extend_summary_abbreviations()
+    app.connect("env-get-outdated", reread_failed_notebooks)
+    app.connect("build-finished", fail_on_notebook_errors)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
