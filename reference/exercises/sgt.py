@@ -9,8 +9,8 @@ which never calls Python for these formulas.
 The exercises, in course order: the gradient and Hessian of the squared error, of the
 binary cross-entropy, of the softmax committee [GPF19, Eq. 19-29] and of the pseudo-Huber
 loss ([SGT-SPEC §3.5]); Welford's update of a leaf's statistics and Chan's merge of two
-cells ([SGT-SPEC §4.2-4.3]); the Newton leaf value [GPF19, Eq. 13]; the mean and variance
-of the per-instance loss change [GPF19, Eq. 17-18]; the split gain, pooled over a
+cells ([SGT-SPEC §4.2], [SGT-SPEC §4.3]); the Newton leaf value [GPF19, Eq. 13]; the mean
+and variance of the per-instance loss change [GPF19, Eq. 17-18]; the split gain, pooled over a
 candidate's children ([SGT-SPEC §7.3]); the split test's p-value [GPF19, Eq. 16]; the
 equal-width bin index ([SGT-SPEC §5.6]).
 
@@ -1000,7 +1000,8 @@ def _split_gain_plugs() -> tuple[Plug, ...]:
 
 
 def _child_moments(child: Sequence[float], lam: float) -> tuple[int, float, float]:
-    """``(n_j, m_j, s_j²)`` of one child cell (the formulas of [SGT-SPEC §7.1-7.2])."""
+    """``(n_j, m_j, s_j²)`` of one child cell (the formulas of [SGT-SPEC §7.1] and
+    [SGT-SPEC §7.2])."""
     n = int(child[0])
     mean_g, mean_h = _means(n, float(child[1]), float(child[2]))
     delta = -mean_g / (mean_h + lam + EPSILON)
