@@ -20,10 +20,11 @@ Settings of every driftwood model (the ``fast`` backend):
 Data: the sets that ship inside River 0.26.1 and need no download (``Phishing``,
 ``Bananas``, ``ImageSegments``, ``Shuttle``, ``TrumpApproval``, ``ChickWeights``,
 ``WaterFlow``), in file order, and driftwood's shipped sets (``elec2_dynatree``,
-``spambase``, ``letter``, ``mcycle``, ``diamonds``; sets the registry marks as sorted are
-shuffled with the seed). River's ``Shuttle`` is the binary anomaly version of UCI Statlog
-(Shuttle); River's ``WaterFlow`` has a timestamp as its only input, which the script turns
-into the hour of the day and the day of the week. Every stream is cut at ``--rows`` rows.
+``spambase``, ``letter``, ``mcycle``, ``diamonds``; ``spambase`` and ``diamonds``, which
+the registry says to shuffle, are shuffled with the seed). River's ``Shuttle`` is the
+binary anomaly version of UCI Statlog (Shuttle); River's ``WaterFlow`` has a timestamp as
+its only input, which the script turns into the hour of the day and the day of the week.
+Every stream is cut at ``--rows`` rows.
 
 Usage::
 
@@ -177,7 +178,7 @@ def _river_set(name: str) -> DataSet:
 
 def _project_set(name: str) -> DataSet:
     record = registry.REGISTRY[name]
-    shuffle = "shuffle" in record.description
+    shuffle = name in SHUFFLED
 
     def load(seed: int) -> list[Row]:
         task = "regression" if record.task == "regression" else "classification"
@@ -195,6 +196,9 @@ RIVER_SETS = ("Phishing", "Bananas", "ImageSegments", "Shuttle", "TrumpApproval"
 
 PROJECT_SETS = ("elec2_dynatree", "spambase", "letter", "mcycle", "diamonds")
 """driftwood's shipped sets in the table (``reference/_data``)."""
+
+SHUFFLED = ("spambase", "diamonds")
+"""Sets the registry says to shuffle (not streams / sorted by price): shuffled with the seed."""
 
 
 def data_sets() -> list[DataSet]:
