@@ -61,6 +61,8 @@ SPECS: list[Spec] = [
          dt=True),
     Spec("DynamicTreeRegressor-linear", "DynamicTreeRegressor", "reg",
          dict(n_particles=10, seed=3, leaf="linear"), dt=True),
+    Spec("DynamicTreeRegressor-slope-prior", "DynamicTreeRegressor", "reg",
+         dict(n_particles=10, seed=3, leaf="linear", slope_prior=0.5), dt=True),
     Spec("DynamicTreeClassifier", "DynamicTreeClassifier", "cls",
          dict(n_particles=10, seed=3, classes=CLASSES), dt=True),
     Spec("SGTRegressor", "SGTRegressor", "reg", dict(SGT_SMALL)),
