@@ -61,8 +61,6 @@ SPECS: list[Spec] = [
          dt=True),
     Spec("DynamicTreeRegressor-linear", "DynamicTreeRegressor", "reg",
          dict(n_particles=10, seed=3, leaf="linear"), dt=True),
-    Spec("DynamicTreeRegressor-slope-prior", "DynamicTreeRegressor", "reg",
-         dict(n_particles=10, seed=3, leaf="linear", slope_prior=0.5), dt=True),
     Spec("DynamicTreeClassifier", "DynamicTreeClassifier", "cls",
          dict(n_particles=10, seed=3, classes=CLASSES), dt=True),
     Spec("SGTRegressor", "SGTRegressor", "reg", dict(SGT_SMALL)),
@@ -76,6 +74,9 @@ SPECS: list[Spec] = [
          dict(variant="auto", budget=4, seed=5)),
     Spec("ABACOCClassifier-base", "ABACOCClassifier", "open",
          dict(variant="base", mode="majority", seed=5)),
+    # the linear leaf with the Gaussian slope prior ([DT-SPEC §3.2.1])
+    Spec("DynamicTreeRegressor-slope-prior", "DynamicTreeRegressor", "reg",
+         dict(n_particles=10, seed=3, leaf="linear", slope_prior=0.5), dt=True),
 ]
 
 
