@@ -282,7 +282,7 @@ int32_t dt_model_new(int kind, int p, int augmented, int delta, int n_classes, d
                      int32_t n_particles, double alpha, double beta, uint64_t seed,
                      dt_model **out);
 void dt_model_free(dt_model *m);   /* accepts NULL */
-/* the slope prior of linear leaves ([DT-SPEC §3.2.1]): kappa > 0 finite, or 0 for the flat
+/* the slope prior of linear leaves ([DT-SPEC §3.7]): kappa > 0 finite, or 0 for the flat
  * prior; ST_EINVAL otherwise, ST_ESTATE once the model holds data */
 int dt_model_set_slope_prior(dt_model *m, double kappa);
 rng_state *dt_model_rng(dt_model *m);

@@ -91,7 +91,7 @@ static void linear_fallback(double *st, const dt_leaf_config *c)
 }
 
 /* [DT-SPEC §3.2] steps 1-4 mirrors calculate_linear; work >= 2 p^2 doubles. With the
- * slope prior ([DT-SPEC §3.2.1], kappa > 0) the factorised matrix is G + kappa I (kappa
+ * slope prior ([DT-SPEC §3.7], kappa > 0) the factorised matrix is G + kappa I (kappa
  * added to each diagonal entry as it is read), bb = beta' (G + kappa I) beta, log|G^-1|
  * holds log|kappa (G + kappa I)^-1|, and only a failed factorisation falls back */
 void dt_calculate_linear(double *st, const dt_leaf_config *c, double *work)
@@ -330,7 +330,7 @@ void dt_regression_summary(const double *st, const dt_leaf_config *c, double *mu
                            double *qp, double *df, double *dm)
 {
     double n = st[DT_OFF_N], nu = st[DT_OFF_NU];
-    /* slopes under the proper prior of [DT-SPEC §3.2.1] use no degrees of freedom */
+    /* slopes under the proper prior of [DT-SPEC §3.7] use no degrees of freedom */
     int plin = (c->kind == DT_LINEAR && st[DT_OFF_BB] > 0.0 && c->kappa == 0.0) ? c->p : 0;
     double ybar = st[DT_OFF_N] > 0.0 ? st[DT_OFF_SY] / n : 0.0;
     double s2y = st[DT_OFF_SYY] - n * ybar * ybar;

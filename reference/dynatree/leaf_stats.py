@@ -37,7 +37,7 @@ class LeafConfig:
         Inverse-gamma variance prior.
     kappa : float
         Precision of the Gaussian slope prior ``beta ~ N(0, sigma^2/kappa I)`` of a linear
-        leaf ([DT-SPEC §3.2.1]); 0 for dynaTree's flat prior (the default).
+        leaf ([DT-SPEC §3.7]); 0 for dynaTree's flat prior (the default).
     """
 
     kind: int

@@ -32,7 +32,7 @@ def calculate_linear(st: LeafStats, cfg: LeafConfig) -> None:
     falls back to ``G^-1 = 0``, ``log|G^-1| = 0``, ``beta = 0`` (so ``p_lin = 0``: constant
     model for the implicit intercept, zero-mean model otherwise).
 
-    With the slope prior (``cfg.kappa > 0``, §3.2.1) the factorised matrix is
+    With the slope prior (``cfg.kappa > 0``, §3.7) the factorised matrix is
     ``G_kappa = G + kappa I`` (``kappa`` added to each diagonal entry of ``G`` as it is
     read), ``bb = beta' G_kappa beta`` and ``log_det_ginv = log|G_kappa^-1| + p log kappa``;
     a zero ``G`` or ``bb = 0`` is then an ordinary leaf (only a failed factorisation, from

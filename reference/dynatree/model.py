@@ -73,7 +73,7 @@ class DynamicTreeRegressor(DynamicTreeFacade):
     slope_prior : float or None
         Linear leaves only: ``None`` (default) is dynaTree's flat prior on the slopes
         [AG13, Eq. 1]; a float ``kappa > 0`` puts the conjugate Gaussian prior
-        ``beta ~ N(0, sigma^2/kappa I)`` on them ([DT-SPEC §3.2.1]), which bounds how far a
+        ``beta ~ N(0, sigma^2/kappa I)`` on them ([DT-SPEC §3.7]), which bounds how far a
         small or near-collinear leaf extrapolates (on standardised inputs ``1.0`` is a
         reasonable start).
 

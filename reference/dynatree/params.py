@@ -69,7 +69,7 @@ class DynamicTreeParams:
         keeps every step (dynaTree's ``lpred`` vector), ``k >= 0`` the last ``k``.
     slope_prior : float or None
         ``kappa``: precision of the Gaussian prior ``beta ~ N(0, sigma^2/kappa I)`` on the
-        slopes of a linear leaf ([DT-SPEC §3.2.1]); ``None`` is dynaTree's flat prior.
+        slopes of a linear leaf ([DT-SPEC §3.7]); ``None`` is dynaTree's flat prior.
     """
 
     leaf: str = "constant"
@@ -196,7 +196,7 @@ class DynamicTreeParams:
         return n_features
 
     def kappa(self) -> float:
-        """``kappa`` of the slope prior (§3.2.1), 0.0 for the flat prior."""
+        """``kappa`` of the slope prior (§3.7), 0.0 for the flat prior."""
         return 0.0 if self.slope_prior is None else float(self.slope_prior)
 
     def delta(self) -> int:

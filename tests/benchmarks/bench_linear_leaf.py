@@ -1,6 +1,6 @@
 """Benchmark: the linear leaf with and without the slope prior on River's TrumpApproval.
 
-The figures of the section "The slope prior" of ``docs/spec/dynamic_trees.md`` (§3.2.1) and
+The figures of the section "The slope prior" of ``docs/spec/dynamic_trees.md`` (§3.7) and
 of the tutorial's "The linear leaf". A River user's run: River's ``TrumpApproval`` (1,001
 rows, 6 inputs, shipped inside ``river``, no download) through
 ``compose.Pipeline(preprocessing.StandardScaler(), to_river(model))``, evaluated

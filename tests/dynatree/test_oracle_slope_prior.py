@@ -1,4 +1,4 @@
-"""Oracle: the linear leaf with the Gaussian slope prior ``slope_prior=kappa`` (DT-SPEC §3.2.1).
+"""Oracle: the linear leaf with the Gaussian slope prior ``slope_prior=kappa`` (DT-SPEC §3.7).
 
 As in ``test_oracle_linear_leaf.py``, a model with one particle and ``nstart`` larger than
 the stream keeps every point in its root leaf, so its snapshot's log evidence and its
@@ -209,7 +209,7 @@ def test_slope_prior_quantiles_match_a_prior_to_posterior_simulation(
 
 
 def test_slope_prior_bounds_the_extrapolated_location(backend: ModuleType) -> None:
-    """|mu(x) - mu0| <= |x - xbar| sqrt(S2_y / kappa) (§3.2.1), on a nearly singular design,
+    """|mu(x) - mu0| <= |x - xbar| sqrt(S2_y / kappa) (§3.7), on a nearly singular design,
     where the flat prior's location runs off far beyond that bound."""
     X, y = _data(8, seed=11, collinear=True)
     kappa = 1.0

@@ -1,4 +1,4 @@
-"""The slope prior of the linear leaf (``slope_prior=kappa``, DT-SPEC §3.2.1).
+"""The slope prior of the linear leaf (``slope_prior=kappa``, DT-SPEC §3.7).
 
 - **lockstep**: reference and fast agree bit for bit with the prior on, for every intercept
   treatment, with retirement and forgetting (augmented, none) and for small leaves;
@@ -143,7 +143,7 @@ def _far_queries(seed: int, n: int = 40) -> tuple[np.ndarray, np.ndarray]:
 def test_slope_prior_keeps_the_worst_error_near_the_constant_leafs(backend: ModuleType,
                                                                    seed: int) -> None:
     """Small leaves, nearly singular designs, queries far from the leaves' data: the blow-up
-    of the flat-prior linear leaf ([DT-SPEC §3.2.1]) and its absence under the prior. (Over
+    of the flat-prior linear leaf ([DT-SPEC §3.7]) and its absence under the prior. (Over
     seeds 0-9 the ratios to the constant leaf's worst error were 0.35-1.9 with the prior and
     11-60 without.)"""
     X, y = _collinear_stream(seed)

@@ -156,7 +156,7 @@ DYNATREE_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "dt-slope-prior-logdet",
-        "slope-prior evidence + p/2 log κ -> + (p - 1)/2 log κ [DT-SPEC §3.2.1]",
+        "slope-prior evidence + p/2 log κ -> + (p - 1)/2 log κ [DT-SPEC §3.7]",
         f"{SLOPE}::test_slope_prior_evidence_is_the_integrated_likelihood",
         (
             (LN_PY, "float(p) * math.log(kappa)", "float(p - 1) * math.log(kappa)", 1),
@@ -166,7 +166,7 @@ DYNATREE_MUTANTS: list[Mutant] = [
     Mutant(
         "dt-slope-prior-degrees-of-freedom",
         "slopes under the slope prior use p degrees of freedom, d_m = δ -> δ + p "
-        "[DT-SPEC §3.2.1]",
+        "[DT-SPEC §3.7]",
         f"{SLOPE}::test_slope_prior_predictive_is_the_conditional_student_t",
         (
             (LM_PY, "st.bb > 0.0 and cfg.kappa == 0.0) else 0", "st.bb > 0.0) else 0", 1),
@@ -175,7 +175,7 @@ DYNATREE_MUTANTS: list[Mutant] = [
     ),
     Mutant(
         "dt-slope-prior-ridge",
-        "posterior precision G + κ I -> G + 2κ I in the Cholesky loop [DT-SPEC §3.2.1]",
+        "posterior precision G + κ I -> G + 2κ I in the Cholesky loop [DT-SPEC §3.7]",
         f"{SLOPE}::test_slope_prior_predictive_is_the_conditional_student_t",
         (
             (LN_PY, "                s = s + kappa\n", "                s = s + 2.0 * kappa\n", 1),
