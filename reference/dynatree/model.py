@@ -88,6 +88,10 @@ class DynamicTreeRegressor(DynamicTreeFacade):
     1.0
     """
 
+    _params_added: dict[str, Any] = {"slope_prior": None}
+    """Parameters added after model files existed, with the value that reproduces the
+    older behaviour when a file lacks them (:func:`reference.persist.from_document`)."""
+
     def __init__(self, *, leaf: str = "constant", intercept: str = "implicit",
                  n_particles: int = 1000, alpha: float = 0.95, beta: float = 2.0,
                  min_leaf: int | None = None, nstart: int | None = None, nu0: float = 0.0,

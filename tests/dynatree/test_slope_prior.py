@@ -104,6 +104,25 @@ def test_model_file_and_pickle_carry_the_slope_prior(both: tuple[ModuleType, Mod
     assert loaded.lpred_ == source.lpred_
 
 
+def test_model_file_from_before_the_slope_prior_loads_with_the_flat_prior(
+        both: tuple[ModuleType, ModuleType], tmp_path: Path) -> None:
+    """A file whose params lack ``slope_prior`` (written before it existed) loads as None."""
+    import json
+
+    from reference.persist import from_document, to_document
+
+    ref, fast = both
+    source = ref.DynamicTreeRegressor(leaf="linear", n_particles=4, seed=2)
+    for x, y in regression_stream(2, 30):
+        source.learn_one(x, y)
+    doc = json.loads(json.dumps(to_document(source)))
+    del doc["params"]["slope_prior"]
+    for backend in ("reference", "fast"):
+        model = from_document(doc, backend)
+        assert model.get_params()["slope_prior"] is None
+        assert_snapshot_equal(model.snapshot(), source.snapshot())
+
+
 def test_c_setter_refuses_bad_values_and_a_model_with_data(lib: Any) -> None:
     from fast._ffi import ffi
 
