@@ -175,3 +175,33 @@ def test_slope_prior_keeps_the_worst_error_near_the_constant_leafs(backend: Modu
         worst[name] = float(np.abs(np.asarray(model.predict(Q)) - truth).max())
     assert worst["prior"] <= 3.0 * worst["constant"], worst
     assert worst["paper"] > 8.0 * worst["constant"], worst
+
+
+@pytest.mark.slow
+def test_trump_approval_pipeline_worst_error_with_the_slope_prior(both: tuple[ModuleType,
+                                                                             ModuleType]) -> None:
+    """River's TrumpApproval in ``StandardScaler | to_river(model)``, prequential, seed 0
+    (``tests/benchmarks/bench_linear_leaf.py`` has the table): after the first row, the slope
+    prior's worst error is within 1.5 times the constant leaf's; the paper's leaf's is not
+    within 1,000 times."""
+    pytest.importorskip("river")
+    from river import compose, datasets, preprocessing
+
+    from reference import to_river
+
+    _, fast = both
+
+    def worst_after_first_row(**kw: Any) -> float:
+        pipe = compose.Pipeline(preprocessing.StandardScaler(),
+                                to_river(fast.DynamicTreeRegressor(n_particles=100, seed=0,
+                                                                   **kw)))
+        worst = 0.0
+        for i, (x, y) in enumerate(datasets.TrumpApproval()):
+            if i > 0:
+                worst = max(worst, abs(pipe.predict_one(x) - y))
+            pipe.learn_one(x, y)
+        return worst
+
+    constant = worst_after_first_row()
+    assert worst_after_first_row(leaf="linear", slope_prior=1.0) <= 1.5 * constant
+    assert worst_after_first_row(leaf="linear") > 1000.0 * constant
