@@ -93,7 +93,9 @@ static void linear_fallback(double *st, const dt_leaf_config *c)
 /* [DT-SPEC §3.2] steps 1-4 mirrors calculate_linear; work >= 2 p^2 doubles. With the
  * slope prior ([DT-SPEC §3.7], kappa > 0) the factorised matrix is G + kappa I (kappa
  * added to each diagonal entry as it is read), bb = beta' (G + kappa I) beta, log|G^-1|
- * holds log|kappa (G + kappa I)^-1|, and only a failed factorisation falls back */
+ * holds log|kappa (G + kappa I)^-1|, and the leaf falls back only on a failed
+ * factorisation, a non-finite bb or G^-1[0] <= 0 (overflowing sums), so that ginv[0] > 0
+ * marks the linear terms as in use */
 void dt_calculate_linear(double *st, const dt_leaf_config *c, double *work)
 {
     int p = c->p, i, j, k;
@@ -167,7 +169,12 @@ void dt_calculate_linear(double *st, const dt_leaf_config *c, double *work)
         bb = bb + beta[i] * t;
     }
     st[DT_OFF_BB] = bb;
-    if (!(bb > 0.0) && !ridge) linear_fallback(st, c);
+    if (ridge) {
+        /* G + kappa I is positive definite: only overflowing sums end here */
+        if (!(bb >= 0.0 && bb < INFINITY && ginv[0] > 0.0)) linear_fallback(st, c);
+    } else if (!(bb > 0.0)) {
+        linear_fallback(st, c);
+    }
 }
 
 /* G += z z' (upper triangle, mirrored), b += z y; mirrors _add_outer */
@@ -404,7 +411,8 @@ int dt_regression_predictive(const double *st, const dt_leaf_config *c, const do
     dt_regression_summary(st, c, &mu0, &q, &qp, df, &dm);
     if (c->delta == 1 && tot > 0.0) h = 1.0 / tot;
     *loc = mu0;
-    if (c->kind == DT_LINEAR && (st[DT_OFF_BB] > 0.0 || c->kappa > 0.0)) {
+    if (c->kind == DT_LINEAR &&
+        (c->kappa == 0.0 ? st[DT_OFF_BB] > 0.0 : st[c->off_ginv] > 0.0)) {
         regressors(x, c, z);
         for (j = 0; j < p; j++) dx[j] = z[j] - st[c->off_xbar + j];
         quad = 0.0;
@@ -416,7 +424,8 @@ int dt_regression_predictive(const double *st, const dt_leaf_config *c, const do
             lin = lin + dx[i] * st[c->off_beta + i];
         }
         h = h + quad;
-        *loc = mu0 + lin;
+        /* else beta = 0 (slope prior, b = 0): mu0 even if x - xbar overflows */
+        if (st[DT_OFF_BB] > 0.0) *loc = mu0 + lin;
     }
     if (!(q > 0.0) || !(*df > 0.0)) {
         *scale = INFINITY;

@@ -271,7 +271,8 @@ def regression_predictive(st: LeafStats, cfg: LeafConfig,
     ``h = delta/(n+nu) + (z - xbar)' G^-1 (z - xbar)``, location ``mu0 + (z - xbar)' beta``,
     ``scale = sqrt(Q (1 + h) / df)``. ``proper`` is False when ``df <= 0`` or ``Q <= 0``
     (then the scale is ``inf``, §0 item 3). With the slope prior (§3.7) the linear terms
-    are used whatever ``bb`` (``G^-1`` is then ``G_kappa^-1``).
+    are used whatever ``bb``, unless the leaf fell back (``G^-1`` is then ``G_kappa^-1``,
+    whose first diagonal entry is positive except after the fall-back).
     """
     mu0, q, _, df, _ = regression_summary(st, cfg)
     tot = float(st.n) + st.nu
@@ -279,7 +280,7 @@ def regression_predictive(st: LeafStats, cfg: LeafConfig,
     if cfg.delta == 1 and tot > 0.0:
         h = 1.0 / tot
     loc = mu0
-    if cfg.kind == LINEAR and (st.bb > 0.0 or cfg.kappa > 0.0):
+    if cfg.kind == LINEAR and (st.bb > 0.0 if cfg.kappa == 0.0 else st.ginv[0] > 0.0):
         p = cfg.p
         z = regressors(x, cfg)
         dx = [0.0] * p
@@ -294,7 +295,8 @@ def regression_predictive(st: LeafStats, cfg: LeafConfig,
             quad = quad + dx[i] * t
             lin = lin + dx[i] * st.beta[i]
         h = h + quad
-        loc = mu0 + lin
+        if st.bb > 0.0:  # else beta = 0 (slope prior, b = 0): mu0 even if x - xbar overflows
+            loc = mu0 + lin
     if not q > 0.0 or not df > 0.0:
         return loc, math.inf, df, False
     return loc, math.sqrt(q * (1.0 + h) / df), df, True

@@ -35,8 +35,10 @@ def calculate_linear(st: LeafStats, cfg: LeafConfig) -> None:
     With the slope prior (``cfg.kappa > 0``, §3.7) the factorised matrix is
     ``G_kappa = G + kappa I`` (``kappa`` added to each diagonal entry of ``G`` as it is
     read), ``bb = beta' G_kappa beta`` and ``log_det_ginv = log|G_kappa^-1| + p log kappa``;
-    a zero ``G`` or ``bb = 0`` is then an ordinary leaf (only a failed factorisation, from
-    non-finite sums, falls back).
+    a zero ``G`` or ``bb = 0`` is then an ordinary leaf; the leaf falls back only when the
+    factorisation fails or gives a non-finite ``bb`` or a ``G^-1`` whose first diagonal
+    entry is not positive (sums that overflowed), so that after a successful one
+    ``ginv[0] > 0`` marks the linear terms as in use.
 
     Deviation: the stored ``G`` is never overwritten on a failed factorisation (§0 item 2;
     dynaTree zeroes it), and ``beta`` is zeroed together with ``G^-1`` in the fall-back.
@@ -105,7 +107,11 @@ def calculate_linear(st: LeafStats, cfg: LeafConfig) -> None:
             t = t + kappa * st.beta[i]
         bb = bb + st.beta[i] * t
     st.bb = bb
-    if not bb > 0.0 and not ridge:
+    if ridge:
+        # G_kappa is positive definite, so only overflowing sums end here (§3.7)
+        if not (bb >= 0.0 and bb < math.inf and st.ginv[0] > 0.0):
+            _linear_fallback(st, p)
+    elif not bb > 0.0:
         _linear_fallback(st, p)
 
 
