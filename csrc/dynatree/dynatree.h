@@ -36,6 +36,7 @@ typedef struct {
     int n_classes;     /* C */
     double nu0;        /* nu0, prior df of sigma^2 */
     double s20;        /* s0^2, prior scale of sigma^2 */
+    double kappa;      /* slope-prior precision, beta ~ N(0, sigma^2/kappa I); 0 = flat */
     int off_counts;    /* class counts c_k (C doubles) */
     int off_gcounts;   /* retired class counts a_k (C doubles) */
     int off_xbar;      /* xbar (p) */
@@ -281,6 +282,9 @@ int32_t dt_model_new(int kind, int p, int augmented, int delta, int n_classes, d
                      int32_t n_particles, double alpha, double beta, uint64_t seed,
                      dt_model **out);
 void dt_model_free(dt_model *m);   /* accepts NULL */
+/* the slope prior of linear leaves ([DT-SPEC §3.7]): kappa > 0 finite, or 0 for the flat
+ * prior; ST_EINVAL otherwise, ST_ESTATE once the model holds data */
+int dt_model_set_slope_prior(dt_model *m, double kappa);
 rng_state *dt_model_rng(dt_model *m);
 int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, double *lpred);
 int dt_model_regression(const dt_model *m, const double *x, double *out);

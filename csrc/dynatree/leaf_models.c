@@ -29,6 +29,7 @@ void dt_leaf_config_init(dt_leaf_config *c, int kind, int p, int augmented, int 
     c->n_classes = n_classes;
     c->nu0 = nu0;
     c->s20 = s20;
+    c->kappa = 0.0; /* the flat slope prior; dt_model_set_slope_prior sets another */
     c->off_counts = base;
     c->off_gcounts = base + n_classes;
     c->off_xbar = base;
@@ -89,14 +90,21 @@ static void linear_fallback(double *st, const dt_leaf_config *c)
     st[DT_OFF_LOGDET] = 0.0;
 }
 
-/* [DT-SPEC §3.2] steps 1-4 mirrors calculate_linear; work >= 2 p^2 doubles */
+/* [DT-SPEC §3.2] steps 1-4 mirrors calculate_linear; work >= 2 p^2 doubles. With the
+ * slope prior ([DT-SPEC §3.7], kappa > 0) the factorised matrix is G + kappa I (kappa
+ * added to each diagonal entry as it is read), bb = beta' (G + kappa I) beta, log|G^-1|
+ * holds log|kappa (G + kappa I)^-1|, and the leaf falls back only on a failed
+ * factorisation, a non-finite bb or G^-1[0] <= 0 (overflowing sums), so that ginv[0] > 0
+ * marks the linear terms as in use */
 void dt_calculate_linear(double *st, const dt_leaf_config *c, double *work)
 {
-    int p = c->p, i, j, k, ok = 0;
+    int p = c->p, i, j, k;
     const double *G = st + c->off_G;
     double *ginv = st + c->off_ginv, *beta = st + c->off_beta, *b = st + c->off_b;
     double *low = work, *inv = work + p * p;
-    double s, t, bb;
+    double s, t, bb, kappa = c->kappa;
+    int ridge = kappa > 0.0;
+    int ok = ridge;
     for (k = 0; k < p * p; k++) {
         if (G[k] != 0.0) {
             ok = 1;
@@ -107,6 +115,7 @@ void dt_calculate_linear(double *st, const dt_leaf_config *c, double *work)
     if (ok) {
         for (j = 0; j < p; j++) {
             s = G[j * p + j];
+            if (ridge) s = s + kappa;
             for (k = 0; k < j; k++) s = s - low[j * p + k] * low[j * p + k];
             if (!(s > 0.0)) {
                 ok = 0;
@@ -146,6 +155,7 @@ void dt_calculate_linear(double *st, const dt_leaf_config *c, double *work)
     s = 0.0;
     for (j = 0; j < p; j++) s = s + log(low[j * p + j]);
     st[DT_OFF_LOGDET] = -2.0 * s;
+    if (ridge) st[DT_OFF_LOGDET] = st[DT_OFF_LOGDET] + (double)p * log(kappa);
     for (i = 0; i < p; i++) {
         t = 0.0;
         for (j = 0; j < p; j++) t = t + ginv[i * p + j] * b[j];
@@ -155,10 +165,16 @@ void dt_calculate_linear(double *st, const dt_leaf_config *c, double *work)
     for (i = 0; i < p; i++) {
         t = 0.0;
         for (j = 0; j < p; j++) t = t + G[i * p + j] * beta[j];
+        if (ridge) t = t + kappa * beta[i];
         bb = bb + beta[i] * t;
     }
     st[DT_OFF_BB] = bb;
-    if (!(bb > 0.0)) linear_fallback(st, c);
+    if (ridge) {
+        /* G + kappa I is positive definite: only overflowing sums end here */
+        if (!(bb >= 0.0 && bb < INFINITY && ginv[0] > 0.0)) linear_fallback(st, c);
+    } else if (!(bb > 0.0)) {
+        linear_fallback(st, c);
+    }
 }
 
 /* G += z z' (upper triangle, mirrored), b += z y; mirrors _add_outer */
@@ -321,7 +337,8 @@ void dt_regression_summary(const double *st, const dt_leaf_config *c, double *mu
                            double *qp, double *df, double *dm)
 {
     double n = st[DT_OFF_N], nu = st[DT_OFF_NU];
-    int plin = (c->kind == DT_LINEAR && st[DT_OFF_BB] > 0.0) ? c->p : 0;
+    /* slopes under the proper prior of [DT-SPEC §3.7] use no degrees of freedom */
+    int plin = (c->kind == DT_LINEAR && st[DT_OFF_BB] > 0.0 && c->kappa == 0.0) ? c->p : 0;
     double ybar = st[DT_OFF_N] > 0.0 ? st[DT_OFF_SY] / n : 0.0;
     double s2y = st[DT_OFF_SYY] - n * ybar * ybar;
     double qq = c->nu0 * c->s20 + st[DT_OFF_SYYG], dev;
@@ -394,7 +411,8 @@ int dt_regression_predictive(const double *st, const dt_leaf_config *c, const do
     dt_regression_summary(st, c, &mu0, &q, &qp, df, &dm);
     if (c->delta == 1 && tot > 0.0) h = 1.0 / tot;
     *loc = mu0;
-    if (c->kind == DT_LINEAR && st[DT_OFF_BB] > 0.0) {
+    if (c->kind == DT_LINEAR &&
+        (c->kappa == 0.0 ? st[DT_OFF_BB] > 0.0 : st[c->off_ginv] > 0.0)) {
         regressors(x, c, z);
         for (j = 0; j < p; j++) dx[j] = z[j] - st[c->off_xbar + j];
         quad = 0.0;
@@ -406,7 +424,8 @@ int dt_regression_predictive(const double *st, const dt_leaf_config *c, const do
             lin = lin + dx[i] * st[c->off_beta + i];
         }
         h = h + quad;
-        *loc = mu0 + lin;
+        /* else beta = 0 (slope prior, b = 0): mu0 even if x - xbar overflows */
+        if (st[DT_OFF_BB] > 0.0) *loc = mu0 + lin;
     }
     if (!(q > 0.0) || !(*df > 0.0)) {
         *scale = INFINITY;

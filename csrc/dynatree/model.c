@@ -240,6 +240,14 @@ int32_t dt_model_new(int kind, int p, int augmented, int delta, int n_classes, d
 
 rng_state *dt_model_rng(dt_model *m) { return &m->rng; }
 
+int dt_model_set_slope_prior(dt_model *m, double kappa)
+{
+    if (!(kappa >= 0.0 && kappa < INFINITY)) return ST_EINVAL;
+    if (m->store.n > 0) return ST_ESTATE;
+    m->cfg.kappa = kappa; /* the empty roots' cached evidence does not depend on kappa */
+    return ST_OK;
+}
+
 /* room in the undo log for one particle's share of a row (dynatree/txn.c) */
 static int log_room_particle(dt_model *m, const dt_particle *t, int with_points)
 {

@@ -111,6 +111,7 @@ class CDynamicTreeEngine:
                                p.resolved_nstart(d), p.n_particles, float(p.alpha),
                                float(p.beta), p.seed & MASK, out), "dt_model_new")
         m = ffi.gc(out[0], lib.dt_model_free)
+        check(lib.dt_model_set_slope_prior(m, cfg.kappa), "slope prior")
         rect = ffi.NULL
         if p.rect is not None:
             rect = ffi.new("double[]", [v for pair in p.rect for v in pair])

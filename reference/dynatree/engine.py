@@ -54,7 +54,7 @@ def leaf_config(params: DynamicTreeParams, d: int, n_classes: int) -> LeafConfig
     return LeafConfig(kind=kind, p=params.n_regressors(d),
                       augmented=params.leaf == "linear" and params.intercept == "augmented",
                       delta=params.delta(), n_classes=n_classes if kind == CLASS else 0,
-                      nu0=float(params.nu0), s20=float(params.s20))
+                      nu0=float(params.nu0), s20=float(params.s20), kappa=params.kappa())
 
 
 class DynamicTreeEngine(Protocol):

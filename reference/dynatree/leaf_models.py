@@ -193,10 +193,12 @@ def regression_summary(st: LeafStats, cfg: LeafConfig) -> tuple[float, float, fl
 
     ``ybar = S_y/n``, ``S2_y = S_yy - n ybar^2``,
     ``Q_p = nu0 s20 + S^g_yy - [nu>0] (S^g_y)^2/nu + [nu>0, n>0] nu n/(nu+n) (ybar - S^g_y/nu)^2``,
-    ``df = nu0 + nu + n - dm``, ``Q = S2_y - bb + Q_p``, ``mu0 = ybar`` (or the pooled mean).
+    ``df = nu0 + nu + n - dm``, ``Q = S2_y - bb + Q_p``, ``mu0 = ybar`` (or the pooled mean);
+    with the slope prior (§3.7) ``dm = delta``.
     """
     n = float(st.n)
-    plin = cfg.p if (cfg.kind == LINEAR and st.bb > 0.0) else 0
+    # slopes under the proper prior of §3.7 (kappa > 0) use no degrees of freedom
+    plin = cfg.p if (cfg.kind == LINEAR and st.bb > 0.0 and cfg.kappa == 0.0) else 0
     dm = float(cfg.delta + plin)
     ybar = st.sy / n if st.n > 0 else 0.0
     s2y = st.syy - n * ybar * ybar
@@ -217,7 +219,8 @@ def regression_log_evidence(st: LeafStats, cfg: LeafConfig) -> float:
 
     ``ell = -(n - dm)/2 log(2/pi) - [delta][n>0] log(n)/2 + [delta][nu>0] log(nu)/2
     - df/2 log(Q/2) + lgamma(df/2) + [nu0+nu>0, Q_p>0] ((nu0+nu)/2 log(Q_p/2)
-    - lgamma((nu0+nu)/2)) + log|G^-1|/2`` (the last term for linear leaves).
+    - lgamma((nu0+nu)/2)) + log|G^-1|/2`` (the last term for linear leaves; with the slope
+    prior of §3.7 it is ``log|kappa G_kappa^-1|/2``, as stored by ``calculate_linear``).
 
     Deviation: ``-inf`` also when ``df <= 0`` (dynaTree would evaluate lgamma there); the
     constant is dynaTree's ``log(2/pi)`` (§0 item 1, see the tutorial for why).
@@ -267,7 +270,9 @@ def regression_predictive(st: LeafStats, cfg: LeafConfig,
 
     ``h = delta/(n+nu) + (z - xbar)' G^-1 (z - xbar)``, location ``mu0 + (z - xbar)' beta``,
     ``scale = sqrt(Q (1 + h) / df)``. ``proper`` is False when ``df <= 0`` or ``Q <= 0``
-    (then the scale is ``inf``, §0 item 3).
+    (then the scale is ``inf``, §0 item 3). With the slope prior (§3.7) the linear terms
+    are used whatever ``bb``, unless the leaf fell back (``G^-1`` is then ``G_kappa^-1``,
+    whose first diagonal entry is positive except after the fall-back).
     """
     mu0, q, _, df, _ = regression_summary(st, cfg)
     tot = float(st.n) + st.nu
@@ -275,7 +280,7 @@ def regression_predictive(st: LeafStats, cfg: LeafConfig,
     if cfg.delta == 1 and tot > 0.0:
         h = 1.0 / tot
     loc = mu0
-    if cfg.kind == LINEAR and st.bb > 0.0:
+    if cfg.kind == LINEAR and (st.bb > 0.0 if cfg.kappa == 0.0 else st.ginv[0] > 0.0):
         p = cfg.p
         z = regressors(x, cfg)
         dx = [0.0] * p
@@ -290,7 +295,8 @@ def regression_predictive(st: LeafStats, cfg: LeafConfig,
             quad = quad + dx[i] * t
             lin = lin + dx[i] * st.beta[i]
         h = h + quad
-        loc = mu0 + lin
+        if st.bb > 0.0:  # else beta = 0 (slope prior, b = 0): mu0 even if x - xbar overflows
+            loc = mu0 + lin
     if not q > 0.0 or not df > 0.0:
         return loc, math.inf, df, False
     return loc, math.sqrt(q * (1.0 + h) / df), df, True

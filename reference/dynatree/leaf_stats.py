@@ -35,6 +35,9 @@ class LeafConfig:
         ``C`` for the class leaf (0 otherwise).
     nu0, s20 : float
         Inverse-gamma variance prior.
+    kappa : float
+        Precision of the Gaussian slope prior ``beta ~ N(0, sigma^2/kappa I)`` of a linear
+        leaf ([DT-SPEC §3.7]); 0 for dynaTree's flat prior (the default).
     """
 
     kind: int
@@ -44,6 +47,7 @@ class LeafConfig:
     n_classes: int
     nu0: float
     s20: float
+    kappa: float = 0.0
 
 
 class LeafStats:

@@ -32,12 +32,22 @@ def calculate_linear(st: LeafStats, cfg: LeafConfig) -> None:
     falls back to ``G^-1 = 0``, ``log|G^-1| = 0``, ``beta = 0`` (so ``p_lin = 0``: constant
     model for the implicit intercept, zero-mean model otherwise).
 
+    With the slope prior (``cfg.kappa > 0``, §3.7) the factorised matrix is
+    ``G_kappa = G + kappa I`` (``kappa`` added to each diagonal entry of ``G`` as it is
+    read), ``bb = beta' G_kappa beta`` and ``log_det_ginv = log|G_kappa^-1| + p log kappa``;
+    a zero ``G`` or ``bb = 0`` is then an ordinary leaf; the leaf falls back only when the
+    factorisation fails or gives a non-finite ``bb`` or a ``G^-1`` whose first diagonal
+    entry is not positive (sums that overflowed), so that after a successful one
+    ``ginv[0] > 0`` marks the linear terms as in use.
+
     Deviation: the stored ``G`` is never overwritten on a failed factorisation (§0 item 2;
     dynaTree zeroes it), and ``beta`` is zeroed together with ``G^-1`` in the fall-back.
     """
     p = cfg.p
     G = st.G
-    ok = False
+    kappa = cfg.kappa
+    ridge = kappa > 0.0
+    ok = ridge
     for k in range(p * p):
         if G[k] != 0.0:
             ok = True
@@ -46,6 +56,8 @@ def calculate_linear(st: LeafStats, cfg: LeafConfig) -> None:
     if ok:
         for j in range(p):
             s = G[j * p + j]
+            if ridge:
+                s = s + kappa
             for k in range(j):
                 s = s - low[j * p + k] * low[j * p + k]
             if not s > 0.0:
@@ -79,6 +91,8 @@ def calculate_linear(st: LeafStats, cfg: LeafConfig) -> None:
     for j in range(p):
         s = s + math.log(low[j * p + j])
     st.log_det_ginv = -2.0 * s
+    if ridge:
+        st.log_det_ginv = st.log_det_ginv + float(p) * math.log(kappa)
     for i in range(p):
         t = 0.0
         for j in range(p):
@@ -89,9 +103,15 @@ def calculate_linear(st: LeafStats, cfg: LeafConfig) -> None:
         t = 0.0
         for j in range(p):
             t = t + G[i * p + j] * st.beta[j]
+        if ridge:
+            t = t + kappa * st.beta[i]
         bb = bb + st.beta[i] * t
     st.bb = bb
-    if not bb > 0.0:
+    if ridge:
+        # G_kappa is positive definite, so only overflowing sums end here (§3.7)
+        if not (bb >= 0.0 and bb < math.inf and st.ginv[0] > 0.0):
+            _linear_fallback(st, p)
+    elif not bb > 0.0:
         _linear_fallback(st, p)
 
 

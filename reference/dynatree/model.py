@@ -70,6 +70,12 @@ class DynamicTreeRegressor(DynamicTreeFacade):
         that with an active pool memory stays flat on unbounded streams [AG13, §3]; ``None``
         keeps every step, as dynaTree does (opt-in: it grows with the stream).
         ``log_marginal_likelihood_`` sums every step either way.
+    slope_prior : float or None
+        Linear leaves only: ``None`` (default) is dynaTree's flat prior on the slopes
+        [AG13, Eq. 1]; a float ``kappa > 0`` puts the conjugate Gaussian prior
+        ``beta ~ N(0, sigma^2/kappa I)`` on them ([DT-SPEC §3.7]), which bounds how far a
+        small or near-collinear leaf extrapolates (on standardised inputs ``1.0`` is a
+        reasonable start).
 
     Examples
     --------
@@ -82,13 +88,18 @@ class DynamicTreeRegressor(DynamicTreeFacade):
     1.0
     """
 
+    _params_added: dict[str, Any] = {"slope_prior": None}
+    """Parameters added after model files existed, with the value that reproduces the
+    older behaviour when a file lacks them (:func:`reference.persist.from_document`)."""
+
     def __init__(self, *, leaf: str = "constant", intercept: str = "implicit",
                  n_particles: int = 1000, alpha: float = 0.95, beta: float = 2.0,
                  min_leaf: int | None = None, nstart: int | None = None, nu0: float = 0.0,
                  s20: float = 0.0, seed: int = 0, active_size: int | None = None,
                  retirement: str = "random", lam: float = 1.0,
                  rect: Sequence[tuple[float, float]] | None = None,
-                 approx: bool = False, lpred_window: int | None = 10_000) -> None:
+                 approx: bool = False, lpred_window: int | None = 10_000,
+                 slope_prior: float | None = None) -> None:
         if leaf not in ("constant", "linear"):
             raise ValueError(f"leaf must be 'constant' or 'linear', got {leaf!r}")
         self._params = DynamicTreeParams(
@@ -96,7 +107,7 @@ class DynamicTreeRegressor(DynamicTreeFacade):
             min_leaf=min_leaf, nstart=nstart, nu0=nu0, s20=s20, seed=seed,
             active_size=active_size, retirement=retirement, lam=lam,
             rect=normalise_rect(rect), approx=approx,
-            lpred_window=lpred_window).validate()
+            lpred_window=lpred_window, slope_prior=slope_prior).validate()
         self._reset()
 
     def _constructor_params(self) -> dict[str, Any]:
@@ -107,7 +118,8 @@ class DynamicTreeRegressor(DynamicTreeFacade):
                 "nstart": p.nstart, "nu0": p.nu0, "s20": p.s20, "seed": p.seed,
                 "active_size": p.active_size, "retirement": p.retirement, "lam": p.lam,
                 "rect": None if p.rect is None else [list(r) for r in p.rect],
-                "approx": p.approx, "lpred_window": p.lpred_window}
+                "approx": p.approx, "lpred_window": p.lpred_window,
+                "slope_prior": p.slope_prior}
 
     @locks_itself
     def learn_one(self, x: Any, y: Any) -> None:

@@ -67,6 +67,9 @@ class DynamicTreeParams:
     lpred_window : int or None
         How many of the latest per-step ``lpred_t`` the facade keeps (§5.4): ``None``
         keeps every step (dynaTree's ``lpred`` vector), ``k >= 0`` the last ``k``.
+    slope_prior : float or None
+        ``kappa``: precision of the Gaussian prior ``beta ~ N(0, sigma^2/kappa I)`` on the
+        slopes of a linear leaf ([DT-SPEC §3.7]); ``None`` is dynaTree's flat prior.
     """
 
     leaf: str = "constant"
@@ -85,6 +88,7 @@ class DynamicTreeParams:
     rect: tuple[tuple[float, float], ...] | None = None
     approx: bool = False
     lpred_window: int | None = None
+    slope_prior: float | None = None
 
     def validate(self) -> DynamicTreeParams:
         """Raise ``ValueError`` naming the first invalid parameter; return ``self``."""
@@ -120,6 +124,12 @@ class DynamicTreeParams:
             raise ValueError(f"s20 must be a finite real number >= 0, got {self.s20!r}")
         if self.nu0 == 0.0 and self.s20 != 0.0:
             raise ValueError("s20 must be 0 when nu0 is 0 (improper prior 1/sigma^2)")
+        if self.slope_prior is not None:
+            if not _is_real(self.slope_prior) or not 0.0 < self.slope_prior < math.inf:
+                raise ValueError("slope_prior must be None or a finite real number > 0, "
+                                 f"got {self.slope_prior!r}")
+            if self.leaf != "linear":
+                raise ValueError("slope_prior needs leaf='linear'")
         if not _is_int(self.seed):
             raise ValueError(f"seed must be an int, got {self.seed!r}")
         self._validate_retirement()
@@ -184,6 +194,10 @@ class DynamicTreeParams:
         if self.intercept == "augmented":
             return n_features + 1
         return n_features
+
+    def kappa(self) -> float:
+        """``kappa`` of the slope prior (§3.7), 0.0 for the flat prior."""
+        return 0.0 if self.slope_prior is None else float(self.slope_prior)
 
     def delta(self) -> int:
         """``delta``: 1 for the implicit intercept (constant, class, implicit linear)."""

@@ -74,6 +74,9 @@ SPECS: list[Spec] = [
          dict(variant="auto", budget=4, seed=5)),
     Spec("ABACOCClassifier-base", "ABACOCClassifier", "open",
          dict(variant="base", mode="majority", seed=5)),
+    # the linear leaf with the Gaussian slope prior ([DT-SPEC §3.7])
+    Spec("DynamicTreeRegressor-slope-prior", "DynamicTreeRegressor", "reg",
+         dict(n_particles=10, seed=3, leaf="linear", slope_prior=0.5), dt=True),
 ]
 
 

@@ -704,6 +704,9 @@ BAD_PARAMS: dict[str, list[dict[str, Any]]] = {
         dict(min_leaf=0), dict(nstart=-1), dict(nu0=-1.0), dict(s20=-1.0),
         dict(seed=1.5), dict(leaf="cubic"), dict(intercept="nope"),
         dict(lpred_window=-1), dict(lpred_window=2.5), dict(lpred_window=True),
+        dict(slope_prior=0.0), dict(slope_prior=-1.0), dict(slope_prior=math.inf),
+        dict(slope_prior=math.nan), dict(slope_prior="1"), dict(slope_prior=True),
+        dict(slope_prior=1.0),   # the slope prior needs leaf='linear'
     ],
     "DynamicTreeClassifier": [
         dict(n_particles=0), dict(n_particles=True), dict(alpha=-0.1), dict(beta="2"),

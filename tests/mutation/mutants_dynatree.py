@@ -12,6 +12,8 @@ DISCARD = "tests/dynatree/test_oracle_discard_stats.py"
 LM_PY, LM_C = "reference/dynatree/leaf_models.py", "csrc/dynatree/leaf_models.c"
 FG_PY, FG_C = "reference/dynatree/forgetting.py", "csrc/dynatree/forgetting.c"
 DS_PY, DS_C = "reference/dynatree/discard_stats.py", "csrc/dynatree/discard_stats.c"
+SLOPE = "tests/dynatree/test_oracle_slope_prior.py"
+LN_PY = "reference/dynatree/linear_leaf.py"
 
 DYNATREE_MUTANTS: list[Mutant] = [
     Mutant(
@@ -144,11 +146,40 @@ DYNATREE_MUTANTS: list[Mutant] = [
         (
             (
                 LM_PY,
-                "plin = cfg.p if (cfg.kind == LINEAR and st.bb > 0.0) else 0",
-                "plin = cfg.p - 1 if (cfg.kind == LINEAR and st.bb > 0.0) else 0",
+                "plin = cfg.p if (cfg.kind == LINEAR and st.bb > 0.0 and cfg.kappa == 0.0) else 0",
+                "plin = cfg.p - 1 if (cfg.kind == LINEAR and st.bb > 0.0 and cfg.kappa == 0.0) "
+                "else 0",
                 1,
             ),
-            (LM_C, "st[DT_OFF_BB] > 0.0) ? c->p : 0;", "st[DT_OFF_BB] > 0.0) ? c->p - 1 : 0;", 1),
+            (LM_C, "c->kappa == 0.0) ? c->p : 0;", "c->kappa == 0.0) ? c->p - 1 : 0;", 1),
+        ),
+    ),
+    Mutant(
+        "dt-slope-prior-logdet",
+        "slope-prior evidence + p/2 log κ -> + (p - 1)/2 log κ [DT-SPEC §3.7]",
+        f"{SLOPE}::test_slope_prior_evidence_is_the_integrated_likelihood",
+        (
+            (LN_PY, "float(p) * math.log(kappa)", "float(p - 1) * math.log(kappa)", 1),
+            (LM_C, "(double)p * log(kappa)", "(double)(p - 1) * log(kappa)", 1),
+        ),
+    ),
+    Mutant(
+        "dt-slope-prior-degrees-of-freedom",
+        "slopes under the slope prior use p degrees of freedom, d_m = δ -> δ + p "
+        "[DT-SPEC §3.7]",
+        f"{SLOPE}::test_slope_prior_predictive_is_the_conditional_student_t",
+        (
+            (LM_PY, "st.bb > 0.0 and cfg.kappa == 0.0) else 0", "st.bb > 0.0) else 0", 1),
+            (LM_C, "st[DT_OFF_BB] > 0.0 && c->kappa == 0.0)", "st[DT_OFF_BB] > 0.0)", 1),
+        ),
+    ),
+    Mutant(
+        "dt-slope-prior-ridge",
+        "posterior precision G + κ I -> G + 2κ I in the Cholesky loop [DT-SPEC §3.7]",
+        f"{SLOPE}::test_slope_prior_predictive_is_the_conditional_student_t",
+        (
+            (LN_PY, "                s = s + kappa\n", "                s = s + 2.0 * kappa\n", 1),
+            (LM_C, "if (ridge) s = s + kappa;", "if (ridge) s = s + 2.0 * kappa;", 1),
         ),
     ),
     Mutant(
