@@ -149,9 +149,10 @@ class SGTRegressor(_SingleTarget):
                  feature_ranges: Mapping[int, tuple[float, float]] | None = None,
                  nominal: Mapping[int, int] | None = None, max_depth: int | None = None,
                  warmup_trains: bool = True, test: str = "two-sided",
-                 warmup_prediction: str = "newton") -> None:
+                 warmup_prediction: str = "newton", quantization: str = "global") -> None:
         super().__init__(delta, grace_period, lam, gamma, bins, warmup, feature_ranges,
-                         nominal, max_depth, warmup_trains, test, warmup_prediction)
+                         nominal, max_depth, warmup_trains, test, warmup_prediction,
+                         quantization)
 
     def _loss_kind(self) -> int:
         return LOSS_SQUARED
@@ -195,7 +196,7 @@ class SGT(_SingleTarget):
                  feature_ranges: Mapping[int, tuple[float, float]] | None = None,
                  nominal: Mapping[int, int] | None = None, max_depth: int | None = None,
                  warmup_trains: bool = True, test: str = "two-sided",
-                 warmup_prediction: str = "newton") -> None:
+                 warmup_prediction: str = "newton", quantization: str = "global") -> None:
         effective = SquaredError() if loss is None else loss
         if not (callable(getattr(effective, "gradient_hessian", None))
                 and callable(getattr(effective, "transfer", None))):
@@ -203,7 +204,8 @@ class SGT(_SingleTarget):
         self.loss = loss  # as given (None: squared error), so get_params returns it unchanged
         self._loss = effective
         super().__init__(delta, grace_period, lam, gamma, bins, warmup, feature_ranges,
-                         nominal, max_depth, warmup_trains, test, warmup_prediction)
+                         nominal, max_depth, warmup_trains, test, warmup_prediction,
+                         quantization)
 
     def _param_names(self) -> tuple[str, ...]:
         return ("loss",) + PARAM_NAMES

@@ -80,6 +80,9 @@ class SGTParams:
         ``"newton"`` (default: during the warm-up each tree predicts one Newton step of its
         root over the buffered rows) or ``"zero"`` (raw score 0, the authors' wrapper),
         [SGT-SPEC §5.7].
+    quantization : str
+        ``"global"`` (one range per feature, frozen after the warm-up [GPF19, §3.2]) or
+        ``"leaf"`` (each leaf re-bins from the values that reached it), [SGT-SPEC §5.8].
     """
 
     delta: float = 1e-7
@@ -94,6 +97,7 @@ class SGTParams:
     warmup_trains: bool = True
     test: str = "two-sided"
     warmup_prediction: str = "newton"
+    quantization: str = "global"
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming the first invalid parameter and its range."""
@@ -123,6 +127,9 @@ class SGTParams:
         if self.warmup_prediction not in ("newton", "zero"):
             raise ValueError(f"warmup_prediction must be 'newton' or 'zero', "
                              f"got {self.warmup_prediction!r}")
+        if self.quantization not in ("global", "leaf"):
+            raise ValueError(f"quantization must be 'global' or 'leaf', "
+                             f"got {self.quantization!r}")
         self._validate_nominal()
         self._validate_ranges()
 
