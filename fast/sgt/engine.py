@@ -66,7 +66,7 @@ class CSGTEngine:
         cp.gamma = float(p.gamma)
         cp.grace_period = int(p.grace_period)
         cp.bins = int(p.bins)
-        cp.warmup = int(p.warmup)
+        cp.warmup = p.warmup_rows
         cp.max_depth = -1 if p.max_depth is None else int(p.max_depth)
         cp.warmup_trains = 1 if p.warmup_trains else 0
         cp.one_sided = 1 if p.test == "one-sided" else 0

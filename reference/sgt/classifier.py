@@ -122,11 +122,11 @@ class SGTClassifier(_Classifier):
 
     def __init__(self, classes: Sequence[Hashable] | None = None, delta: float = 1e-7,
                  grace_period: int = 200, lam: float = 0.1, gamma: float = 1.0,
-                 bins: int = 64, warmup: int = 1000,
+                 bins: int = 64, warmup: int | None = None,
                  feature_ranges: Mapping[int, tuple[float, float]] | None = None,
                  nominal: Mapping[int, int] | None = None, max_depth: int | None = None,
                  warmup_trains: bool = True, test: str = "two-sided",
-                 warmup_prediction: str = "newton", quantization: str = "global") -> None:
+                 warmup_prediction: str = "newton", quantization: str = "leaf") -> None:
         self.classes = None if classes is None else list(classes)
         self.classes_ = None
         self._class_index: dict[Hashable, int] = {}

@@ -102,7 +102,7 @@ class SGTCore:
             self.quantizer.observe(row)
         self.warm_rows += len(rows)
         self.buffer.append((rows, target))
-        if self.warm_rows >= self.params.warmup:
+        if self.warm_rows >= self.params.warmup_rows:
             self.quantizer.frozen = True
             for tree in self.trees:
                 tree.seed_root()

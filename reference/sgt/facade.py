@@ -41,8 +41,10 @@ _COMMON_DOC = """    delta : float, default 1e-7
         γ, penalty per child leaf, divided by the leaf count [GPF19, Eq. 5].
     bins : int, default 64
         Equal-width bins per numeric feature [GPF19, §3.2].
-    warmup : int, default 1000
-        Rows buffered to estimate the bin ranges, then replayed as training data.
+    warmup : int or None, default None
+        Rows buffered to estimate the bin ranges, then replayed as training data. None:
+        1000 (the paper's [GPF19, §5]) with ``quantization="global"``, ``grace_period``
+        with ``"leaf"`` (the replay then ends with the root's first split attempt).
     feature_ranges : dict or None
         ``{index: (low, high)}``: known ranges of numeric features (skip estimation).
     nominal : dict or None
@@ -63,13 +65,14 @@ _COMMON_DOC = """    delta : float, default 1e-7
         smoothed class frequencies). ``"zero"``: raw score 0, as the authors' MOA
         wrapper (prediction 0, or equal class probabilities). A custom loss always
         predicts raw score 0 during the warm-up.
-    quantization : {"global", "leaf"}, default "global"
-        Where the bin ranges come from ([SGT-SPEC §5.8]). ``"global"``: one range per
-        feature, estimated on the warm-up and frozen [GPF19, §3.2]. ``"leaf"``: the root
-        starts from the warm-up's ranges, and a leaf re-bins each feature to the range of
-        the values that reached it whenever its statistics are emptied (a value update),
-        and a split gives its children the parent's observed ranges, cut at the split
-        point, so the bins follow the data in each region and through drift."""
+    quantization : {"leaf", "global"}, default "leaf"
+        Where the bin ranges come from ([SGT-SPEC §5.8]). ``"leaf"``: the root starts
+        from the warm-up's ranges, a leaf re-bins each feature to the range of the values
+        that reached it whenever its statistics are emptied (a value update), and a split
+        gives its children the parent's observed ranges, cut at the split point, so the
+        bins follow the data in each region and through drift. ``"global"``: one range per
+        feature, estimated on the warm-up and frozen, as in the paper [GPF19, §3.2]; with
+        the default ``warmup`` this is the paper's setting (1000 warm-up rows)."""
 
 
 
@@ -99,7 +102,7 @@ class SGTFacade(EstimatorMixin, VersionedState):
     older behaviour when a file lacks them (:func:`reference.persist.from_document`)."""
 
     def __init__(self, delta: float, grace_period: int, lam: float, gamma: float, bins: int,
-                 warmup: int, feature_ranges: Mapping[int, tuple[float, float]] | None,
+                 warmup: int | None, feature_ranges: Mapping[int, tuple[float, float]] | None,
                  nominal: Mapping[int, int] | None, max_depth: int | None,
                  warmup_trains: bool, test: str, warmup_prediction: str,
                  quantization: str) -> None:

@@ -196,7 +196,7 @@ def check_core(core: Any, params: SGTParams, kinds: Sequence[int], loss_kind: in
     if not frozen:
         if buffered != warm_rows:
             raise fail(f"{where}.warm_rows", f"the buffer holds {buffered} rows")
-        if warm_rows >= int(params.warmup):
+        if warm_rows >= params.warmup_rows:
             raise fail(f"{where}.warm_rows", "a warm-up that long has ended (frozen = 1)")
     trees = as_list(core["trees"], f"{where}.trees", n_trees)
     for c, tree in enumerate(trees):

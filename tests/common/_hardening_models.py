@@ -74,6 +74,10 @@ SPECS: list[Spec] = [
          dict(variant="auto", budget=4, seed=5)),
     Spec("ABACOCClassifier-base", "ABACOCClassifier", "open",
          dict(variant="base", mode="majority", seed=5)),
+    # the SGT specs above run the default per-leaf bins; the paper's global bins too
+    Spec("SGTRegressor-global", "SGTRegressor", "reg", dict(SGT_SMALL, quantization="global")),
+    Spec("SGTClassifier-global", "SGTClassifier", "cls",
+         dict(SGT_SMALL, classes=CLASSES, quantization="global")),
 ]
 
 

@@ -21,12 +21,19 @@ from typing import Any
 
 import numpy as np
 import pytest
-from .test_lockstep import OPTIONS, bag_stream, class_stream, huber_gradient, huber_hessian
-from .test_lockstep import regression_stream
 
 from _compare import assert_snapshot_equal, run_lockstep
 from reference.sgt.params import SGTParams
 from reference.state import StateFormatError
+
+from .test_lockstep import (
+    OPTIONS,
+    bag_stream,
+    class_stream,
+    huber_gradient,
+    huber_hessian,
+    regression_stream,
+)
 
 LEAF = dict(quantization="leaf")
 
