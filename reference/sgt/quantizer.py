@@ -73,6 +73,9 @@ class Quantizer:
         then only seed each root.
     """
 
+    per_leaf: bool = False
+    """Class default: a quantizer pickled before per-leaf bins existed has global bins."""
+
     def __init__(self, kinds: Sequence[int], bins: int, ranges: Mapping[int, tuple[float, float]],
                  per_leaf: bool = False):
         self.kinds = list(kinds)
