@@ -300,3 +300,55 @@ def test_global_bins_are_the_parameter_default_and_old_states_keep_them() -> Non
     clone = type(model).__new__(type(model))
     clone.__setstate__(state)
     assert clone.quantization == "global"
+
+
+def test_file_without_quantization_loads_with_global_bins(both: tuple[ModuleType, ModuleType],
+                                                          tmp_path: Path) -> None:
+    """A model file written before the parameter existed (no ``quantization`` in its params,
+    an explicit warm-up) is the global-bins model it was, in both backends; a default model
+    (``warmup=None``) round-trips through a file."""
+    import gzip
+    import json
+
+    from reference.persist import to_document
+
+    ref, fast = both
+    data = list(drifting_stream(2, 300))
+    old = ref.SGTRegressor(grace_period=20, warmup=50, quantization="global")
+    for x, t in data[:150]:
+        old.learn_one(x, t)
+    doc = to_document(old)
+    del doc["params"]["quantization"]
+    path = tmp_path / "old.dwm"
+    with gzip.open(path, "wt", encoding="utf-8") as out:
+        json.dump(doc, out)
+    for pkg in (ref, fast):
+        loaded = pkg.load(path)
+        assert loaded.quantization == "global" and loaded.warmup == 50
+        assert_snapshot_equal(old.snapshot(), loaded.snapshot())
+        run_lockstep(copy.deepcopy(old), loaded, iter(data[150:]), snapshot_every=50)
+    default = fast.SGTClassifier(classes=[0, 1])
+    for x, t in data[:250]:
+        default.learn_one(x, int(t > 0))
+    default.save(tmp_path / "d.dwm")
+    back = ref.load(tmp_path / "d.dwm")
+    assert back.warmup is None and back.quantization == "leaf"
+    assert_snapshot_equal(default.snapshot(), back.snapshot())
+
+
+@pytest.mark.parametrize(("kw", "rows"), [({}, 200), ({"grace_period": 50}, 50),
+                                          ({"quantization": "global"}, 1000),
+                                          ({"quantization": "global", "warmup": 30}, 30),
+                                          ({"warmup": 70}, 70)])
+def test_default_warmup_is_the_grace_period_with_leaf_bins_and_1000_with_global(
+        backend: ModuleType, kw: dict[str, Any], rows: int) -> None:
+    """``warmup=None``: the ranges freeze after ``grace_period`` rows with per-leaf bins
+    (the default) and after the paper's 1,000 with global bins ([SGT-SPEC §5.8])."""
+    model = backend.SGTRegressor(**kw)
+    rng = np.random.default_rng(0)
+    for i in range(rows):
+        if i == rows - 1 and i > 0:     # one row before the end: still estimating
+            assert model.snapshot()["core"]["frozen"] == 0
+        model.learn_one([float(rng.uniform()), float(rng.uniform())], float(i % 7))
+    assert model.snapshot()["core"]["frozen"] == 1
+    assert model.snapshot()["core"]["warm_rows"] == rows
