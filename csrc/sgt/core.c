@@ -132,6 +132,7 @@ int32_t sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, cons
     m->p = *p;
     m->loss_kind = loss_kind;
     rc = sgt_quantizer_init(&m->q, d, kinds, p->bins, lo, hi, fixed);
+    m->q.per_leaf = p->per_leaf ? 1 : 0;
     if (rc == ST_OK)
         rc = scratch_init(&m->s, &m->q, n_trees);
     if (rc == ST_OK) {
@@ -337,7 +338,10 @@ int sgt_model_warmup_push(sgt_model *m, const double *rows, int32_t n_rows, doub
         sgt_quantizer_observe(&m->q, rows + (int64_t)i * m->q.d);
     m->warm.warm_rows += n_rows;
     if (m->warm.warm_rows >= m->p.warmup) {
+        int32_t c;
         m->q.frozen = 1;
+        for (c = 0; c < m->n_trees; c++)
+            sgt_tree_seed_root(&m->trees[c], &m->q);
         *ended = 1;
     }
     return ST_OK;
@@ -386,6 +390,16 @@ int sgt_model_reserve_warmup_end(sgt_model *m, int64_t n_rows)
 
 static int train_gh(sgt_model *m, const double *x, const double *grads, const double *hess)
 {
+    if (m->q.per_leaf) {   /* each tree bins x at its own leaf [SGT-SPEC §5.8] */
+        int32_t c;
+        for (c = 0; c < m->n_trees; c++) {
+            int rc = sgt_tree_learn_row(&m->trees[c], &m->q, &m->p, x, grads[c], hess[c],
+                                        &m->s);
+            if (rc != ST_OK)
+                return rc;
+        }
+        return ST_OK;
+    }
     sgt_quantizer_codes(&m->q, x, m->s.codes);
     return train_codes(m, grads, hess);
 }
@@ -425,10 +439,15 @@ int sgt_model_train(sgt_model *m, const double *rows, int32_t n_rows, double tar
         }
         return ST_OK;
     }
-    /* bins once per row: routing by codes gives the leaf sgt_tree_raw would find */
-    sgt_quantizer_codes(&m->q, rows, s->codes);
-    for (c = 0; c < m->n_trees; c++)
-        s->raws[c] = m->trees[c].nodes[sgt_tree_leaf_of_codes(&m->trees[c], s->codes)].value;
+    if (m->q.per_leaf) {
+        for (c = 0; c < m->n_trees; c++)
+            s->raws[c] = sgt_tree_raw(&m->trees[c], &m->q, rows);
+    } else {
+        /* bins once per row: routing by codes gives the leaf sgt_tree_raw would find */
+        sgt_quantizer_codes(&m->q, rows, s->codes);
+        for (c = 0; c < m->n_trees; c++)
+            s->raws[c] = m->trees[c].nodes[sgt_tree_leaf_of_codes(&m->trees[c], s->codes)].value;
+    }
     if (m->loss_kind == SGT_LOSS_SQUARED)
         sgt_squared_error_gh(target, s->raws[0], &s->grads[0], &s->hess[0]);
     else if (m->loss_kind == SGT_LOSS_LOGISTIC)
@@ -439,7 +458,8 @@ int sgt_model_train(sgt_model *m, const double *rows, int32_t n_rows, double tar
         sgt_softmax_gradients(s->raws, m->n_trees, (int32_t)target, s->probs, s->grads, s->hess);
     else
         return ST_ESTATE;
-    return train_codes(m, s->grads, s->hess);
+    return m->q.per_leaf ? train_gh(m, rows, s->grads, s->hess)
+                         : train_codes(m, s->grads, s->hess);
 }
 
 int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double target)

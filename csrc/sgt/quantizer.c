@@ -25,6 +25,12 @@ int32_t sgt_bin_index(double x, double lo, double hi, int32_t bins)
     return (int32_t)position;
 }
 
+/* upper edge of bin `threshold` of [lo, hi]: lo + (hi - lo) (k + 1) / B (split_edge) */
+double sgt_split_edge(double lo, double hi, int32_t threshold, int32_t bins)
+{
+    return lo + (hi - lo) * (double)(threshold + 1) / (double)bins;
+}
+
 void sgt_quantizer_free(sgt_quantizer *q)
 {
     if (!q)

@@ -39,6 +39,8 @@ typedef struct {
     int32_t one_sided;      /* 1: one-sided p = P(T <= t); 0: two-sided + sign check */
     int32_t warmup_newton;  /* 1: during the warm-up predict one Newton step of each root
                              * over the buffer [SGT-SPEC §5.7]; 0: raw score 0 */
+    int32_t per_leaf;       /* 1: quantization "leaf", per-leaf bin ranges [SGT-SPEC §5.8];
+                             * 0: "global" */
 } sgt_params;
 
 typedef struct {
@@ -52,6 +54,7 @@ typedef struct {
     uint8_t *fixed;     /* 1: range given by the user */
     uint8_t *seen;      /* 1: range estimation has seen a value */
     int32_t frozen;     /* 1: ranges fixed (after the warm-up) */
+    int32_t per_leaf;   /* 1: trees bin with per-leaf ranges, these only seed each root */
 } sgt_quantizer;
 
 typedef struct {
@@ -63,6 +66,8 @@ typedef struct {
     double value;         /* leaf value v (raw score) */
     sgt_stats *cells;     /* leaf only: n_cells statistics cells, else NULL */
     uint8_t *used;        /* leaf only: nominal features used on the path, else NULL */
+    double *range;        /* per_leaf only (every node): 4 d doubles lo, hi, obs_lo, obs_hi
+                           * [SGT-SPEC §5.8]; NULL with global quantization */
 } sgt_node;
 
 typedef struct {
@@ -74,6 +79,7 @@ typedef struct {
     int32_t depth;        /* largest depth of a node */
     sgt_stats **spare_cells; /* C only: pre-allocated leaf cells for coming splits */
     uint8_t **spare_used;    /* C only: pre-allocated used-masks, same count */
+    double **spare_range;    /* C only, per_leaf: pre-allocated node ranges, same count */
     int32_t n_spare;      /* spares ready */
     int32_t spare_cap;    /* length of the two spare arrays */
 } sgt_tree;
@@ -160,6 +166,7 @@ void sgt_predict_labels(const double *raws, int64_t n, int32_t n_trees, double *
                         int32_t *out);
 /* sgt/quantizer.c (reference/sgt/quantizer.py) */
 int32_t sgt_bin_index(double x, double lo, double hi, int32_t bins);
+double sgt_split_edge(double lo, double hi, int32_t threshold, int32_t bins);
 int sgt_quantizer_init(sgt_quantizer *q, int32_t d, const int32_t *kinds, int32_t bins,
                        const double *lo, const double *hi, const uint8_t *fixed);
 void sgt_quantizer_free(sgt_quantizer *q);
@@ -189,6 +196,9 @@ int32_t sgt_tree_leaf_of_codes(const sgt_tree *t, const int32_t *codes);
 double sgt_tree_raw(const sgt_tree *t, const sgt_quantizer *q, const double *x);
 int sgt_tree_learn(sgt_tree *t, const sgt_quantizer *q, const sgt_params *p,
                    const int32_t *codes, double g, double h, sgt_scratch *s);
+int sgt_tree_learn_row(sgt_tree *t, const sgt_quantizer *q, const sgt_params *p,
+                       const double *x, double g, double h, sgt_scratch *s);
+void sgt_tree_seed_root(sgt_tree *t, const sgt_quantizer *q);
 int sgt_tree_attempt(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sgt_params *p,
                      sgt_scratch *s);
 int sgt_tree_apply(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sgt_candidate *best);

@@ -11,6 +11,11 @@
  * Allocation happens before any change, so ST_ENOMEM leaves the tree intact; callers
  * that learn a row first call sgt_tree_reserve, so the split itself (which follows the
  * statistics update) takes pre-allocated buffers and cannot fail.
+ * Per-leaf quantization (q->per_leaf, [SGT-SPEC §5.8]): every node owns `range`, 4 d
+ * doubles lo | hi | obs_lo | obs_hi (bin ranges, and a leaf's ranges observed since its
+ * cells were last emptied, valid while its count is positive); a null update re-bins the
+ * leaf to its observed ranges, a split gives each child the parent's observed ranges with
+ * the split feature cut at the chosen bin's upper edge; internal nodes keep their range.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +31,15 @@ static void clear_node(sgt_node *node, int32_t depth, double value)
     node->value = value;
     node->cells = NULL;
     node->used = NULL;
+    node->range = NULL;
+}
+
+/* per_leaf: a node's bin ranges become lo/hi, its observed ranges 0 (Node.with_ranges) */
+static void set_ranges(double *range, int32_t d, const double *lo, const double *hi)
+{
+    memcpy(range, lo, (size_t)d * sizeof(double));
+    memcpy(range + d, hi, (size_t)d * sizeof(double));
+    memset(range + 2 * d, 0, (size_t)(2 * d) * sizeof(double));
 }
 
 int sgt_tree_init(sgt_tree *t, const sgt_quantizer *q)
@@ -38,13 +52,18 @@ int sgt_tree_init(sgt_tree *t, const sgt_quantizer *q)
     clear_node(&t->nodes[0], 0, 0.0);
     t->nodes[0].cells = alloc_calloc((size_t)q->n_cells, sizeof(sgt_stats));
     t->nodes[0].used = alloc_calloc((size_t)q->d, 1);
-    if (!t->nodes[0].cells || !t->nodes[0].used) {
+    if (q->per_leaf)
+        t->nodes[0].range = alloc_malloc((size_t)(4 * q->d) * sizeof(double));
+    if (!t->nodes[0].cells || !t->nodes[0].used || (q->per_leaf && !t->nodes[0].range)) {
         alloc_free(t->nodes[0].cells);
         alloc_free(t->nodes[0].used);
+        alloc_free(t->nodes[0].range);
         alloc_free(t->nodes);
         t->nodes = NULL;
         return ST_ENOMEM;
     }
+    if (q->per_leaf)
+        set_ranges(t->nodes[0].range, q->d, q->lo, q->hi);
     t->n_nodes = 1;
     return ST_OK;
 }
@@ -57,15 +76,34 @@ void sgt_tree_free(sgt_tree *t)
     for (i = 0; i < t->n_nodes; i++) {
         alloc_free(t->nodes[i].cells);
         alloc_free(t->nodes[i].used);
+        alloc_free(t->nodes[i].range);
     }
     alloc_free(t->nodes);
     for (i = 0; i < t->n_spare; i++) {
         alloc_free(t->spare_cells[i]);
         alloc_free(t->spare_used[i]);
+        if (t->spare_range)
+            alloc_free(t->spare_range[i]);
     }
     alloc_free(t->spare_cells);
     alloc_free(t->spare_used);
+    alloc_free(t->spare_range);
     memset(t, 0, sizeof *t);
+}
+
+void sgt_tree_seed_root(sgt_tree *t, const sgt_quantizer *q)
+{
+    if (q->per_leaf)
+        set_ranges(t->nodes[0].range, q->d, q->lo, q->hi);
+}
+
+/* bin or category of feature a of x at a node: its own range when per_leaf (Tree.node_code) */
+static int32_t node_code(const sgt_quantizer *q, const sgt_node *node, const double *x,
+                         int32_t a)
+{
+    if (q->per_leaf && !q->kinds[a])
+        return sgt_bin_index(x[a], node->range[a], node->range[q->d + a], q->bins);
+    return sgt_quantizer_code(q, x, a);
 }
 
 int32_t sgt_tree_leaf_of(const sgt_tree *t, const sgt_quantizer *q, const double *x)
@@ -73,7 +111,7 @@ int32_t sgt_tree_leaf_of(const sgt_tree *t, const sgt_quantizer *q, const double
     int32_t i = 0;
     const sgt_node *node = &t->nodes[0];
     while (node->feature >= 0) {
-        int32_t code = sgt_quantizer_code(q, x, node->feature);
+        int32_t code = node_code(q, node, x, node->feature);
         if (node->threshold >= 0)
             i = code <= node->threshold ? node->first_child : node->first_child + 1;
         else
@@ -111,6 +149,35 @@ int sgt_tree_learn(sgt_tree *t, const sgt_quantizer *q, const sgt_params *p,
     sgt_stats_add(&cells[0], g, h);
     for (a = 0; a < q->d; a++)
         sgt_stats_add(&cells[q->offsets[a] + codes[a]], g, h);
+    if (cells[0].n % p->grace_period == 0)
+        return sgt_tree_attempt(t, i, q, p, s);
+    return ST_OK;
+}
+
+int sgt_tree_learn_row(sgt_tree *t, const sgt_quantizer *q, const sgt_params *p,
+                       const double *x, double g, double h, sgt_scratch *s)
+{
+    int32_t a, d = q->d, i = sgt_tree_leaf_of(t, q, x);
+    sgt_node *node = &t->nodes[i];
+    sgt_stats *cells = node->cells;
+    double *obs_lo = node->range + 2 * d, *obs_hi = node->range + 3 * d;
+    int first = cells[0].n == 0;
+    for (a = 0; a < d; a++) {
+        double v = x[a];
+        if (q->kinds[a])
+            continue;
+        if (first) {
+            obs_lo[a] = v;
+            obs_hi[a] = v;
+        } else if (v < obs_lo[a]) {
+            obs_lo[a] = v;
+        } else if (v > obs_hi[a]) {
+            obs_hi[a] = v;
+        }
+    }
+    sgt_stats_add(&cells[0], g, h);
+    for (a = 0; a < d; a++)
+        sgt_stats_add(&cells[q->offsets[a] + node_code(q, node, x, a)], g, h);
     if (cells[0].n % p->grace_period == 0)
         return sgt_tree_attempt(t, i, q, p, s);
     return ST_OK;
@@ -167,21 +234,49 @@ int sgt_tree_reserve(sgt_tree *t, const sgt_quantizer *q, int64_t splits)
         if (!used)
             return ST_ENOMEM;
         t->spare_used = used;
+        if (q->per_leaf) {
+            double **range = alloc_realloc(t->spare_range, (size_t)need_spare * sizeof *range);
+            if (!range)
+                return ST_ENOMEM;
+            t->spare_range = range;
+        }
         t->spare_cap = (int32_t)need_spare;
     }
     while (t->n_spare < need_spare) {
         sgt_stats *c = alloc_calloc((size_t)q->n_cells, sizeof(sgt_stats));
         uint8_t *u = alloc_malloc((size_t)q->d);
-        if (!c || !u) {
+        double *r = q->per_leaf ? alloc_malloc((size_t)(4 * q->d) * sizeof(double)) : NULL;
+        if (!c || !u || (q->per_leaf && !r)) {
             alloc_free(c);
             alloc_free(u);
+            alloc_free(r);
             return ST_ENOMEM;
         }
         t->spare_cells[t->n_spare] = c;
         t->spare_used[t->n_spare] = u;
+        if (q->per_leaf)
+            t->spare_range[t->n_spare] = r;
         t->n_spare += 1;
     }
     return ST_OK;
+}
+
+/* per_leaf: ranges of child j of a split of `node` (Tree.child_ranges): the node's observed
+ * ranges; on a numeric split feature the left child's upper end and the right child's lower
+ * end become the chosen bin's upper edge when that narrows them */
+static void child_ranges(const sgt_quantizer *q, const sgt_node *node,
+                         const sgt_candidate *best, int32_t j, double *out)
+{
+    int32_t d = q->d, a = best->feature;
+    const double *range = node->range;
+    set_ranges(out, d, range + 2 * d, range + 3 * d);
+    if (best->threshold >= 0) {
+        double edge = sgt_split_edge(range[a], range[d + a], best->threshold, q->bins);
+        if (j == 0 && edge < out[d + a])
+            out[d + a] = edge;
+        if (j == 1 && edge > out[a])
+            out[a] = edge;
+    }
 }
 
 int sgt_tree_apply(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sgt_candidate *best)
@@ -191,6 +286,8 @@ int sgt_tree_apply(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sgt_
     if (best->feature < 0) {
         node = &t->nodes[leaf];
         node->value = node->value + best->deltas[0];
+        if (q->per_leaf)   /* re-bin to the values seen since the last reset */
+            memcpy(node->range, node->range + 2 * q->d, (size_t)(2 * q->d) * sizeof(double));
         memset(node->cells, 0, (size_t)q->n_cells * sizeof(sgt_stats));
         t->n_updates += 1;
         return ST_OK;
@@ -216,21 +313,28 @@ int sgt_tree_apply(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sgt_
             t->n_spare -= 1;
             child->cells = t->spare_cells[t->n_spare];
             child->used = t->spare_used[t->n_spare];
+            if (q->per_leaf)
+                child->range = t->spare_range[t->n_spare];
         } else {
             child->cells = alloc_calloc((size_t)q->n_cells, sizeof(sgt_stats));
             child->used = alloc_malloc((size_t)q->d);
+            if (q->per_leaf)
+                child->range = alloc_malloc((size_t)(4 * q->d) * sizeof(double));
         }
-        if (!child->cells || !child->used) {
+        if (!child->cells || !child->used || (q->per_leaf && !child->range)) {
             int32_t i;
             for (i = 0; i <= j; i++) {
                 alloc_free(t->nodes[first + i].cells);
                 alloc_free(t->nodes[first + i].used);
+                alloc_free(t->nodes[first + i].range);
             }
             return ST_ENOMEM;
         }
         memcpy(child->used, node->used, (size_t)q->d);
         if (best->threshold < 0)
             child->used[best->feature] = 1;
+        if (q->per_leaf)
+            child_ranges(q, node, best, j, child->range);
     }
     node->feature = best->feature;
     node->threshold = best->threshold;
@@ -263,6 +367,13 @@ int sgt_tree_restore(sgt_tree *t, const sgt_quantizer *q, int32_t n_nodes, const
     for (i = 0; i < n_nodes; i++) {
         clear_node(&fresh.nodes[i], 0, 0.0);
         fresh.n_nodes = i + 1;
+        if (q->per_leaf) {
+            fresh.nodes[i].range = alloc_calloc((size_t)(4 * q->d), sizeof(double));
+            if (!fresh.nodes[i].range) {
+                sgt_tree_free(&fresh);
+                return ST_ENOMEM;
+            }
+        }
         if (is_leaf[i]) {
             fresh.nodes[i].cells = alloc_calloc((size_t)q->n_cells, sizeof(sgt_stats));
             fresh.nodes[i].used = alloc_calloc((size_t)q->d, 1);

@@ -66,11 +66,12 @@ class CSGTEngine:
         cp.gamma = float(p.gamma)
         cp.grace_period = int(p.grace_period)
         cp.bins = int(p.bins)
-        cp.warmup = int(p.warmup)
+        cp.warmup = p.warmup_rows
         cp.max_depth = -1 if p.max_depth is None else int(p.max_depth)
         cp.warmup_trains = 1 if p.warmup_trains else 0
         cp.one_sided = 1 if p.test == "one-sided" else 0
         cp.warmup_newton = 1 if p.warmup_prediction == "newton" else 0
+        cp.per_leaf = 1 if p.quantization == "leaf" else 0
         lo = ffi.new("double[]", d)
         hi = ffi.new("double[]", d)
         fixed = ffi.new("uint8_t[]", d)
@@ -289,7 +290,7 @@ class CSGTEngine:
     def _tree_snapshot(self, c: int) -> dict[str, object]:
         t = self._m.trees[c]
         n_cells, d = int(self._m.q.n_cells), self._d
-        nodes = []
+        nodes: list[dict[str, object]] = []
         for i in range(t.n_nodes):
             node = t.nodes[i]
             leaf = node.feature < 0
@@ -309,6 +310,8 @@ class CSGTEngine:
                 "used": used,
                 "cells": cells,
             })
+            if self._m.q.per_leaf:
+                nodes[-1]["range"] = [float(v) for v in ffi.unpack(node.range, 4 * d)]
         return {"n_splits": int(t.n_splits), "n_updates": int(t.n_updates),
                 "depth": int(t.depth), "nodes": nodes}
 
@@ -384,6 +387,8 @@ class CSGTEngine:
             node.feature, node.threshold = nd["feature"], nd["threshold"]
             node.first_child, node.n_children = nd["first_child"], nd["n_children"]
             node.depth, node.value = nd["depth"], nd["value"]
+            if self._m.q.per_leaf:
+                node.range[0:4 * self._d] = nd["range"]
             if nd["feature"] < 0:
                 cells = np.array([tuple(cell) for cell in nd["cells"]], dtype=_CELL)
                 ffi.memmove(node.cells, cells.tobytes(), cells.nbytes)

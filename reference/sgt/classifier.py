@@ -122,18 +122,19 @@ class SGTClassifier(_Classifier):
 
     def __init__(self, classes: Sequence[Hashable] | None = None, delta: float = 1e-7,
                  grace_period: int = 200, lam: float = 0.1, gamma: float = 1.0,
-                 bins: int = 64, warmup: int = 1000,
+                 bins: int = 64, warmup: int | None = None,
                  feature_ranges: Mapping[int, tuple[float, float]] | None = None,
                  nominal: Mapping[int, int] | None = None, max_depth: int | None = None,
                  warmup_trains: bool = True, test: str = "two-sided",
-                 warmup_prediction: str = "newton") -> None:
+                 warmup_prediction: str = "newton", quantization: str = "leaf") -> None:
         self.classes = None if classes is None else list(classes)
         self.classes_ = None
         self._class_index: dict[Hashable, int] = {}
         if self.classes is not None:
             self._set_classes(self.classes)
         super().__init__(delta, grace_period, lam, gamma, bins, warmup, feature_ranges,
-                         nominal, max_depth, warmup_trains, test, warmup_prediction)
+                         nominal, max_depth, warmup_trains, test, warmup_prediction,
+                         quantization)
 
     def _param_names(self) -> tuple[str, ...]:
         return ("classes",) + PARAM_NAMES

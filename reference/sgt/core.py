@@ -67,7 +67,8 @@ class SGTCore:
                   for k, v in (params.feature_ranges or {}).items()}
         self.params = params
         self.loss_kind = loss_kind
-        self.quantizer = Quantizer(kinds, int(params.bins), ranges)
+        self.quantizer = Quantizer(kinds, int(params.bins), ranges,
+                                   params.quantization == "leaf")
         self.trees = [Tree(self.quantizer, params) for _ in range(n_trees)]
         self.warm_rows = 0
         self.buffer: list[Item] = []
@@ -101,8 +102,10 @@ class SGTCore:
             self.quantizer.observe(row)
         self.warm_rows += len(rows)
         self.buffer.append((rows, target))
-        if self.warm_rows >= self.params.warmup:
+        if self.warm_rows >= self.params.warmup_rows:
             self.quantizer.frozen = True
+            for tree in self.trees:
+                tree.seed_root()
             return True
         return False
 
@@ -148,7 +151,12 @@ class SGTCore:
 
     def train_gh(self, x: Sequence[float], grads: Sequence[float],
                  hess: Sequence[float]) -> None:
-        """Tree c learns (grads[c], hess[c]) at x; bins are computed once for all trees."""
+        """Tree c learns (grads[c], hess[c]) at x; bins are computed once for all trees
+        (with per-leaf quantization each tree bins x at its leaf, [SGT-SPEC §5.8])."""
+        if self.quantizer.per_leaf:
+            for c, tree in enumerate(self.trees):
+                tree.learn_row(x, grads[c], hess[c])
+            return
         codes = self.quantizer.codes(x)
         for c, tree in enumerate(self.trees):
             tree.learn(codes, grads[c], hess[c])

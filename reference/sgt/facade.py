@@ -26,7 +26,8 @@ from reference.state import VersionedState, as_dict, as_int, as_labels, fail
 __all__ = ["SGTFacade", "PARAM_NAMES", "document", "as_list"]
 
 PARAM_NAMES = ("delta", "grace_period", "lam", "gamma", "bins", "warmup", "feature_ranges",
-               "nominal", "max_depth", "warmup_trains", "test", "warmup_prediction")
+               "nominal", "max_depth", "warmup_trains", "test", "warmup_prediction",
+               "quantization")
 """The constructor arguments every SGT model shares, in signature order."""
 
 _COMMON_DOC = """    delta : float, default 1e-7
@@ -40,8 +41,10 @@ _COMMON_DOC = """    delta : float, default 1e-7
         γ, penalty per child leaf, divided by the leaf count [GPF19, Eq. 5].
     bins : int, default 64
         Equal-width bins per numeric feature [GPF19, §3.2].
-    warmup : int, default 1000
-        Rows buffered to estimate the bin ranges, then replayed as training data.
+    warmup : int or None, default None
+        Rows buffered to estimate the bin ranges, then replayed as training data. None:
+        1000 (the paper's [GPF19, §5]) with ``quantization="global"``, ``grace_period``
+        with ``"leaf"`` (the replay then ends with the root's first split attempt).
     feature_ranges : dict or None
         ``{index: (low, high)}``: known ranges of numeric features (skip estimation).
     nominal : dict or None
@@ -61,7 +64,15 @@ _COMMON_DOC = """    delta : float, default 1e-7
         squared error the shrunk mean of the targets seen, for classification the
         smoothed class frequencies). ``"zero"``: raw score 0, as the authors' MOA
         wrapper (prediction 0, or equal class probabilities). A custom loss always
-        predicts raw score 0 during the warm-up."""
+        predicts raw score 0 during the warm-up.
+    quantization : {"leaf", "global"}, default "leaf"
+        Where the bin ranges come from ([SGT-SPEC §5.8]). ``"leaf"``: the root starts
+        from the warm-up's ranges, a leaf re-bins each feature to the range of the values
+        that reached it whenever its statistics are emptied (a value update), and a split
+        gives its children the parent's observed ranges, cut at the split point, so the
+        bins follow the data in each region and through drift. ``"global"``: one range per
+        feature, estimated on the warm-up and frozen, as in the paper [GPF19, §3.2]; with
+        the default ``warmup`` this is the paper's setting (1000 warm-up rows)."""
 
 
 
@@ -86,14 +97,15 @@ class SGTFacade(EstimatorMixin, VersionedState):
     """The engine built on the first accepted row (``fast`` sets ``CSGTEngine``)."""
     _labelled = False
     """True for the classifiers (their facade state holds ``classes``)."""
-    _params_added: dict[str, Any] = {"warmup_prediction": "zero"}
+    _params_added: dict[str, Any] = {"warmup_prediction": "zero", "quantization": "global"}
     """Parameters added after model files existed, with the value that reproduces the
     older behaviour when a file lacks them (:func:`reference.persist.from_document`)."""
 
     def __init__(self, delta: float, grace_period: int, lam: float, gamma: float, bins: int,
-                 warmup: int, feature_ranges: Mapping[int, tuple[float, float]] | None,
+                 warmup: int | None, feature_ranges: Mapping[int, tuple[float, float]] | None,
                  nominal: Mapping[int, int] | None, max_depth: int | None,
-                 warmup_trains: bool, test: str, warmup_prediction: str) -> None:
+                 warmup_trains: bool, test: str, warmup_prediction: str,
+                 quantization: str) -> None:
         self.delta = delta
         self.grace_period = grace_period
         self.lam = lam
@@ -107,9 +119,10 @@ class SGTFacade(EstimatorMixin, VersionedState):
         self.warmup_trains = warmup_trains
         self.test = test
         self.warmup_prediction = warmup_prediction
+        self.quantization = quantization
         self._params = SGTParams(delta, grace_period, lam, gamma, bins, warmup,
                                  self.feature_ranges, self.nominal, max_depth, warmup_trains,
-                                 test, warmup_prediction)
+                                 test, warmup_prediction, quantization)
         self._params.validate()
         self._engine: Any = None
         self._kinds: list[int] | None = None
@@ -136,6 +149,10 @@ class SGTFacade(EstimatorMixin, VersionedState):
             old = getattr(core, "params", None)
             if isinstance(old, SGTParams) and "warmup_prediction" not in vars(old):
                 core.params = dataclasses.replace(old, warmup_prediction="zero")
+        if "quantization" not in state:
+            # pickled before ``quantization`` existed: the global bins it was saved with
+            state = dict(state)
+            state["quantization"] = "global"
         super()._set_state(state)
 
     # -- parameters -------------------------------------------------------------------

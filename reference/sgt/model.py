@@ -145,13 +145,14 @@ class SGTRegressor(_SingleTarget):
     """
 
     def __init__(self, delta: float = 1e-7, grace_period: int = 200, lam: float = 0.1,
-                 gamma: float = 1.0, bins: int = 64, warmup: int = 1000,
+                 gamma: float = 1.0, bins: int = 64, warmup: int | None = None,
                  feature_ranges: Mapping[int, tuple[float, float]] | None = None,
                  nominal: Mapping[int, int] | None = None, max_depth: int | None = None,
                  warmup_trains: bool = True, test: str = "two-sided",
-                 warmup_prediction: str = "newton") -> None:
+                 warmup_prediction: str = "newton", quantization: str = "leaf") -> None:
         super().__init__(delta, grace_period, lam, gamma, bins, warmup, feature_ranges,
-                         nominal, max_depth, warmup_trains, test, warmup_prediction)
+                         nominal, max_depth, warmup_trains, test, warmup_prediction,
+                         quantization)
 
     def _loss_kind(self) -> int:
         return LOSS_SQUARED
@@ -191,11 +192,11 @@ class SGT(_SingleTarget):
     _raw_is_prediction: ClassVar[bool] = False   # σ for the logistic loss, or loss.transfer
 
     def __init__(self, loss: Any = None, delta: float = 1e-7, grace_period: int = 200,
-                 lam: float = 0.1, gamma: float = 1.0, bins: int = 64, warmup: int = 1000,
+                 lam: float = 0.1, gamma: float = 1.0, bins: int = 64, warmup: int | None = None,
                  feature_ranges: Mapping[int, tuple[float, float]] | None = None,
                  nominal: Mapping[int, int] | None = None, max_depth: int | None = None,
                  warmup_trains: bool = True, test: str = "two-sided",
-                 warmup_prediction: str = "newton") -> None:
+                 warmup_prediction: str = "newton", quantization: str = "leaf") -> None:
         effective = SquaredError() if loss is None else loss
         if not (callable(getattr(effective, "gradient_hessian", None))
                 and callable(getattr(effective, "transfer", None))):
@@ -203,7 +204,8 @@ class SGT(_SingleTarget):
         self.loss = loss  # as given (None: squared error), so get_params returns it unchanged
         self._loss = effective
         super().__init__(delta, grace_period, lam, gamma, bins, warmup, feature_ranges,
-                         nominal, max_depth, warmup_trains, test, warmup_prediction)
+                         nominal, max_depth, warmup_trains, test, warmup_prediction,
+                         quantization)
 
     def _param_names(self) -> tuple[str, ...]:
         return ("loss",) + PARAM_NAMES

@@ -54,11 +54,11 @@ class SGTMultiInstanceClassifier(_Classifier):
     """
 
     def __init__(self, epochs: int = 1, delta: float = 1e-7, grace_period: int = 200,
-                 lam: float = 0.1, gamma: float = 1.0, bins: int = 64, warmup: int = 1000,
+                 lam: float = 0.1, gamma: float = 1.0, bins: int = 64, warmup: int | None = None,
                  feature_ranges: Mapping[int, tuple[float, float]] | None = None,
                  nominal: Mapping[int, int] | None = None, max_depth: int | None = None,
                  warmup_trains: bool = True, test: str = "two-sided",
-                 warmup_prediction: str = "newton") -> None:
+                 warmup_prediction: str = "newton", quantization: str = "leaf") -> None:
         if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
             raise ValueError(f"epochs must be an int >= 1, got {epochs!r}")
         self.epochs = int(epochs)
@@ -66,7 +66,8 @@ class SGTMultiInstanceClassifier(_Classifier):
         self._class_index = {}
         self._set_classes([0, 1])
         super().__init__(delta, grace_period, lam, gamma, bins, warmup, feature_ranges,
-                         nominal, max_depth, warmup_trains, test, warmup_prediction)
+                         nominal, max_depth, warmup_trains, test, warmup_prediction,
+                         quantization)
 
     def _param_names(self) -> tuple[str, ...]:
         return ("epochs",) + PARAM_NAMES

@@ -60,8 +60,10 @@ class SGTParams:
         γ >= 0, penalty per child leaf (divided by the leaf count). Default 1.0.
     bins : int
         B >= 2 equal-width bins per numeric feature. Default 64.
-    warmup : int
-        W >= 1 instances buffered to estimate the bin ranges. Default 1000.
+    warmup : int or None
+        W >= 1 instances buffered to estimate the bin ranges. Default None: 1000 (the
+        paper's W) with ``quantization="global"``, ``grace_period`` with ``"leaf"``
+        (:attr:`warmup_rows`, [SGT-SPEC §5.8]).
     feature_ranges : mapping or None
         ``{index: (low, high)}`` with finite ``low < high``: known ranges that skip
         the estimation for those numeric features.
@@ -80,6 +82,11 @@ class SGTParams:
         ``"newton"`` (default: during the warm-up each tree predicts one Newton step of its
         root over the buffered rows) or ``"zero"`` (raw score 0, the authors' wrapper),
         [SGT-SPEC §5.7].
+    quantization : str
+        ``"global"`` (one range per feature, frozen after the warm-up [GPF19, §3.2]) or
+        ``"leaf"`` (each leaf re-bins from the values that reached it), [SGT-SPEC §5.8].
+        Default here ``"global"``, what a state saved before the parameter existed means;
+        the public models pass their own default, ``"leaf"``.
     """
 
     delta: float = 1e-7
@@ -87,13 +94,14 @@ class SGTParams:
     lam: float = 0.1
     gamma: float = 1.0
     bins: int = 64
-    warmup: int = 1000
+    warmup: int | None = None
     feature_ranges: Mapping[int, tuple[float, float]] | None = field(default=None)
     nominal: Mapping[int, int] | None = field(default=None)
     max_depth: int | None = None
     warmup_trains: bool = True
     test: str = "two-sided"
     warmup_prediction: str = "newton"
+    quantization: str = "global"
 
     def validate(self) -> None:
         """Raise ``ValueError`` naming the first invalid parameter and its range."""
@@ -108,8 +116,10 @@ class SGTParams:
             raise ValueError(f"gamma must be a finite float >= 0, got {self.gamma!r}")
         if not _is_int(self.bins) or not 2 <= int(self.bins) <= 1_000_000:
             raise ValueError(f"bins must be an int in [2, 1000000], got {self.bins!r}")
-        if not _is_int(self.warmup) or not 1 <= int(self.warmup) <= INT32_MAX:
-            raise ValueError(f"warmup must be an int in [1, 2**31 - 1], got {self.warmup!r}")
+        if self.warmup is not None and (not _is_int(self.warmup)
+                                        or not 1 <= int(self.warmup) <= INT32_MAX):
+            raise ValueError(f"warmup must be None or an int in [1, 2**31 - 1], "
+                             f"got {self.warmup!r}")
         if self.max_depth is not None and (
             not _is_int(self.max_depth) or not 0 <= int(self.max_depth) <= 1_000_000
         ):
@@ -123,8 +133,21 @@ class SGTParams:
         if self.warmup_prediction not in ("newton", "zero"):
             raise ValueError(f"warmup_prediction must be 'newton' or 'zero', "
                              f"got {self.warmup_prediction!r}")
+        if self.quantization not in ("global", "leaf"):
+            raise ValueError(f"quantization must be 'global' or 'leaf', "
+                             f"got {self.quantization!r}")
         self._validate_nominal()
         self._validate_ranges()
+
+    @property
+    def warmup_rows(self) -> int:
+        """W, the warm-up length in rows: ``warmup``, or when it is None 1000 with global
+        bins (the paper's [GPF19, §5]) and the grace period with per-leaf bins, so that
+        the replay of the warm-up ends with the root's first split attempt
+        ([SGT-SPEC §5.8])."""
+        if self.warmup is not None:
+            return int(self.warmup)
+        return 1000 if self.quantization == "global" else int(self.grace_period)
 
     def _validate_nominal(self) -> None:
         if self.nominal is None:

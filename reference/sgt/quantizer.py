@@ -1,6 +1,8 @@
 """Equal-width binning of numeric features with warm-up range estimation [GPF19, §3.2].
 
-The ranges are global (one per feature) and frozen after the warm-up ([SGT-SPEC §5.6]). Each
+The ranges are global (one per feature) and frozen after the warm-up ([SGT-SPEC §5.6]); with
+``per_leaf`` each leaf bins with ranges of its own instead ([SGT-SPEC §5.8],
+:mod:`reference.sgt.tree`), the global ones seeding the root. Each
 leaf keeps one statistics cell per (feature, bin) or (feature, category); the
 :class:`Quantizer` also fixes that cell layout: cell 0 is the leaf total, then the
 cells of feature 0, feature 1, ... in order. C twin: ``csrc/sgt/quantizer.c``.
@@ -16,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-__all__ = ["bin_index", "Quantizer"]
+__all__ = ["bin_index", "split_edge", "Quantizer"]
 
 INT32_MAX = 2**31 - 1
 """Cell indices are int32 in C; a leaf may hold at most INT32_MAX // 64 cells."""
@@ -43,6 +45,18 @@ def bin_index(x: float, lo: float, hi: float, bins: int) -> int:
     return int(position)
 
 
+def split_edge(lo: float, hi: float, threshold: int, bins: int) -> float:
+    """Upper edge of bin ``threshold`` of the range [lo, hi]: lo + (hi - lo) (k + 1) / B
+    ([SGT-SPEC §5.8], where a per-leaf split cuts its children's ranges).
+
+    Examples
+    --------
+    >>> split_edge(0.0, 1.0, 31, 64)
+    0.5
+    """
+    return lo + (hi - lo) * float(threshold + 1) / float(bins)
+
+
 class Quantizer:
     """Feature ranges (estimated on the warm-up or given) and the leaf cell layout.
 
@@ -54,11 +68,19 @@ class Quantizer:
         B, bins per numeric feature.
     ranges : mapping
         ``{index: (low, high)}`` user-supplied ranges that skip estimation.
+    per_leaf : bool
+        True: the trees bin with per-leaf ranges ([SGT-SPEC §5.8]); these global ranges
+        then only seed each root.
     """
 
-    def __init__(self, kinds: Sequence[int], bins: int, ranges: Mapping[int, tuple[float, float]]):
+    per_leaf: bool = False
+    """Class default: a quantizer pickled before per-leaf bins existed has global bins."""
+
+    def __init__(self, kinds: Sequence[int], bins: int, ranges: Mapping[int, tuple[float, float]],
+                 per_leaf: bool = False):
         self.kinds = list(kinds)
         self.bins = bins
+        self.per_leaf = per_leaf
         d = len(self.kinds)
         self.lo = [0.0] * d
         self.hi = [0.0] * d

@@ -16,6 +16,9 @@ it guarantees, so that the C core can trust the state:
 - a leaf holds one cell per layout slot, ``[n, Σg, Σh, M_g, M_h, C]`` with ``n`` a count
   and numbers (sums may overflow to infinity on extreme but legal inputs, so values and
   sums need not be finite), and every feature's cells add up to the leaf total count;
+- with per-leaf quantization every node has ``range``, 4 d numbers (its bin ranges and
+  observed ranges; a split edge may overflow, so they need not be finite; any value bins
+  safely, a reversed or NaN range sending every value to bin 0);
 - the quantizer ranges are finite, ordered where seen, and equal to the given ranges;
 - warm-up rows have the model's width, nominal values are categories, targets suit the
   loss; a frozen model buffers nothing.
@@ -71,9 +74,13 @@ def _check_tree(tree: Any, where: str, params: SGTParams, kinds: Sequence[int],
     depth_of = [0] * n
     splits = 0
     deepest = 0
+    per_leaf = params.quantization == "leaf"
     for i, node in enumerate(nodes):
         at = f"{where}.nodes[{i}]"
-        as_dict(node, at, NODE_KEYS)
+        as_dict(node, at, NODE_KEYS + ("range",) if per_leaf else NODE_KEYS)
+        if per_leaf:
+            for k, v in enumerate(as_list(node["range"], f"{at}.range", 4 * d)):
+                as_float(v, f"{at}.range[{k}]", finite=False)
         if i > 0 and parent[i] < 0:
             raise fail(at, "no earlier node has it as a child")
         depth = as_int(node["depth"], f"{at}.depth", 0)
@@ -189,7 +196,7 @@ def check_core(core: Any, params: SGTParams, kinds: Sequence[int], loss_kind: in
     if not frozen:
         if buffered != warm_rows:
             raise fail(f"{where}.warm_rows", f"the buffer holds {buffered} rows")
-        if warm_rows >= int(params.warmup):
+        if warm_rows >= params.warmup_rows:
             raise fail(f"{where}.warm_rows", "a warm-up that long has ended (frozen = 1)")
     trees = as_list(core["trees"], f"{where}.trees", n_trees)
     for c, tree in enumerate(trees):

@@ -168,6 +168,7 @@ static sgt_params sgt_defaults(void)
     p.warmup_trains = 1;
     p.one_sided = 0;
     p.warmup_newton = 1;
+    p.per_leaf = 0;
     return p;
 }
 

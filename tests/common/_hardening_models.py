@@ -77,6 +77,10 @@ SPECS: list[Spec] = [
     # the linear leaf with the Gaussian slope prior ([DT-SPEC §3.7])
     Spec("DynamicTreeRegressor-slope-prior", "DynamicTreeRegressor", "reg",
          dict(n_particles=10, seed=3, leaf="linear", slope_prior=0.5), dt=True),
+    # the SGT specs above run the default per-leaf bins; the paper's global bins too
+    Spec("SGTRegressor-global", "SGTRegressor", "reg", dict(SGT_SMALL, quantization="global")),
+    Spec("SGTClassifier-global", "SGTClassifier", "cls",
+         dict(SGT_SMALL, classes=CLASSES, quantization="global")),
 ]
 
 

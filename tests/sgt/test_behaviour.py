@@ -258,7 +258,7 @@ def test_pseudo_huber_resists_gross_outliers_in_the_targets(backend: ModuleType)
 
     def median_error(loss: Any) -> float:
         rng = np.random.default_rng(3)
-        model = backend.SGT(loss, grace_period=50, warmup=100, bins=16)
+        model = backend.SGT(loss, grace_period=50, warmup=100, bins=16, quantization="global")
         for _ in range(3000):
             x = [float(rng.uniform()), float(rng.uniform())]
             y = 2.0 * math.sin(6.0 * x[0]) + 0.1 * float(rng.normal())
