@@ -39,6 +39,7 @@ from reference.state import (
     as_int,
     as_labels,
     as_list,
+    as_counter,
     as_rng_state,
     fail,
 )
@@ -66,7 +67,7 @@ def _not_nan(value: Any, where: str) -> float:
 
 
 def _check_leaf(rec: list[Any], at: str, cfg: LeafConfig, ys: np.ndarray,
-                routed: np.ndarray) -> None:
+                routed: np.ndarray, minp: int, split: bool, retiring: bool) -> None:
     points = as_list(rec[2], f"{at}[2]")
     for j, index in enumerate(points):
         as_int(index, f"{at}[2][{j}]", 0, len(ys) - 1)
@@ -76,11 +77,17 @@ def _check_leaf(rec: list[Any], at: str, cfg: LeafConfig, ys: np.ndarray,
     stats = as_list(rec[3], f"{at}[3]", stats_length(cfg))
     for j, value in enumerate(stats):
         if cfg.kind == CLASS and 1 <= j <= cfg.n_classes:
-            as_int(value, f"{at}[3][{j}]", 0)
-        else:  # extreme but legal inputs can overflow the sums: any float is data here
+            as_counter(value, f"{at}[3][{j}]")
+        elif j == 0 or cfg.kind == CLASS:
+            # nu and the retired class masses: lam-discounted counts of retired points
+            as_float(value, f"{at}[3][{j}]", lo=0.0)
+        else:  # extreme but legal inputs overflow the sums (inf, then inf - inf = NaN)
             as_float(value, f"{at}[3][{j}]", finite=False)
-    if not stats[0] >= 0.0:
-        raise fail(f"{at}[3][0]", "the retired mass nu is a number >= 0")
+    if split and not float(len(points)) + float(stats[0]) >= float(minp):
+        raise fail(f"{at}[2]", f"a leaf of a tree with splits holds n + nu >= min_leaf = "
+                   f"{minp} points (grow and prune keep min_leaf active points in a leaf, "
+                   f"retirement collapses one that falls below), found n = {len(points)}, "
+                   f"nu = {stats[0]}")
     _not_nan(rec[4], f"{at}[4]")
     mine = ys[np.asarray(points, dtype=np.int64)] if points else ys[:0]
     if cfg.kind == CLASS:
@@ -88,23 +95,23 @@ def _check_leaf(rec: list[Any], at: str, cfg: LeafConfig, ys: np.ndarray,
         if stats[1:1 + cfg.n_classes] != counts:
             raise fail(f"{at}[3]", f"class counts {stats[1:1 + cfg.n_classes]} differ from "
                        f"the leaf's labels {counts}")
-        for j in range(1 + cfg.n_classes, 1 + 2 * cfg.n_classes):
-            if not stats[j] >= 0.0:
-                raise fail(f"{at}[3][{j}]", "retired class mass is not negative")
     elif cfg.kind != CONSTANT:
         # the predictive scale needs a positive semi-definite G^-1 ([DT-SPEC §3.2])
         p = cfg.p
         at_ginv = 4 + p + 2 * p * p + 2 * p
-        # G^-1, beta, bb and log|G^-1| come out of a Cholesky factorisation that falls back
-        # to zeros when it fails, so they are finite even when the sums overflowed
+        # G^-1, beta and log|G^-1| come out of a Cholesky factorisation that falls back
+        # to zeros when it fails, so they are finite even when the sums overflowed; the
+        # quadratic form bb = beta' G beta is not (it overflows with the sums)
         for j in range(at_ginv, len(stats)):
-            as_float(stats[j], f"{at}[3][{j}]")
+            if j != at_ginv + p * p + p:
+                as_float(stats[j], f"{at}[3][{j}]")
         ginv = np.array(stats[at_ginv:at_ginv + p * p], dtype=np.float64).reshape(p, p)
         lowest = float(np.linalg.eigvalsh(0.5 * (ginv + ginv.T))[0]) if p else 0.0
         if lowest < -1e-9 * (float(np.max(np.abs(ginv))) if p else 0.0):
             raise fail(f"{at}[3]", "the leaf's G^-1 is not positive semi-definite")
-    if cfg.kind == CONSTANT:
-        # extreme but legal targets overflow these sums to inf, in the state as here; an
+    if cfg.kind == CONSTANT and not retiring:
+        # retirement subtracts a retiree from the sums (cancellation) so they are checked
+        # only in models without an active pool; extreme but legal targets overflow these sums to inf, in the state as here; an
         # inf on either side compares as no mismatch (the comparison is then NaN)
         with np.errstate(over="ignore", invalid="ignore"):
             checks = [(j, float(np.sum(v)), float(np.sum(np.abs(v))) + 1.0)
@@ -116,8 +123,9 @@ def _check_leaf(rec: list[Any], at: str, cfg: LeafConfig, ys: np.ndarray,
 
 
 def _check_particle(records: Any, where: str, d: int, cfg: LeafConfig, X: np.ndarray,
-                    ys: np.ndarray) -> None:
+                    ys: np.ndarray, minp: int, grown: bool, retiring: bool) -> None:
     records = as_list(records, where)
+    split = False
     pending = [(0, np.arange(len(ys), dtype=np.int64))]
     pos = 0
     while pending:
@@ -134,6 +142,10 @@ def _check_particle(records: Any, where: str, d: int, cfg: LeafConfig, X: np.nda
             raise fail(f"{at}[0]", f"expected depth {depth} in preorder, found {rec[0]}")
         var = as_int(rec[1], f"{at}[1]", -1, d - 1)
         if var >= 0:
+            if pos == 1 and not grown:
+                raise fail(where, "the first nstart rows go to the root of every particle: "
+                           "a tree has splits only after more rows than nstart were learned")
+            split = True
             if len(rec) != 3:
                 raise fail(at, "an internal node's record is [depth, var, value]")
             value = as_float(rec[2], f"{at}[2]")
@@ -143,7 +155,7 @@ def _check_particle(records: Any, where: str, d: int, cfg: LeafConfig, X: np.nda
             continue
         if len(rec) != 5:
             raise fail(at, "a leaf's record is [depth, -1, points, stats, ell]")
-        _check_leaf(rec, at, cfg, ys, routed)
+        _check_leaf(rec, at, cfg, ys, routed, minp, split, retiring)
     if pos != len(records):
         raise fail(where, f"{len(records) - pos} records after the end of the tree")
 
@@ -172,8 +184,11 @@ def check_engine(snap: Any, params: DynamicTreeParams, cfg: LeafConfig, d: int,
     X = np.array(rows, dtype=np.float64).reshape(n, d)
     ys = np.array(targets, dtype=np.float64)
     particles = as_list(snap["particles"], "snapshot.particles", int(params.n_particles))
+    minp = params.resolved_min_leaf(d)
+    grown = n_seen > params.resolved_nstart(d)
     for i, records in enumerate(particles):
-        _check_particle(records, f"snapshot.particles[{i}]", d, cfg, X, ys)
+        _check_particle(records, f"snapshot.particles[{i}]", d, cfg, X, ys, minp, grown,
+                        params.active_size is not None)
 
 
 def check_model_state(params: Any, fitted: Any, snapshot: Any, classifier: bool,
@@ -192,7 +207,7 @@ def check_model_state(params: Any, fitted: Any, snapshot: Any, classifier: bool,
         names += ("classes",)
     as_dict(fitted, "fitted", names)
     as_dict(snapshot, "snapshot", ("n_seen", "n_features_in") + ENGINE_KEYS)
-    n_seen = as_int(fitted["n_seen"], "fitted.n_seen", 0, 2**62)
+    n_seen = as_counter(fitted["n_seen"], "fitted.n_seen")
     if snapshot["n_seen"] != n_seen:
         raise fail("snapshot.n_seen", f"differs from fitted.n_seen ({n_seen})")
     lpred = as_list(fitted["lpred"], "fitted.lpred")
