@@ -34,12 +34,12 @@ from reference.dynatree.engine import leaf_config
 from reference.dynatree.leaf_models import CLASS, CONSTANT, LeafConfig
 from reference.dynatree.params import DynamicTreeParams
 from reference.state import (
+    as_counter,
     as_dict,
     as_float,
     as_int,
     as_labels,
     as_list,
-    as_counter,
     as_rng_state,
     fail,
 )
@@ -110,9 +110,10 @@ def _check_leaf(rec: list[Any], at: str, cfg: LeafConfig, ys: np.ndarray,
         if lowest < -1e-9 * (float(np.max(np.abs(ginv))) if p else 0.0):
             raise fail(f"{at}[3]", "the leaf's G^-1 is not positive semi-definite")
     if cfg.kind == CONSTANT and not retiring:
-        # retirement subtracts a retiree from the sums (cancellation) so they are checked
-        # only in models without an active pool; extreme but legal targets overflow these sums to inf, in the state as here; an
-        # inf on either side compares as no mismatch (the comparison is then NaN)
+        # retirement subtracts a retiree from the sums (cancellation), so they are checked
+        # only in models without an active pool; extreme but legal targets overflow these
+        # sums to inf, in the state as here; an inf on either side compares as no
+        # mismatch (the comparison is then NaN)
         with np.errstate(over="ignore", invalid="ignore"):
             checks = [(j, float(np.sum(v)), float(np.sum(np.abs(v))) + 1.0)
                       for j, v in ((1, mine), (2, mine * mine))]
@@ -123,7 +124,8 @@ def _check_leaf(rec: list[Any], at: str, cfg: LeafConfig, ys: np.ndarray,
 
 
 def _check_particle(records: Any, where: str, d: int, cfg: LeafConfig, X: np.ndarray,
-                    ys: np.ndarray, minp: int, grown: bool, retiring: bool) -> None:
+                    ys: np.ndarray, minp: int, grown: bool, retiring: bool,
+                    alpha: float) -> None:
     records = as_list(records, where)
     split = False
     pending = [(0, np.arange(len(ys), dtype=np.int64))]
@@ -145,6 +147,9 @@ def _check_particle(records: Any, where: str, d: int, cfg: LeafConfig, X: np.nda
             if pos == 1 and not grown:
                 raise fail(where, "the first nstart rows go to the root of every particle: "
                            "a tree has splits only after more rows than nstart were learned")
+            if pos == 1 and not alpha > 0.0:
+                raise fail(where, "with alpha = 0 a split has prior probability 0: the "
+                           "trees have no splits")
             split = True
             if len(rec) != 3:
                 raise fail(at, "an internal node's record is [depth, var, value]")
@@ -188,7 +193,7 @@ def check_engine(snap: Any, params: DynamicTreeParams, cfg: LeafConfig, d: int,
     grown = n_seen > params.resolved_nstart(d)
     for i, records in enumerate(particles):
         _check_particle(records, f"snapshot.particles[{i}]", d, cfg, X, ys, minp, grown,
-                        params.active_size is not None)
+                        params.active_size is not None, float(params.alpha))
 
 
 def check_model_state(params: Any, fitted: Any, snapshot: Any, classifier: bool,
