@@ -25,7 +25,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from _structural_fuzz import FAMILIES
 
 CASES = int(os.environ.get("DRIFTWOOD_STRUCT_FUZZ_CASES", "30"))
