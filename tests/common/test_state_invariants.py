@@ -244,3 +244,28 @@ def test_pickles_with_counters_past_the_bound_are_refused(backend: ModuleType, s
     fresh = type(model).__new__(type(model))
     with pytest.raises(StateFormatError, match=f"above {COUNTER_MAX}"):
         fresh.__setstate__(state)
+
+
+@pytest.mark.parametrize("variant", ["auto", "base"])
+def test_kdtree_with_non_finite_centres_answers_as_the_scan(
+        both: tuple[ModuleType, ModuleType], variant: str) -> None:
+    # genuine models reach non-finite centres (an update c + (x - c)/u overflows near the
+    # largest double); the boxes of the kd-tree do not bound distances to such centres, so
+    # the index answers with the exhaustive scan once one has entered it, in both backends
+    extra = {"mode": "majority"} if variant == "base" else {}
+    spec = Spec("kd", "ABACOCClassifier", "open",
+                dict(variant=variant, seed=5, search="kdtree", search_threshold=1,
+                     leaf_size=2, **extra))
+    doc = _doc(spec, both[1], 150)
+    for s, ball in enumerate(doc["snapshot"]["balls"][:12]):
+        ball["center"][s % 3] = [math.nan, math.inf, -math.inf][s % 3]
+    scan = copy.deepcopy(doc)
+    scan["params"]["search"] = "scan"
+    models = [from_document(d, b) for d in (doc, scan) for b in ("reference", "fast")]
+    for x, y in stream(spec, 40, seed=9):
+        answers = [m.predict_proba_one(x) for m in models]
+        assert all(a == answers[-1] for a in answers), answers
+        for m in models:
+            m.learn_one(x, y)
+    for m in models[1:]:
+        assert_snapshot_equal(m.snapshot(), models[0].snapshot())
