@@ -3,18 +3,38 @@
 A state comes from a pickle or a data-only model file (:mod:`reference.persist`). The
 engine part of :meth:`~reference.dynatree.facade.DynamicTreeFacade.snapshot` is walked
 against the model's parameters and leaf configuration, and the first bad field raises
-:class:`~reference.state.StateFormatError`. What the check guarantees:
+:class:`~reference.state.StateFormatError`. The invariants, each one the C engine relies on
+or one the mathematics of the model implies (docs/guarantees.md, "Invariants the C relies
+on"):
 
 - the data store holds ``n`` rows of ``d`` finite inputs and finite targets (class
-  indices below ``C`` for a classifier), at most ``active_size`` of them;
+  indices below ``C`` for a classifier), at most ``active_size`` of them and at most the
+  ``n_seen`` rows learned; ``n_seen`` is a counter of at most
+  :data:`~reference.state.COUNTER_MAX`;
 - every particle's records are a complete binary tree in preorder (left before right),
   depths the parents' plus one, split variables below ``d``, finite split values;
+- **no splits before ``nstart`` rows**: the first ``nstart`` rows go to the root of every
+  particle (the C engine appends them to the root node), so while ``n_seen <= nstart``
+  every particle is a single leaf; a file whose ``nstart`` or ``min_leaf`` (which
+  ``nstart`` defaults to) was raised after fitting is refused;
+- **no splits under** ``alpha = 0``: a split then has prior probability 0 (its log is
+  ``-inf`` in C and an error in Python);
+- **leaf sizes**: in a tree with splits every leaf holds ``n + nu >= min_leaf`` points
+  (a grow keeps ``min_leaf`` points in each child, a prune merges at least
+  ``2 min_leaf``, retirement collapses a leaf that falls below); a lone root may hold
+  fewer;
 - each leaf's points are exactly the store rows that the splits above it route to it,
-  in arrival (store) order, so every active point lies in one leaf of every particle;
-- a leaf's statistics have the length of its leaf model, numeric values (sums may
-  overflow to infinity on extreme but legal inputs, so non-finite values are data),
-  non-negative retired mass; class counts equal the counts of its points' labels; the sums of a
-  constant leaf match its points' targets (to rounding);
+  in arrival (store) order, so every active point lies in one leaf of every particle
+  (retirement finds it there);
+- a leaf's statistics have the length of its leaf model; the retired mass ``nu`` and the
+  retired class masses are finite and ``>= 0`` (``lam``-discounted counts); class counts
+  are counters equal to the counts of the leaf's labels; the sums (``S_y``, ``S_yy``,
+  ``G``, ``b``, ``bb``, ...) may be infinite or NaN, because inputs and targets near the
+  largest double overflow them in genuine models (``inf``, then ``inf - inf``), and both
+  backends compute alike with them; the sums of a constant leaf match its points'
+  targets (to rounding) in models without an active pool;
+- the leaf log evidence and ``log_marginal_likelihood`` are below ``+inf`` and not NaN
+  (``-inf`` is a legal log evidence);
 - the generator state is a valid xoshiro256** state.
 
 Linear-leaf matrices are checked for shape, finiteness and a positive semi-definite
