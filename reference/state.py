@@ -19,13 +19,23 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["STATE_FORMAT_KEY", "STATE_FORMAT_VERSION", "StateFormatError", "VersionedState", "fail",
-           "as_int", "as_float", "as_list", "as_dict", "as_rng_state", "as_labels",
+__all__ = ["COUNTER_MAX", "STATE_FORMAT_KEY", "STATE_FORMAT_VERSION", "StateFormatError",
+           "VersionedState", "fail", "as_int", "as_counter", "as_float", "as_list", "as_dict",
+           "as_rng_state", "as_labels",
            "pack_state", "unpack_state"]
 
 STATE_FORMAT_KEY = "__driftwood_state_format__"
 STATE_FORMAT_VERSION = 1
 SUPPORTED_FORMATS = (1,)
+
+COUNTER_MAX = 2**53
+"""The largest counter a restored state may hold (rows seen, class counts, cell counts,
+update and mistake counters, ids): every value up to it is an exact double, so the C
+backend (``int64_t`` counters, converted to ``double`` where the mathematics divides by
+them) and the reference (Python integers) compute the same numbers with them, and a
+stream needs 2**63 - 2**53 more rows, centuries at any speed, before an ``int64_t`` could
+overflow. A model loaded at the bound learns on and saves and reloads in both backends
+until a counter passes it (``tests/common/test_state_invariants.py``)."""
 
 
 class StateFormatError(ValueError):
@@ -100,6 +110,11 @@ def as_int(value: Any, where: str, lo: int | None = None, hi: int | None = None)
     if hi is not None and value > hi:
         raise fail(where, f"{value} is above {hi}")
     return value
+
+
+def as_counter(value: Any, where: str, lo: int = 0) -> int:
+    """``value`` if it is an integer counter in ``[lo, COUNTER_MAX]``."""
+    return as_int(value, where, lo, COUNTER_MAX)
 
 
 def as_float(value: Any, where: str, finite: bool = True, lo: float | None = None) -> float:

@@ -62,6 +62,8 @@ typedef struct {
     int32_t metric;       /* AB_METRIC_* */
     double p;             /* Minkowski exponent */
     int64_t ops;          /* inserts + deletes + moves since the last build */
+    int64_t finite;       /* 0 once a centre with a non-finite coordinate entered the tree:
+                           * its boxes no longer bound distances, the index scans instead */
     ab_kd_nodes nodes;    /* node arena */
     ab_kd_buckets leaves; /* leaf buckets, slot positions */
     ab_kd_scratch buf;    /* scratch */

@@ -339,6 +339,15 @@ static int partition(ab_tree *t, const ab_model *m, int64_t node, int64_t start,
     return ST_OK;
 }
 
+/* 1 if every coordinate of the centre c is finite (mirrors _finite of kdtree.py) */
+static int finite_center(const double *c, int64_t D)
+{
+    int64_t j;
+    for (j = 0; j < D; j++)
+        if (!isfinite(c[j])) return 0;
+    return 1;
+}
+
 int ab_tree_build(ab_tree *t, const ab_model *m)
 {
     int64_t i, root, n = m->balls.n_balls;
@@ -353,6 +362,9 @@ int ab_tree_build(ab_tree *t, const ab_model *m)
     for (i = 0; i < n; i++) t->buf.work[i] = i;
     if (partition(t, m, root, 0, n)) return ST_ENOMEM;
     t->ops = 0;
+    t->finite = 1;
+    for (i = 0; i < n && t->finite; i++)
+        t->finite = finite_center(m->balls.center + i * t->n_features, t->n_features);
     return ST_OK;
 }
 
@@ -382,6 +394,7 @@ int ab_tree_insert(ab_tree *t, const ab_model *m, int64_t slot)
     if (ensure_slots(t, slot + 1) || ensure_work(t, B)
         || ensure_nodes(t, t->nodes.n_nodes + 2 * B + 2))
         return ST_ENOMEM;
+    t->finite = t->finite && finite_center(c, D);
     for (;;) {
         enlarge(t, node, c);
         if (t->nodes.left[node] < 0) break;
@@ -419,6 +432,7 @@ void ab_tree_move(ab_tree *t, const ab_model *m, int64_t slot)
 {
     const double *c = m->balls.center + slot * t->n_features;
     int64_t node = t->leaves.slot_leaf[slot];
+    t->finite = t->finite && finite_center(c, t->n_features);
     while (node >= 0 && !contains(t, node, c)) {
         enlarge(t, node, c);
         node = t->nodes.parent[node];
@@ -534,7 +548,7 @@ static void drop_tree(ab_model *m)
 
 int64_t ab_index_nearest(ab_model *m, const double *x, double *raw_out)
 {
-    if (m->tree != NULL) return ab_tree_nearest(m->tree, m, x, raw_out);
+    if (m->tree != NULL && m->tree->finite) return ab_tree_nearest(m->tree, m, x, raw_out);
     return ab_scan_nearest(m, x, raw_out);
 }
 

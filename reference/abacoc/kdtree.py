@@ -23,6 +23,7 @@ Notation: ``raw`` is the distance sum before the final root (see
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from reference.abacoc.balls import Ball
@@ -73,6 +74,9 @@ class LooseKDTree:
         self.slot_leaf: list[int] = []
         self.slot_pos: list[int] = []
         self.ops = 0
+        self.finite = True
+        """False once a centre with a non-finite coordinate entered the tree: box bounds
+        built from it do not bound distances, so the index answers with the scan."""
 
     # -- construction -------------------------------------------------------------------
     def _new_node(self, parent: int) -> int:
@@ -147,6 +151,7 @@ class LooseKDTree:
         root = self._new_node(-1)
         self._partition(balls, root, list(range(len(balls))))
         self.ops = 0
+        self.finite = all(_finite(ball.center) for ball in balls)
 
     # -- updates ------------------------------------------------------------------------
     def _enlarge(self, node: int, center: Sequence[float]) -> None:
@@ -169,6 +174,7 @@ class LooseKDTree:
     def insert(self, balls: Sequence[Ball], slot: int) -> None:
         """Descend by split planes enlarging boxes, append to the leaf, split on overflow."""
         center = balls[slot].center
+        self.finite = self.finite and _finite(center)
         node = 0
         while True:
             self._enlarge(node, center)
@@ -201,6 +207,7 @@ class LooseKDTree:
     def move(self, balls: Sequence[Ball], slot: int) -> None:
         """After a centre moved: enlarge boxes from its leaf up to the first that contains it."""
         center = balls[slot].center
+        self.finite = self.finite and _finite(center)
         node = self.slot_leaf[slot]
         while node >= 0 and not self._contains(node, center):
             self._enlarge(node, center)
@@ -255,6 +262,14 @@ class LooseKDTree:
         return best_slot, best_raw
 
 
+def _finite(center: Sequence[float]) -> bool:
+    """True if every coordinate of ``center`` is finite."""
+    for v in center:
+        if not math.isfinite(v):
+            return False
+    return True
+
+
 class BallIndex:
     """The nearest-ball search used by a model: a scan, or a loose kd-tree by size.
 
@@ -279,7 +294,7 @@ class BallIndex:
     def nearest(self, balls: Sequence[Ball], x: Sequence[float]) -> tuple[int, float]:
         """``(slot, raw)`` of the nearest centre (tie rule T1 [ABACOC-SPEC T1]); ``(-1, inf)`` if
         there is none."""
-        if self.tree is not None:
+        if self.tree is not None and self.tree.finite:
             return self.tree.nearest(balls, x)
         return scan_nearest(balls, x, self.metric, self.p)
 

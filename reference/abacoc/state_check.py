@@ -18,7 +18,16 @@ the first bad field. What it guarantees:
 - the BASE phase state (``phase >= 1``, ``phase_steps >= 0``, finite ``phase_dim``,
   positive finite ``radius``) is in range; the AUTO initialisation state is one the
   InitProcedure reaches (one ball and its first label, or none, before it ends; at least
-  two balls after); the generator state is valid.
+  two balls after); the generator state is valid;
+- every counter (rows seen, ``next_id``, ``phase``, ``phase_steps``, class counts and
+  their sum, ``u``, ``m``) is at most :data:`~reference.state.COUNTER_MAX` (2**53): the C
+  ``int64_t`` counters cannot overflow, and class frequencies ``n_s(k) / n_s`` (a
+  correctly rounded integer division in Python, a division of two doubles in C) are the
+  same numbers because both counts convert to ``double`` exactly;
+- non-finite centre coordinates and radii are accepted because genuine models reach
+  them (a centre update ``c + (x - c)/u`` overflows for inputs near the largest double,
+  and ``inf - inf`` then gives NaN); the searches and updates treat them alike in both
+  backends (``tests/common/test_structural_fuzz.py`` plants them).
 
 No C twin: the check runs in Python before a state reaches C.
 """
@@ -28,7 +37,16 @@ from __future__ import annotations
 from typing import Any
 
 from reference.abacoc.params import ABACOCParams
-from reference.state import as_dict, as_float, as_int, as_list, as_rng_state, fail
+from reference.state import (
+    COUNTER_MAX,
+    as_counter,
+    as_dict,
+    as_float,
+    as_int,
+    as_list,
+    as_rng_state,
+    fail,
+)
 
 __all__ = ["check_cover", "SNAPSHOT_KEYS"]
 
@@ -36,7 +54,6 @@ SNAPSHOT_KEYS = ("variant", "n_features", "n_classes", "n_seen", "next_id", "pha
                  "phase_steps", "phase_dim", "radius", "init_done", "first_label", "balls",
                  "rng_state")
 BALL_KEYS = ("id", "center", "counts", "u", "R", "eps", "m")
-INT64_MAX = 2**63 - 1
 
 
 def check_cover(snap: Any, params: ABACOCParams, n_features: int, n_classes: int) -> None:
@@ -50,10 +67,10 @@ def check_cover(snap: Any, params: ABACOCParams, n_features: int, n_classes: int
         raise fail("snapshot.n_features", f"differs from the model's width {n_features}")
     if as_int(snap["n_classes"], "snapshot.n_classes", 0, 2**31 - 1) != n_classes:
         raise fail("snapshot.n_classes", f"differs from the {n_classes} known classes")
-    as_int(snap["n_seen"], "snapshot.n_seen", 0, INT64_MAX)
-    next_id = as_int(snap["next_id"], "snapshot.next_id", 0, INT64_MAX)
-    as_int(snap["phase"], "snapshot.phase", 1, 2**62)
-    as_int(snap["phase_steps"], "snapshot.phase_steps", 0, INT64_MAX)
+    as_counter(snap["n_seen"], "snapshot.n_seen")
+    next_id = as_counter(snap["next_id"], "snapshot.next_id")
+    as_counter(snap["phase"], "snapshot.phase", 1)
+    as_counter(snap["phase_steps"], "snapshot.phase_steps")
     as_float(snap["phase_dim"], "snapshot.phase_dim")
     if not as_float(snap["radius"], "snapshot.radius") > 0.0:
         raise fail("snapshot.radius", "must be positive")
@@ -89,11 +106,12 @@ def check_cover(snap: Any, params: ABACOCParams, n_features: int, n_classes: int
             as_float(v, f"{at}.center[{j}]", finite=False)
         counts = as_list(ball["counts"], f"{at}.counts", n_classes)
         for k, v in enumerate(counts):
-            as_int(v, f"{at}.counts[{k}]", 0, INT64_MAX)
-        if not 1 <= sum(counts) <= INT64_MAX:
-            raise fail(f"{at}.counts", "a ball holds at least its founding point")
-        as_int(ball["u"], f"{at}.u", 1, INT64_MAX)
+            as_counter(v, f"{at}.counts[{k}]")
+        if not 1 <= sum(counts) <= COUNTER_MAX:
+            raise fail(f"{at}.counts", "a ball holds at least its founding point and at most "
+                       "COUNTER_MAX (2**53) points")
+        as_counter(ball["u"], f"{at}.u", 1)
         for key in ("R", "eps"):
             if as_float(ball[key], f"{at}.{key}", finite=False) < 0.0:
                 raise fail(f"{at}.{key}", "a radius is not negative")
-        as_int(ball["m"], f"{at}.m", 0, INT64_MAX)
+        as_counter(ball["m"], f"{at}.m")

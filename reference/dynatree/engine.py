@@ -321,4 +321,18 @@ class PythonDynamicTreeEngine:
         engine = cls.__new__(cls)
         engine._params = model._params
         vars(engine).update(entries)
+        d = model.__dict__.get("_d")
+        if isinstance(d, int) and not isinstance(d, bool) and d >= 1:
+            # what the parameters determine is derived from them, not read: the state
+            # check sees the parameters, and these must agree with what it checked
+            params = model._params
+            classes = model.__dict__.get("classes_")
+            n_classes = len(classes) if isinstance(classes, list) else 0
+            try:
+                engine._cfg = leaf_config(params, d, n_classes)
+                engine._minp = params.resolved_min_leaf(d)
+                engine._nstart = params.resolved_nstart(d)
+            except (AttributeError, KeyError, TypeError, ValueError):
+                pass  # invalid parameters: the state check refuses them next
+            engine._t = model.__dict__.get("n_seen_")
         return engine

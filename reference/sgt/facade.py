@@ -21,7 +21,7 @@ from reference.sgt.core import LOSS_BAG, LOSS_LOGISTIC, LOSS_SOFTMAX, SGTCore
 from reference.sgt.engine import PythonSGTEngine
 from reference.sgt.params import SGTParams, check_feature_config, check_matrix, check_row
 from reference.sgt.state_check import check_core
-from reference.state import VersionedState, as_dict, as_int, as_labels, fail
+from reference.state import VersionedState, as_counter, as_dict, as_int, as_labels, fail
 
 __all__ = ["SGTFacade", "PARAM_NAMES", "document", "as_list"]
 
@@ -249,7 +249,7 @@ class SGTFacade(EstimatorMixin, VersionedState):
             names += ("classes",)
         as_dict(fitted, "fitted", names)
         as_dict(snapshot, "snapshot", ("n_seen", "n_features", "core"))
-        n_seen = as_int(fitted["n_seen"], "fitted.n_seen", 0, 2**63 - 1)
+        n_seen = as_counter(fitted["n_seen"], "fitted.n_seen")
         if snapshot["n_seen"] != n_seen:
             raise fail("snapshot.n_seen", f"differs from fitted.n_seen ({n_seen})")
         classes = fitted.get("classes")

@@ -14,11 +14,15 @@ it guarantees, so that the C core can trust the state:
   a leaf's ``used`` mask is exactly the nominal features split on along its path;
 - depths are the parents' plus one, within ``max_depth``; the tree counters match;
 - a leaf holds one cell per layout slot, ``[n, Σg, Σh, M_g, M_h, C]`` with ``n`` a count
-  and numbers (sums may overflow to infinity on extreme but legal inputs, so values and
-  sums need not be finite), and every feature's cells add up to the leaf total count;
+  and numbers (sums may overflow to infinity on extreme but legal inputs, and an
+  overflowed moment then becomes NaN (``inf - inf``), so values and sums need not be
+  finite), and every feature's cells add up to the leaf total count;
 - with per-leaf quantization every node has ``range``, 4 d numbers (its bin ranges and
   observed ranges; a split edge may overflow, so they need not be finite; any value bins
   safely, a reversed or NaN range sending every value to bin 0);
+- every counter (cell counts, ``n_updates``, ``warm_rows``, rows seen) is at most
+  :data:`~reference.state.COUNTER_MAX` (2**53), so the C ``int64_t`` counters cannot
+  overflow and convert exactly to ``double`` where the statistics divide by them;
 - the quantizer ranges are finite, ordered where seen, and equal to the given ranges;
 - warm-up rows have the model's width, nominal values are categories, targets suit the
   loss; a frozen model buffers nothing.
@@ -33,7 +37,7 @@ from typing import Any
 
 from reference.sgt.core import LOSS_BAG, LOSS_LOGISTIC, LOSS_SOFTMAX
 from reference.sgt.params import SGTParams
-from reference.state import as_dict, as_float, as_int, as_list, fail
+from reference.state import as_counter, as_dict, as_float, as_int, as_list, fail
 
 __all__ = ["check_core"]
 
@@ -41,7 +45,6 @@ CORE_KEYS = ("warm_rows", "frozen", "lo", "hi", "seen", "buffer", "trees")
 TREE_KEYS = ("n_splits", "n_updates", "depth", "nodes")
 NODE_KEYS = ("feature", "threshold", "first_child", "n_children", "depth", "value", "used",
              "cells")
-INT64_MAX = 2**63 - 1
 
 
 def _check_row(row: Any, where: str, kinds: Sequence[int]) -> None:
@@ -107,7 +110,7 @@ def _check_tree(tree: Any, where: str, params: SGTParams, kinds: Sequence[int],
             for c, cell in enumerate(cells):
                 cw = f"{at}.cells[{c}]"
                 values = as_list(cell, cw, 6)
-                counts.append(as_int(values[0], f"{cw}[0]", 0, INT64_MAX))
+                counts.append(as_counter(values[0], f"{cw}[0]"))
                 for k in range(1, 6):  # sums may overflow on extreme but legal inputs
                     as_float(values[k], f"{cw}[{k}]", finite=False)
             for a, kind in enumerate(kinds):
@@ -146,7 +149,7 @@ def _check_tree(tree: Any, where: str, params: SGTParams, kinds: Sequence[int],
             path_used[child] = below
     if as_int(tree["n_splits"], f"{where}.n_splits", 0) != splits:
         raise fail(f"{where}.n_splits", f"the tree has {splits} internal nodes")
-    as_int(tree["n_updates"], f"{where}.n_updates", 0, INT64_MAX)
+    as_counter(tree["n_updates"], f"{where}.n_updates")
     if as_int(tree["depth"], f"{where}.depth", 0) != deepest:
         raise fail(f"{where}.depth", f"the deepest node has depth {deepest}")
 
@@ -164,7 +167,7 @@ def check_core(core: Any, params: SGTParams, kinds: Sequence[int], loss_kind: in
         offset += kind if kind else int(params.bins)
     n_cells = offset
     fixed = {int(k): (float(v[0]), float(v[1])) for k, v in (params.feature_ranges or {}).items()}
-    warm_rows = as_int(core["warm_rows"], f"{where}.warm_rows", 0, INT64_MAX)
+    warm_rows = as_counter(core["warm_rows"], f"{where}.warm_rows")
     frozen = as_int(core["frozen"], f"{where}.frozen", 0, 1)
     lo = as_list(core["lo"], f"{where}.lo", d)
     hi = as_list(core["hi"], f"{where}.hi", d)

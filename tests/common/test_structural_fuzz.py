@@ -1,0 +1,88 @@
+"""Structural fuzzing of saved models: a changed structure loads alike or is refused alike.
+
+Saved models of every family are changed in their structure (``_structural_fuzz.py``:
+parameters changed after fitting, trees grown, collapsed and re-shaped, points moved
+between leaves, particles, trees and balls duplicated or dropped, counters at their
+limits 2**63 - 1, 2**62, 2**53 + 1, non-finite statistics, classes changed). Each case
+runs load, predictions, ``learn_one``, ``partial_fit``, ``save`` and a reload in a worker
+*subprocess* per backend, so a crash (a signal, a sanitizer report) or a hang (the
+timeout) fails the test and names the case instead of killing the test run. Both backends
+must refuse the case with the same ``StateFormatError`` message, or both accept it and
+then give the same results bit for bit; any other exception at load is a failure.
+
+``DRIFTWOOD_STRUCT_FUZZ_CASES`` sets the cases per family (default 30); the long run
+(2,000 per family under AddressSanitizer and UndefinedBehaviorSanitizer) is
+``DRIFTWOOD_STRUCT_FUZZ_CASES=2000 bash .ci/sanitize tests/common/test_structural_fuzz.py``
+(docs/guarantees.md records its figures).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from _structural_fuzz import FAMILIES
+
+CASES = int(os.environ.get("DRIFTWOOD_STRUCT_FUZZ_CASES", "30"))
+BATCH = 250
+TIMEOUT = float(os.environ.get("DRIFTWOOD_STRUCT_FUZZ_TIMEOUT", "600"))
+WORKER = Path(__file__).with_name("_structural_fuzz.py")
+
+
+def _run_worker(family: str, first: int, count: int, backend: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, str(WORKER), family, str(first), str(count),
+                             backend], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+
+
+def _outcomes(proc: subprocess.Popen[str], backend: str, deadline: float) -> dict[int, str]:
+    """The worker's outcome per case; a crash or a hang fails, naming the case."""
+    try:
+        out, err = proc.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        hung = False
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        hung = True
+    done: dict[int, str] = {}
+    running = None
+    for line in out.splitlines():
+        word, _, rest = line.partition(" ")
+        if word == "start":
+            running = int(rest)
+        elif word == "done":
+            index, _, outcome = rest.partition(" ")
+            done[int(index)] = outcome
+            running = None
+    if hung:
+        pytest.fail(f"{backend}: case {running} did not finish within {TIMEOUT:.0f} s")
+    if proc.returncode != 0:
+        pytest.fail(f"{backend}: the worker died with status {proc.returncode} in case "
+                    f"{running}:\n{err[-3000:]}")
+    return done
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_structurally_changed_models_load_alike_or_are_refused_alike(
+        both: tuple[ModuleType, ModuleType], family: str) -> None:
+    del both  # the fixture fails (REQUIRE_FAST=1) or skips without the C build
+    refused = loaded = 0
+    for first in range(0, CASES, BATCH):
+        count = min(BATCH, CASES - first)
+        deadline = time.monotonic() + TIMEOUT
+        procs = {b: _run_worker(family, first, count, b) for b in ("reference", "fast")}
+        results = {b: _outcomes(p, b, deadline) for b, p in procs.items()}
+        for index in range(first, first + count):
+            ref, fast = results["reference"][index], results["fast"][index]
+            assert not ref.startswith("load-error"), (index, ref)
+            assert not fast.startswith("load-error"), (index, fast)
+            assert ref == fast, f"case {index} of {family}: reference {ref!r}, fast {fast!r}"
+            refused += ref.startswith("refused")
+            loaded += ref.startswith("ok")
+    # the changes reach both sides of the checks
+    assert refused >= CASES // 10 and loaded >= CASES // 10, (refused, loaded)
