@@ -15,8 +15,6 @@ from types import ModuleType
 
 import pytest
 
-from _run_size import full_run, set_full
-
 try:
     from hypothesis import settings
 
@@ -62,6 +60,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # imported here, not at the top: tests/common is on sys.path only under this project's
+    # pytest configuration, and other processes import this file as a plain module
+    from _run_size import full_run, set_full
+
     config.addinivalue_line("markers", "slow: opt-in long run (use --runslow)")
     set_full(config.getoption("--full") or config.getoption("--runslow"))
     if full_run() and settings is not None and "HYPOTHESIS_PROFILE" not in os.environ:
@@ -69,6 +71,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_report_header(config: pytest.Config) -> str:
+    from _run_size import full_run
+
     if full_run():
         return "run size: full (every seed and stream length)"
     return "run size: quick (fewer seeds, shorter streams; --full for CI's full run)"
