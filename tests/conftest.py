@@ -18,12 +18,13 @@ import pytest
 try:
     from hypothesis import settings
 
-    settings.register_profile("default", max_examples=50, deadline=None)
+    # "default" is the quick run's, "ci" the full run's (--full); HYPOTHESIS_PROFILE overrides
+    settings.register_profile("default", max_examples=25, deadline=None)
     settings.register_profile("ci", max_examples=100, deadline=None, derandomize=True)
     settings.register_profile("expensive", max_examples=1000, deadline=None)
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 except ImportError:  # pragma: no cover
-    pass
+    settings = None
 
 def _flag(name: str) -> bool:
     return os.environ.get(name, "").lower() not in ("", "0", "false", "no")
@@ -49,12 +50,32 @@ REFERENCE = importlib.import_module("reference")
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption(
         "--runslow", action="store_true", default=False,
-        help="run long lockstep runs and full-scale experiments",
+        help="run long lockstep runs and full-scale experiments (implies --full)",
+    )
+    parser.addoption(
+        "--full", action="store_true", default=False,
+        help="the full run (CI's): every seed, full stream lengths, Hypothesis' ci profile; "
+             "without it the quick run (tests/common/_run_size.py)",
     )
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    # imported here, not at the top: tests/common is on sys.path only under this project's
+    # pytest configuration, and other processes import this file as a plain module
+    from _run_size import full_run, set_full
+
     config.addinivalue_line("markers", "slow: opt-in long run (use --runslow)")
+    set_full(config.getoption("--full") or config.getoption("--runslow"))
+    if full_run() and settings is not None and "HYPOTHESIS_PROFILE" not in os.environ:
+        settings.load_profile("ci")
+
+
+def pytest_report_header(config: pytest.Config) -> str:
+    from _run_size import full_run
+
+    if full_run():
+        return "run size: full (every seed and stream length)"
+    return "run size: quick (fewer seeds, shorter streams; --full for CI's full run)"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

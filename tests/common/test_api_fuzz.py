@@ -32,8 +32,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from _compare import assert_snapshot_equal
+from _run_size import sized
 
-_PROFILE = os.environ.get("HYPOTHESIS_PROFILE", "default")
+# the quick run uses the "default" profile, the full run (--full) "ci"; HYPOTHESIS_PROFILE wins
+_PROFILE = os.environ.get("HYPOTHESIS_PROFILE", sized(quick="default", full="ci"))
 N_EXAMPLES = {"default": 8, "ci": 20}.get(_PROFILE, settings().max_examples)
 
 SPECIAL = [0.0, -0.0, 1e300, -1e300, 1e-300, 5e-324, math.nan, math.inf, -math.inf]

@@ -675,7 +675,8 @@ class BadConstructor:
     @property
     def id(self) -> str:
         dt = "DT-" if self.cls.startswith("Dynamic") else ""
-        parts = [f"positional{self.args!r}"] if self.args else []
+        shown = ", ".join(_show(a) for a in self.args) + ("," if len(self.args) == 1 else "")
+        parts = [f"positional({shown})"] if self.args else []
         parts += [f"{k}={_show(v)}" for k, v in {**(self.fixed or {}), **self.kwargs}.items()]
         return f"{dt}{self.cls}:{','.join(parts)}"
 
@@ -688,8 +689,13 @@ class BadConstructor:
 
 
 def _show(value: Any) -> str:
-    """A stable id for a value (a bare ``object()`` has no stable repr)."""
-    return "object()" if type(value) is object else repr(value)
+    """A stable id for a value (a bare ``object()`` or a function has no stable repr: the
+    ids must be the same in every process, e.g. in each pytest-xdist worker)."""
+    if type(value) is object:
+        return "object()"
+    if callable(value) and hasattr(value, "__name__"):
+        return value.__name__
+    return repr(value)
 
 
 def _names_given(kw: dict[str, Any]) -> tuple[tuple[str, ...], ...]:

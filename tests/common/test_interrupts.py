@@ -4,7 +4,9 @@ The child starts a ``partial_fit`` long enough to take seconds; the parent sends
 shortly after it begins. The call must stop with ``KeyboardInterrupt`` promptly (before it
 would have finished), leave a usable model holding exactly the rows it learned
 (``n_seen_``), and learning the remaining rows must then give, bit for bit, the model of an
-uninterrupted run.
+uninterrupted run. The quick run (``tests/common/_run_size.py``) continues with the next
+``CONTINUE_ROWS`` rows only and compares with an uninterrupted run over as many rows; the
+full run (``--full``) learns all the remaining rows.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from _run_size import sized
 from conftest import require_fast
 
 ANNOUNCE = r"""
@@ -39,7 +42,7 @@ CHILD = r"""
 import sys, time
 import numpy as np
 backend = __import__(sys.argv[1])
-name, n, d = sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+name, n, d, more = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 rng = np.random.default_rng(0)
 X = rng.uniform(size=(n, d))
 y = X[:, 0] * 10 + np.sin(6 * X[:, 1])
@@ -56,10 +59,11 @@ except KeyboardInterrupt:
     stopped = time.time()
 k = model.n_seen_
 model.predict(X[:3])                                # usable
-if k < n:
-    model.partial_fit(X[k:], y[k:])
+end = n if more == 0 else min(n, k + more)          # learn the rest, or the next `more` rows
+if k < end:
+    model.partial_fit(X[k:end], y[k:end])
 twin = getattr(backend, name)(**kwargs)
-twin.partial_fit(X, y)
+twin.partial_fit(X[:end], y[:end])
 print(f"stopped {stopped!r} n_seen {k} of {n} equal {model.snapshot() == twin.snapshot()}",
       flush=True)
 """.replace("{announce}", ANNOUNCE)
@@ -73,6 +77,9 @@ CASES = [
 ]
 """(backend, model, rows, features): each ``partial_fit`` takes a few seconds uninterrupted,
 with little time spent validating before the learning loop starts."""
+
+CONTINUE_ROWS = sized(quick=2000, full=0)
+"""Rows learned after the interruption before the comparison (0: all the remaining rows)."""
 
 PREQUENTIAL_CHILD = r"""
 import sys, time
@@ -128,7 +135,8 @@ def test_ctrl_c_stops_partial_fit_between_rows_and_learning_can_resume(
         require_fast()
     root = Path(__file__).resolve().parents[2]
     child = subprocess.Popen(
-        [sys.executable, "-c", CHILD, backend, name, str(n), str(d)], cwd=root,
+        [sys.executable, "-c", CHILD, backend, name, str(n), str(d), str(CONTINUE_ROWS)],
+        cwd=root,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env={**os.environ, "PYTHONPATH": str(root)},
     )

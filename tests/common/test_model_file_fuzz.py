@@ -7,8 +7,8 @@ Every case must either load in both backends into models that then predict and l
 identically, or raise ``StateFormatError`` in both with the same message. Under the
 sanitizer job (``.ci/sanitize``) a crash or a memory error aborts the run.
 
-``DRIFTWOOD_FUZZ_CASES`` sets the mutations per model (default 150; CI's sanitized job
-runs more).
+``DRIFTWOOD_FUZZ_CASES`` sets the mutations per model (default 150 in the full run,
+``--full``, and 50 in the quick run; CI's sanitized job runs more).
 """
 
 from __future__ import annotations
@@ -24,10 +24,11 @@ import pytest
 from _hardening_models import SPECS, Spec, prediction_calls, stream
 
 from _compare import assert_snapshot_equal, first_difference
+from _run_size import sized
 from reference.persist import from_document, to_document
 from reference.state import StateFormatError
 
-CASES = int(os.environ.get("DRIFTWOOD_FUZZ_CASES", "150"))
+CASES = int(os.environ.get("DRIFTWOOD_FUZZ_CASES", sized(quick="50", full="150")))
 FUZZED = [s for s in SPECS if not s.custom_loss]
 
 ODD_VALUES: list[Any] = [

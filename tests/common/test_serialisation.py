@@ -2,9 +2,10 @@
 
 For every model configuration and both backends: the restored model has the same
 ``snapshot()`` (generator state included) and then continues bit-identically with the
-original on the rest of the stream. ``__getstate__`` carries the state-format version of
-:mod:`reference.state`; a state with an unknown (future) version or without one is
-refused with :class:`reference.state.StateFormatError` naming the model and the version.
+original on the rest of the stream (25 rows; 10 in the quick run). ``__getstate__``
+carries the state-format version of :mod:`reference.state`; a state with an unknown
+(future) version or without one is refused with :class:`reference.state.StateFormatError`
+naming the model and the version.
 """
 
 from __future__ import annotations
@@ -18,7 +19,11 @@ import pytest
 from _hardening_models import SPECS, Spec, prediction_calls, stream
 
 from _compare import assert_snapshot_equal
+from _run_size import sized
 from reference.state import STATE_FORMAT_KEY, STATE_FORMAT_VERSION, StateFormatError
+
+N_AFTER = sized(quick=10, full=25)
+"""Rows learned by the original and the restored model side by side."""
 
 ROUND_TRIPS = {
     "pickle": lambda m: pickle.loads(pickle.dumps(m)),
@@ -44,7 +49,7 @@ def _predictions(spec: Spec, model: Any, x: Any) -> list[Any]:
 @pytest.mark.parametrize("spec", _params())
 def test_round_trip_continues_identically(backend: ModuleType, spec: Spec, n_before: int,
                                           trip: str) -> None:
-    data = stream(spec, n_before + 25, seed=11)
+    data = stream(spec, n_before + N_AFTER, seed=11)
     model = spec.make(backend)
     for x, y in data[:n_before]:
         model.learn_one(x, y)

@@ -7,6 +7,10 @@ making the same learning calls in the order the lock admitted them. The learner 
 record that order by taking the model's own lock around each call (the lock is re-entrant,
 so the call itself takes it again); the reader threads call without it, at any moment.
 Separate models share nothing and must give, in threads, exactly their serial results.
+
+The pure-Python dynamic trees learn a few hundred rows a second: in the quick run
+(``tests/common/_run_size.py``) their threads learn a third of the rows (still many
+thread switches each); every other model, and the full run, uses all of them.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from _run_size import sized
 from reference.evaluation.datasets import friedman1
 
 X, Y = friedman1(1200, seed=5)
@@ -35,6 +40,12 @@ MODELS = [
 
 def _targets(kind: str) -> Any:
     return LABELS if kind == "class" else Y
+
+
+def _rows_per_thread(backend: ModuleType, name: str, full: int) -> int:
+    """``full``, or a third of it for the reference dynamic trees in the quick run."""
+    slow = backend.__name__ == "reference" and name.startswith("DynamicTree")
+    return sized(quick=full // 3, full=full) if slow else full
 
 
 @pytest.mark.parametrize(("name", "kwargs", "kind"), MODELS)
@@ -78,7 +89,8 @@ def test_one_model_hammered_by_threads_equals_its_serial_twin(
         except BaseException as exc:  # pragma: no cover - reported below
             errors.append(exc)
 
-    learners = [threading.Thread(target=learner, args=(40 + 150 * k, 40 + 150 * (k + 1)))
+    rows = _rows_per_thread(backend, name, 150)
+    learners = [threading.Thread(target=learner, args=(40 + rows * k, 40 + rows * (k + 1)))
                 for k in range(3)]
     readers = [threading.Thread(target=reader) for _ in range(2)]
     for thread in readers + learners:
@@ -98,7 +110,7 @@ def test_one_model_hammered_by_threads_equals_its_serial_twin(
         else:
             twin.learn_one(X[first].tolist(), y[first])
     assert model.snapshot() == twin.snapshot()
-    assert model.n_seen_ == 40 + 3 * 150 == 40 + sum(last - first for _, first, last in admitted)
+    assert model.n_seen_ == 40 + 3 * rows == 40 + sum(last - first for _, first, last in admitted)
 
 
 @pytest.mark.parametrize(("name", "kwargs", "kind"), MODELS)
@@ -106,7 +118,8 @@ def test_separate_models_in_threads_give_their_serial_results(
     backend: ModuleType, name: str, kwargs: dict[str, Any], kind: str
 ) -> None:
     y = _targets(kind)
-    slices = [slice(300 * k, 300 * (k + 1)) for k in range(4)]
+    rows = _rows_per_thread(backend, name, 300)
+    slices = [slice(rows * k, rows * (k + 1)) for k in range(4)]
     serial = []
     for part in slices:
         model = getattr(backend, name)(**kwargs)
@@ -117,7 +130,8 @@ def test_separate_models_in_threads_give_their_serial_results(
     def run(k: int) -> None:
         model = getattr(backend, name)(**kwargs)
         for i in range(slices[k].start, slices[k].stop, 30):
-            model.partial_fit(X[i:i + 30], y[i:i + 30])
+            end = min(i + 30, slices[k].stop)
+            model.partial_fit(X[i:end], y[i:end])
         threaded[k] = model.snapshot()
 
     threads = [threading.Thread(target=run, args=(k,)) for k in range(len(slices))]

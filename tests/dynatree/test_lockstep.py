@@ -13,6 +13,7 @@ import pytest
 from _dynatree_helpers import class_stream, regression_stream
 
 from _compare import assert_snapshot_equal, run_lockstep
+from _run_size import sized
 
 REG_CASES: list[dict[str, Any]] = [
     {"leaf": "constant"},
@@ -30,8 +31,10 @@ def _pair(both: tuple[ModuleType, ModuleType], cls: str, **kw: Any) -> tuple[Any
     return getattr(ref, cls)(**kw), getattr(fast, cls)(**kw)
 
 
+# the seed picks the width (1 + seed % 3) and tied inputs (seed % 3 == 2), the classifier's
+# min_leaf (1 + seed % 3): the quick run's three seeds cover each once
 @pytest.mark.parametrize("case", range(len(REG_CASES)))
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", sized(quick=range(3), full=range(6)))
 def test_regression_lockstep(both: tuple[ModuleType, ModuleType], case: int, seed: int) -> None:
     opts = REG_CASES[case]
     d = 1 + (seed % 3)
@@ -46,7 +49,7 @@ def test_regression_lockstep(both: tuple[ModuleType, ModuleType], case: int, see
 
 
 @pytest.mark.parametrize("n_classes", [2, 4])
-@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("seed", sized(quick=range(3), full=range(8)))
 def test_classifier_lockstep(both: tuple[ModuleType, ModuleType], n_classes: int,
                              seed: int) -> None:
     labels = tuple(range(n_classes))

@@ -67,7 +67,7 @@ def build_and_test(tree: Path, killer: str) -> tuple[bool, str]:
     if build.returncode != 0:
         return False, "build failed: " + build.stderr[-500:]
     test = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-                           "-o", "addopts=", killer], cwd=tree, env=env,
+                           "-o", "addopts=", "--full", killer], cwd=tree, env=env,
                           capture_output=True, text=True)
     lines = [ln for ln in test.stdout.splitlines() if ln.strip()]
     return test.returncode == 0, lines[-1] if lines else test.stderr[-300:]
