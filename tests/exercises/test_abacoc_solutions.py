@@ -18,9 +18,12 @@ from typing import Any
 
 import pytest
 
-from reference.exercises import check
 from reference.exercises.abacoc import EXERCISES, Below
 from reference.exercises.checker import plugged
+from tests.exercises._routes import (
+    assert_first_mistake_is_named_and_diverges,
+    assert_solution_passes,
+)
 
 BY_NAME = {ex.name: ex for ex in EXERCISES}
 
@@ -81,20 +84,12 @@ def test_every_abacoc_exercise_has_an_independent_solution_here() -> None:
 
 @pytest.mark.parametrize("name", sorted(SOLUTIONS))
 def test_independent_solution_passes_both_routes(name: str) -> None:
-    report = check(BY_NAME[name], SOLUTIONS[name])
-    assert report.passed, str(report)
-    assert report.stream_divergence is None
+    assert_solution_passes(BY_NAME[name], SOLUTIONS[name])
 
 
 @pytest.mark.parametrize("name", sorted(SOLUTIONS))
 def test_first_mistake_diverges_inside_the_model(name: str) -> None:
-    exercise = BY_NAME[name]
-    mistake = exercise.mistakes[0]
-    report = check(exercise, mistake.function)
-    assert report.status == "mismatch"
-    assert report.diagnosis is not None and report.diagnosis.id == mistake.id
-    assert report.stream_divergence is not None, f"{mistake.id} never diverges on the stream"
-    assert 0 <= report.stream_divergence.step < len(exercise.stream.data()[0])
+    assert_first_mistake_is_named_and_diverges(BY_NAME[name])
 
 
 @pytest.mark.parametrize("name", sorted(SOLUTIONS))

@@ -22,10 +22,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from reference.exercises import check, get
+from reference.exercises import get
 from reference.exercises.catalog import Stream
 from reference.exercises.checker import plugged
 from reference.exercises.dynamic_trees import EXERCISES
+from tests.exercises._routes import (
+    assert_first_mistake_is_named_and_diverges,
+    assert_solution_passes,
+)
 
 # ---------------------------------------------------------------------------------------
 # Independent solutions
@@ -250,20 +254,12 @@ def test_every_dynamic_tree_exercise_has_an_independent_solution() -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_independent_solution_passes_the_cases_and_the_stream(name: str) -> None:
-    report = check(name, SOLUTIONS[name])
-    assert report.passed, str(report)
-    assert report.stream_steps == len(get(name).stream.data()[1])  # type: ignore[union-attr]
+    assert_solution_passes(get(name), SOLUTIONS[name])
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_first_mistake_makes_the_plugged_model_diverge_from_fast(name: str) -> None:
-    exercise = get(name)
-    mistake = exercise.mistakes[0]
-    report = check(exercise, mistake.function)
-    assert report.status == "mismatch"
-    assert report.diagnosis is not None and report.diagnosis.id == mistake.id, str(report)
-    assert report.stream_divergence is not None, str(report)
-    assert 0 <= report.stream_divergence.step < len(exercise.stream.data()[1])  # type: ignore[union-attr]
+    assert_first_mistake_is_named_and_diverges(get(name))
 
 
 def _fast_snapshot(stream: Stream) -> dict[str, Any]:
