@@ -29,7 +29,7 @@ from reference.state import StateFormatError
 from .test_lockstep import (
     OPTIONS,
     bag_stream,
-    class_stream,
+    classifier_lockstep,
     huber_gradient,
     huber_hessian,
     regression_stream,
@@ -76,17 +76,7 @@ def test_drifting_stream_lockstep_leaf(both: tuple[ModuleType, ModuleType], seed
 @pytest.mark.parametrize("k", [2, 4])
 def test_classifier_lockstep_leaf(both: tuple[ModuleType, ModuleType], seed: int,
                                   k: int) -> None:
-    ref, fast = both
-    kw = dict(OPTIONS[seed % len(OPTIONS)], **LEAF)
-    nominal = seed % 2 == 0
-    if nominal:
-        kw["nominal"] = {2: 4}
-        kw.pop("feature_ranges", None)
-    classes = ["a", "b", "c", "d", "e"][:k]
-    a = ref.SGTClassifier(classes=classes, **kw)
-    b = fast.SGTClassifier(classes=classes, **kw)
-    run_lockstep(a, b, class_stream(seed, 500, k, nominal),
-                 predict=("predict_one", "predict_proba_one"), snapshot_every=25)
+    classifier_lockstep(both, seed, k, nominal=seed % 2 == 0, n=500, snapshot_every=25, **LEAF)
 
 
 @pytest.mark.parametrize("seed", range(3))

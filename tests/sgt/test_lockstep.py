@@ -78,17 +78,23 @@ def test_regressor_lockstep(both: tuple[ModuleType, ModuleType], seed: int, opt:
 @pytest.mark.parametrize("seed", SEEDS)
 @pytest.mark.parametrize("k", [2, 3, 5])
 def test_classifier_lockstep(both: tuple[ModuleType, ModuleType], seed: int, k: int) -> None:
+    classifier_lockstep(both, seed, k, nominal=seed % 3 == 0, n=600, snapshot_every=30)
+
+
+def classifier_lockstep(both: tuple[ModuleType, ModuleType], seed: int, k: int,
+                        nominal: bool, n: int, snapshot_every: int, **extra: Any) -> None:
+    """Both backends' SGTClassifier on ``k`` classes, with the options of ``seed`` (and a
+    nominal feature if ``nominal``) plus ``extra``, in lockstep on ``n`` rows."""
     ref, fast = both
-    kw = dict(OPTIONS[seed % len(OPTIONS)])
-    nominal = seed % 3 == 0
+    kw = dict(OPTIONS[seed % len(OPTIONS)], **extra)
     if nominal:
         kw["nominal"] = {2: 4}
         kw.pop("feature_ranges", None)
     classes = ["a", "b", "c", "d", "e"][:k]
     a = ref.SGTClassifier(classes=classes, **kw)
     b = fast.SGTClassifier(classes=classes, **kw)
-    run_lockstep(a, b, class_stream(seed, 600, k, nominal),
-                 predict=("predict_one", "predict_proba_one"), snapshot_every=30)
+    run_lockstep(a, b, class_stream(seed, n, k, nominal),
+                 predict=("predict_one", "predict_proba_one"), snapshot_every=snapshot_every)
 
 
 def bag_stream(seed: int, n: int) -> Iterator[tuple[list[list[float]], int]]:
