@@ -58,6 +58,11 @@ def _flat(rows: list[list[float]]) -> Any:
     return ffi.new("double[]", [v for r in rows for v in r])
 
 
+def _doubles(arr: np.ndarray) -> Any:
+    """A float64 C-contiguous array as a C ``double *`` over its own memory (no copy)."""
+    return ffi.from_buffer("double[]", arr)
+
+
 class _RowBuffers:
     """The C buffers of the one-row calls: the input row (:func:`fast._rows.plain_row`,
     ``width`` values) and the outputs; pickled and copied as fresh buffers."""
@@ -80,6 +85,7 @@ class CDynamicTreeEngine:
     (None until :meth:`start`; before that the generator waits in ``_pending_rng``)."""
 
     raw_rows: ClassVar[bool] = True
+    array_rows: ClassVar[bool] = True
     piece_work: ClassVar[int] = 100_000
     """Particle-steps per call into C in ``partial_fit`` (about 0.1-0.5 s)."""
     restores_checked: ClassVar[bool] = True
@@ -138,6 +144,35 @@ class CDynamicTreeEngine:
                 out[i] for i in range(int(self._m.store.n_total) - before)]
             raise
         return [out[i] for i in range(n)]
+
+    def learn_array(self, X: np.ndarray, targets: np.ndarray) -> list[float]:
+        n = X.shape[0]
+        out = np.empty(n, dtype=np.float64)
+        before = int(self._m.store.n_total)
+        try:
+            check(lib.dt_model_learn(self._m, _doubles(X), _doubles(targets), n,
+                                     _doubles(out)), "dt_model_learn")
+        except MemoryError as exc:
+            # the C loop learned the rows before the failing one (each row is atomic)
+            exc.learned_lpreds = (  # type: ignore[attr-defined]
+                out[:int(self._m.store.n_total) - before].tolist())
+            raise
+        return out.tolist()
+
+    def means_array(self, X: np.ndarray, out: np.ndarray) -> None:
+        check(lib.dt_model_means(self._m, _doubles(X), X.shape[0], _doubles(out)), "predict")
+
+    def summaries_array(self, X: np.ndarray, out: np.ndarray) -> None:
+        check(lib.dt_model_summaries(self._m, _doubles(X), X.shape[0], _doubles(out)),
+              "predict")
+
+    def classify_array(self, X: np.ndarray, probs: np.ndarray, entropy: np.ndarray) -> None:
+        check(lib.dt_model_classes(self._m, _doubles(X), X.shape[0], _doubles(probs),
+                                   _doubles(entropy)), "predict")
+
+    def alc_array(self, X: np.ndarray, box: Box, out: np.ndarray) -> None:
+        flat = ffi.new("double[]", [v for pair in box for v in pair])
+        check(lib.dt_model_alc(self._m, _doubles(X), X.shape[0], flat, _doubles(out)), "alc")
 
     def discard(self) -> None:
         self._m = None

@@ -8,16 +8,18 @@ everything it shares with the regressor is in :mod:`reference.dynatree.facade`.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from reference.array_chunks import chunk_rows
 from reference.dynatree import inputs
-from reference.dynatree.engine import RawRowEngine
+from reference.dynatree.engine import ArrayRowEngine, RawRowEngine
 from reference.dynatree.facade import DynamicTreeFacade
 from reference.dynatree.params import DynamicTreeParams
 from reference.estimator import ClassifierEstimatorMixin, locks_itself
+from reference.interrupt import pieces
 
 __all__ = ["DynamicTreeClassifier"]
 
@@ -164,10 +166,32 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
                     self.classes_, self._index = saved
                 raise
             return self
+        if self._takes_array(X):
+            self._checked_table(X)
+            if X.shape[0] == 0:
+                raise ValueError("X must not be empty")
+            chunk_targets = self._table_targets(y, X.shape[0])
+            self._learn_table(X, chunk_targets, len(self.classes_))
+            return self
         rows = inputs.batch_rows(X, self._keys, self._d)
         if not rows:
             raise ValueError("X must not be empty")
         labels = inputs.batch_targets(y, len(rows))
+        classes = self._discover(labels)
+        index = {c: i for i, c in enumerate(classes)}
+        targets = [self._label(v, index) for v in labels]
+        keys = self._keys
+        if self._d is None:
+            first = next(iter(X)) if not isinstance(X, np.ndarray) else None
+            keys = inputs.first_keys(first) if isinstance(first, Mapping) else None
+        if not self.classes_:
+            self._set_classes(classes)
+        self._learn_checked(rows, targets, keys, len(self.classes_))
+        return self
+
+    def _discover(self, labels: list[Any]) -> list[Hashable]:
+        """The class set: ``classes_``, or on a first call ``labels`` in order of first
+        appearance (at least two)."""
         classes = list(self.classes_)
         if not classes:
             for label in labels:
@@ -179,16 +203,58 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
                     classes.append(label)
             if len(classes) < 2:
                 raise ValueError("the first partial_fit call must show at least two classes")
+        return classes
+
+    def _table_targets(self, y: Any, n: int) -> Callable[[int, int], np.ndarray]:
+        """The class indices of a numeric table's ``n`` labels, checked as the list path
+        checks them (and the class set fixed on a first call), as a function of a chunk's
+        ``(start, stop)`` giving them in float64. An array of numbers, booleans or text
+        (no NaN) is read a chunk at a time, each chunk's distinct labels mapped once."""
+        size = chunk_rows(1)
+        if not (isinstance(y, np.ndarray) and y.dtype.kind in "biufUS"
+                and not (y.dtype.kind == "f" and any(
+                    bool(np.isnan(y[start:stop]).any()) for start, stop in pieces(
+                        y.shape[0] if y.ndim else 1, size)))):
+            labels = inputs.batch_targets(y, n)
+            index = {c: i for i, c in enumerate(self._discover(labels))}
+            table = np.array([self._label(v, index) for v in labels], dtype=np.float64)
+            if not self.classes_:
+                self._set_classes(list(index))
+            return lambda start, stop: table[start:stop]
+        column = y if y.ndim == 1 else np.ravel(y)
+        if column.shape[0] != n:
+            raise ValueError(f"X has {n} rows but y has {column.shape[0]} values")
+
+        def distinct(start: int, stop: int) -> tuple[list[Any], np.ndarray]:
+            """The chunk's distinct labels in order of first appearance, and each row's
+            position among them."""
+            block = column[start:stop]
+            _, first, inverse = np.unique(block, return_index=True, return_inverse=True)
+            order = np.argsort(first, kind="stable")
+            rank = np.empty(len(order), dtype=np.intp)
+            rank[order] = np.arange(len(order))
+            return [block[i] for i in first[order].tolist()], rank[inverse.reshape(-1)]
+
+        if not self.classes_:
+            found: list[Any] = []
+            for start, stop in pieces(n, size):
+                found += distinct(start, stop)[0]
+            classes = self._discover(found)
+        else:
+            classes = list(self.classes_)
         index = {c: i for i, c in enumerate(classes)}
-        targets = [self._label(v, index) for v in labels]
-        keys = self._keys
-        if self._d is None:
-            first = next(iter(X)) if not isinstance(X, np.ndarray) else None
-            keys = inputs.first_keys(first) if isinstance(first, Mapping) else None
+
+        def targets(start: int, stop: int) -> np.ndarray:
+            labels, rows = distinct(start, stop)
+            lut = np.array([self._label(v, index) for v in labels], dtype=np.float64)
+            found_targets: np.ndarray = lut[rows]
+            return found_targets
+
+        for start, stop in pieces(n, size):
+            targets(start, stop)  # every label known, checked before anything is learned
         if not self.classes_:
             self._set_classes(classes)
-        self._learn_checked(rows, targets, keys, len(self.classes_))
-        return self
+        return targets
 
     def _probs(self, row: list[float]) -> tuple[list[float], float]:
         probs, entropies = self._probs_rows([row])
@@ -249,16 +315,47 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities at the rows of ``X``, columns in ``classes_`` order."""
+        if self._d is not None and self._takes_array(X):
+            probs, _ = self._classify_table(X, True, False)
+            return probs
         rows = inputs.batch_rows(X, self._keys, self._d)
         return np.array(self._probs_rows(rows)[0], dtype=float).reshape(
             len(rows), len(self.classes_))
 
     def predict(self, X: Any) -> np.ndarray:
         """Most probable classes at the rows of ``X``."""
+        if self._d is not None and self._takes_array(X):
+            _, best = self._classify_table(X, False, False)
+            classes = self.classes_
+            return np.array([classes[k] for k in best.tolist()])
         rows = inputs.batch_rows(X, self._keys, self._d)
         return np.array([self.predict_one(r) for r in rows])
 
     def predict_entropy(self, X: Any) -> np.ndarray:
         """Predictive entropy: the average of per-particle entropies ([DT-SPEC §8.2])."""
+        if self._d is not None and self._takes_array(X):
+            _, entropy = self._classify_table(X, False, True)
+            return entropy
         rows = inputs.batch_rows(X, self._keys, self._d)
         return np.array(self._probs_rows(rows)[1], dtype=float)
+
+    def _classify_table(self, X: np.ndarray, keep_probs: bool,
+                        keep_entropy: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Class probabilities and entropies of a fitted model at the rows of a numeric
+        table, a chunk at a time: ``(probs, entropy)`` whole where kept; the second array
+        is the index of the first most probable class of each row if ``keep_entropy`` is
+        false."""
+        n, c = X.shape[0], len(self.classes_)
+        engine: ArrayRowEngine = self._engine  # type: ignore[assignment]
+        probs = np.empty((n, c) if keep_probs else (0, c), dtype=float)
+        second = np.empty(n, dtype=float if keep_entropy else np.intp)
+
+        def fill(rows: np.ndarray, start: int, stop: int) -> None:
+            block = probs[start:stop] if keep_probs else np.empty((stop - start, c))
+            entropy = second[start:stop] if keep_entropy else np.empty(stop - start)
+            engine.classify_array(rows, block, entropy)
+            if not keep_entropy:
+                second[start:stop] = np.argmax(block, axis=1)
+
+        self._predict_table(X, c, fill)
+        return probs, second

@@ -38,8 +38,8 @@ from reference.dynatree.retirement import choose_retiree, renumber, retire_point
 from reference.dynatree.tree import Node, height, leaves, tree_from_snapshot, tree_snapshot
 from reference.rng import Rng
 
-__all__ = ["DynamicTreeEngine", "PythonDynamicTreeEngine", "RawRowEngine", "RegressionSummary",
-           "leaf_config"]
+__all__ = ["ArrayRowEngine", "DynamicTreeEngine", "PythonDynamicTreeEngine", "RawRowEngine",
+           "RegressionSummary", "leaf_config"]
 
 RegressionSummary = tuple[float, float, float, float, float]
 """Particle-averaged ``(mean, var, q05, q95, df)`` at one row ([DT-SPEC §8.1])."""
@@ -68,6 +68,8 @@ class DynamicTreeEngine(Protocol):
 
     raw_rows: ClassVar[bool]
     """True if the engine offers the lean one-row hooks (``*_raw``) below."""
+    array_rows: ClassVar[bool]
+    """True if the engine takes batches as float64 arrays (:class:`ArrayRowEngine`)."""
     piece_work: ClassVar[int]
     """Particle-steps per :meth:`learn` call in ``partial_fit`` (Ctrl-C is checked between)."""
     restores_checked: ClassVar[bool]
@@ -160,11 +162,36 @@ class RawRowEngine(DynamicTreeEngine, Protocol):
         """Index of the first class of largest probability at ``x``, or -1: not handled."""
 
 
+class ArrayRowEngine(DynamicTreeEngine, Protocol):
+    """The optional array methods of an engine whose ``array_rows`` is True (the C
+    engine): the facade hands a numeric batch over one chunk at a time
+    (:mod:`reference.array_chunks`), each chunk a float64 C-contiguous ``(n, d)`` array of
+    values it has already validated, and the engine reads it in place. Each method gives
+    the values of its list twin above, bit for bit; ``out`` arrays are filled in place."""
+
+    def learn_array(self, X: Any, targets: Any) -> list[float]:
+        """:meth:`learn` of the rows of ``X`` and the float64 ``targets``."""
+
+    def means_array(self, X: Any, out: Any) -> None:
+        """:meth:`means` of the rows of ``X``, written to ``out`` (``n`` values)."""
+
+    def summaries_array(self, X: Any, out: Any) -> None:
+        """:meth:`summaries` of the rows of ``X``, written to ``out`` (``(n, 5)``)."""
+
+    def classify_array(self, X: Any, probs: Any, entropy: Any) -> None:
+        """:meth:`classify_rows` of the rows of ``X``, written to ``probs`` (``(n, C)``)
+        and ``entropy`` (``n`` values)."""
+
+    def alc_array(self, X: Any, box: Box, out: Any) -> None:
+        """:meth:`alc` of the rows of ``X`` over ``box``, written to ``out``."""
+
+
 class PythonDynamicTreeEngine:
     """:class:`DynamicTreeEngine` in pure Python: a list of trees (``Node``) and the data
     store ``X``, ``y``, updated by the modules of this package."""
 
     raw_rows: ClassVar[bool] = False
+    array_rows: ClassVar[bool] = False
     piece_work: ClassVar[int] = 2_000
     restores_checked: ClassVar[bool] = False
     pickle_keys: ClassVar[tuple[str, ...]] = (

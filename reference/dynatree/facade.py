@@ -11,14 +11,23 @@ from __future__ import annotations
 
 import dataclasses
 from collections import deque
-from collections.abc import Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Any
 
 import numpy as np
 
+from reference.array_chunks import (
+    all_finite,
+    as_float64,
+    chunk_rows,
+    chunks,
+    is_numeric_table,
+    release,
+)
 from reference.dynatree import inputs
 from reference.dynatree.discard_stats import data_box
 from reference.dynatree.engine import (
+    ArrayRowEngine,
     DynamicTreeEngine,
     PythonDynamicTreeEngine,
 )
@@ -169,23 +178,32 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
 
     def _learn_checked(self, rows: list[list[float]], targets: list[float],
                        keys: list[Hashable] | None, n_classes: int) -> None:
+        engine = self._engine
+        self._learn_pieces(len(rows), len(rows[0]), keys, n_classes,
+                           max(1, engine.piece_work // self._params.n_particles),
+                           lambda start, stop: engine.learn(rows[start:stop],
+                                                            targets[start:stop]))
+
+    def _learn_pieces(self, n: int, d: int, keys: list[Hashable] | None, n_classes: int,
+                      size: int, learn: Callable[[int, int], list[float]]) -> None:
+        """Learn ``n`` validated rows of width ``d``, ``learn(start, stop)`` learning the
+        rows ``start:stop`` (at most ``size``) and returning their ``lpred_t``; the first
+        rows ever learned start the engine."""
         first = self._d is None
         if first:
             rect = self._params.rect
-            if rect is not None and len(rect) != len(rows[0]):
+            if rect is not None and len(rect) != d:
                 raise ValueError(f"rect must have one (low, high) pair per feature "
-                                 f"({len(rows[0])}), got {len(rect)}")
-            self._engine.start(len(rows[0]), n_classes)
+                                 f"({d}), got {len(rect)}")
+            self._engine.start(d, n_classes)
             self._keys = keys
-            self._d = len(rows[0])
+            self._d = d
         # Ctrl-C is honoured between pieces of ``piece_work`` particle-steps
         # (:mod:`reference.interrupt`); every piece is accounted for before the check
-        engine = self._engine
-        size = max(1, engine.piece_work // self._params.n_particles)
         with Interruptible() as guard:
-            for start, stop in pieces(len(rows), size):
+            for start, stop in pieces(n, size):
                 try:
-                    lpreds = engine.learn(rows[start:stop], targets[start:stop])
+                    lpreds = learn(start, stop)
                 except MemoryError as exc:
                     # each row is atomic: the rows before the failing one stay learned, and
                     # the engine attaches their lpred values to the exception (fast backend)
@@ -193,13 +211,50 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
                     if first and start == 0 and not done:  # back to the unfitted model
                         self._d = None
                         self._keys = None
-                        engine.discard()
+                        self._engine.discard()
                     self._lpred.extend(done)
                     self.n_seen_ += len(done)
                     raise
                 self._lpred.extend(lpreds)
                 self.n_seen_ += stop - start
                 guard.check()
+
+    # -- numeric arrays handed to an array engine a chunk at a time (fast backend) --------
+    def _takes_array(self, X: Any) -> bool:
+        """True if ``X`` goes to the engine as float64 chunks (:mod:`reference.array_chunks`)
+        instead of lists: a numeric table and an engine with ``array_rows``."""
+        return self._engine.array_rows and is_numeric_table(X)
+
+    def _checked_table(self, X: np.ndarray) -> None:
+        """The checks :func:`reference.dynatree.inputs.batch_rows` makes on a numeric
+        table, a chunk at a time (same exceptions, same order)."""
+        if self._d is not None and X.shape[1] != self._d:
+            raise ValueError(f"x must have {self._d} features, got {X.shape[1]}")
+        if not all_finite(X, chunk_rows(X.shape[1])):
+            raise ValueError("x must not contain NaN or infinite values")
+
+    def _learn_table(self, X: np.ndarray, targets: Callable[[int, int], np.ndarray],
+                     n_classes: int) -> None:
+        """Learn a validated numeric table, ``targets(start, stop)`` giving the float64
+        targets of rows ``start:stop``; each piece is one chunk handed to the engine."""
+        engine: ArrayRowEngine = self._engine  # type: ignore[assignment]
+        d = X.shape[1]
+        size = chunk_rows(d, engine.piece_work // self._params.n_particles)
+
+        def learn(start: int, stop: int) -> list[float]:
+            lpreds = engine.learn_array(as_float64(X[start:stop]), targets(start, stop))
+            release(X, start, stop)
+            return lpreds
+
+        self._learn_pieces(X.shape[0], d, self._keys, n_classes, size, learn)
+
+    def _predict_table(self, X: np.ndarray, width: int,
+                       fill: Callable[[np.ndarray, int, int], None]) -> None:
+        """Validate a numeric table and call ``fill(rows, start, stop)`` for each chunk
+        (``rows`` its float64 form), ``width`` output values per row bounding the chunk."""
+        self._checked_table(X)
+        for start, stop, rows in chunks(X, chunk_rows(max(X.shape[1], width))):
+            fill(rows, start, stop)
 
     def tree_stats(self) -> dict[str, float]:
         """Particle averages of tree height (a lone root is 1), leaves, mean leaf size,
@@ -319,12 +374,52 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
         range of the active inputs and ``X``.
         """
         self._check_classifier_stat("alc", False)
+        if self._d is not None and self._takes_array(X):
+            return self._alc_table(X, rect)
         rows = inputs.batch_rows(X, self._keys, self._d)
         if self._d is None:
             raise ValueError("alc needs a fitted model")
         if not rows:
             return np.zeros(0, dtype=float)
         return np.array(self._engine.alc(rows, self._box(rect, rows)), dtype=float)
+
+    def _alc_table(self, X: np.ndarray, rect: Any) -> np.ndarray:
+        """:meth:`alc` of a numeric table, handed to the engine a chunk at a time."""
+        self._checked_table(X)
+        n, d = X.shape
+        out = np.zeros(n, dtype=float)
+        if n == 0:
+            return out
+        box = self._table_box(rect, X)
+        engine: ArrayRowEngine = self._engine  # type: ignore[assignment]
+        size = chunk_rows(d, engine.piece_work // self._params.n_particles)
+        with Interruptible() as guard:          # Ctrl-C between chunks of rows
+            for start, stop, rows in chunks(X, size):
+                engine.alc_array(rows, box, out[start:stop])
+                guard.check()
+        return out
+
+    def _table_box(self, rect: Any, X: np.ndarray) -> list[tuple[float, float]]:
+        """:meth:`_box` with the rows of a numeric table as the extra rows: the same
+        ``(low, high)`` pairs as ``data_box`` (the first minimum and maximum in row
+        order, pool rows first), a chunk at a time."""
+        assert self._d is not None
+        d = self._d
+        if normalise_rect(rect) is not None or self._params.rect is not None:
+            return self._box(rect, [])
+        pool, _ = self._engine.pool()
+        box = data_box(pool, d) if pool else None
+        cols = np.arange(d)
+        for _, _, rows in chunks(X, chunk_rows(d)):
+            lows = rows[np.argmin(rows, axis=0), cols].tolist()
+            highs = rows[np.argmax(rows, axis=0), cols].tolist()
+            if box is None:
+                box = list(zip(lows, highs, strict=True))
+                continue
+            box = [(lo if not new_lo < lo else new_lo, hi if not new_hi > hi else new_hi)
+                   for (lo, hi), new_lo, new_hi in zip(box, lows, highs, strict=True)]
+        assert box is not None
+        return box
 
     def entropy_active(self) -> np.ndarray:
         """Particle-averaged leaf entropy of every active point ([DT-SPEC §7.5]) [AG13, §4.3]."""

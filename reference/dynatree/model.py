@@ -12,14 +12,15 @@ models (``leaf_models.py``), the particle cloud (``particles.py``) and data reti
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from reference.array_chunks import all_finite, as_float64, chunk_rows
 from reference.dynatree import inputs
 from reference.dynatree.classifier import DynamicTreeClassifier
-from reference.dynatree.engine import RawRowEngine, RegressionSummary
+from reference.dynatree.engine import ArrayRowEngine, RawRowEngine, RegressionSummary
 from reference.dynatree.facade import DynamicTreeFacade
 from reference.dynatree.params import DynamicTreeParams, normalise_rect
 from reference.estimator import locks_itself
@@ -141,6 +142,13 @@ class DynamicTreeRegressor(DynamicTreeFacade):
 
     def partial_fit(self, X: Any, y: Any) -> DynamicTreeRegressor:
         """Learn the rows of ``X`` in order (all rows are validated first); returns ``self``."""
+        if self._takes_array(X):
+            self._checked_table(X)
+            chunk_targets = self._table_targets(y, X.shape[0])
+            if X.shape[0] == 0:
+                raise ValueError("X must not be empty")
+            self._learn_table(X, chunk_targets, 0)
+            return self
         rows = inputs.batch_rows(X, self._keys, self._d)
         targets = [inputs.target_value(v) for v in inputs.batch_targets(y, len(rows))]
         if not rows:
@@ -151,6 +159,23 @@ class DynamicTreeRegressor(DynamicTreeFacade):
             keys = inputs.first_keys(first) if isinstance(first, Mapping) else None
         self._learn_checked(rows, targets, keys, 0)
         return self
+
+    @staticmethod
+    def _table_targets(y: Any, n: int) -> Callable[[int, int], np.ndarray]:
+        """The targets of a numeric table's ``n`` rows, validated as
+        :func:`reference.dynatree.inputs.target_value` does, as a function of a chunk's
+        ``(start, stop)`` giving them in float64 (numeric arrays: checked a chunk at a time
+        and never copied whole)."""
+        if not (isinstance(y, np.ndarray) and y.dtype.kind in "fiu"):
+            values = [inputs.target_value(v) for v in inputs.batch_targets(y, n)]
+            table = np.array(values, dtype=np.float64)
+            return lambda start, stop: table[start:stop]
+        column = y if y.ndim == 1 else np.ravel(y)
+        if column.shape[0] != n:
+            raise ValueError(f"X has {n} rows but y has {column.shape[0]} values")
+        if not all_finite(column.reshape(-1, 1), chunk_rows(1)):
+            raise ValueError("y must not be NaN or infinite")
+        return lambda start, stop: as_float64(column[start:stop])
 
     def _summaries(self, rows: list[list[float]]) -> list[RegressionSummary]:
         if self._d is None:     # no data yet: the prior's summary ([DT-SPEC §8.1])
@@ -176,6 +201,12 @@ class DynamicTreeRegressor(DynamicTreeFacade):
 
     def predict(self, X: Any) -> np.ndarray:
         """Predictive means at the rows of ``X``."""
+        if self._d is not None and self._takes_array(X):
+            out = np.empty(X.shape[0], dtype=float)
+            engine: ArrayRowEngine = self._engine  # type: ignore[assignment]
+            self._predict_table(X, 1, lambda rows, start, stop:
+                                engine.means_array(rows, out[start:stop]))
+            return out
         rows = inputs.batch_rows(X, self._keys, self._d)
         if self._d is None:
             return np.array([o[0] for o in self._summaries(rows)], dtype=float)
@@ -187,7 +218,20 @@ class DynamicTreeRegressor(DynamicTreeFacade):
         Quantiles are particle averages of per-particle Student-t quantiles, ``var`` the
         total predictive variance ([DT-SPEC §8.1]).
         """
+        names = ("mean", "var", "q05", "q95", "df")
+        if self._d is not None and self._takes_array(X):
+            n = X.shape[0]
+            columns = [np.empty(n, dtype=float) for _ in names]
+            engine: ArrayRowEngine = self._engine  # type: ignore[assignment]
+
+            def fill(rows: np.ndarray, start: int, stop: int) -> None:
+                block = np.empty((stop - start, 5), dtype=float)
+                engine.summaries_array(rows, block)
+                for k, column in enumerate(columns):
+                    column[start:stop] = block[:, k]
+
+            self._predict_table(X, 5, fill)
+            return dict(zip(names, columns, strict=True))
         rows = inputs.batch_rows(X, self._keys, self._d)
         table = np.array(self._summaries(rows), dtype=float).reshape(len(rows), 5)
-        names = ("mean", "var", "q05", "q95", "df")
         return {name: np.ascontiguousarray(table[:, k]) for k, name in enumerate(names)}
