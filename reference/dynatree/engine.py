@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, ClassVar, Protocol
 
+import numpy as np
+
 from reference.dynatree.discard_stats import alc_active, alc_points, data_box, entropy_active
 from reference.dynatree.leaf_models import (
     CLASS,
@@ -169,20 +171,20 @@ class ArrayRowEngine(DynamicTreeEngine, Protocol):
     values it has already validated, and the engine reads it in place. Each method gives
     the values of its list twin above, bit for bit; ``out`` arrays are filled in place."""
 
-    def learn_array(self, X: Any, targets: Any) -> list[float]:
+    def learn_array(self, X: np.ndarray, targets: np.ndarray) -> list[float]:
         """:meth:`learn` of the rows of ``X`` and the float64 ``targets``."""
 
-    def means_array(self, X: Any, out: Any) -> None:
+    def means_array(self, X: np.ndarray, out: np.ndarray) -> None:
         """:meth:`means` of the rows of ``X``, written to ``out`` (``n`` values)."""
 
-    def summaries_array(self, X: Any, out: Any) -> None:
+    def summaries_array(self, X: np.ndarray, out: np.ndarray) -> None:
         """:meth:`summaries` of the rows of ``X``, written to ``out`` (``(n, 5)``)."""
 
-    def classify_array(self, X: Any, probs: Any, entropy: Any) -> None:
+    def classify_array(self, X: np.ndarray, probs: np.ndarray, entropy: np.ndarray) -> None:
         """:meth:`classify_rows` of the rows of ``X``, written to ``probs`` (``(n, C)``)
         and ``entropy`` (``n`` values)."""
 
-    def alc_array(self, X: Any, box: Box, out: Any) -> None:
+    def alc_array(self, X: np.ndarray, box: Box, out: np.ndarray) -> None:
         """:meth:`alc` of the rows of ``X`` over ``box``, written to ``out``."""
 
 

@@ -4,7 +4,8 @@ The public classes are written once (``reference.dynatree``); a facade's mathema
 its engine, ``_engine_class``: :class:`~reference.dynatree.engine.PythonDynamicTreeEngine`
 or ``fast.dynatree.engine.CDynamicTreeEngine``. Checked here: both engines implement every
 method of the :class:`~reference.dynatree.engine.DynamicTreeEngine` protocol with its
-signature; the lean one-row hooks exist exactly when ``raw_rows`` says so; and the ``fast``
+signature; the lean one-row hooks exist exactly when ``raw_rows`` says so, the array methods
+exactly when ``array_rows`` does; and the ``fast``
 public classes add nothing to the reference facades but their engine (results are checked
 in lockstep elsewhere).
 """
@@ -17,7 +18,12 @@ import pytest
 
 from conftest import require_fast
 from reference.dynatree.classifier import DynamicTreeClassifier
-from reference.dynatree.engine import DynamicTreeEngine, PythonDynamicTreeEngine, RawRowEngine
+from reference.dynatree.engine import (
+    ArrayRowEngine,
+    DynamicTreeEngine,
+    PythonDynamicTreeEngine,
+    RawRowEngine,
+)
 from reference.dynatree.model import DynamicTreeRegressor
 
 
@@ -36,7 +42,8 @@ def _engines() -> list[type]:
 def test_engine_implements_the_protocol(index: int) -> None:
     require_fast()
     engine = _engines()[index]
-    protocols = [DynamicTreeEngine] + ([RawRowEngine] if engine.raw_rows else [])
+    protocols = [DynamicTreeEngine] + ([RawRowEngine] if engine.raw_rows else []) + (
+        [ArrayRowEngine] if engine.array_rows else [])
     for protocol in protocols:
         for name in protocol.__annotations__:       # the class-level flags
             assert name in vars(engine), f"{engine.__name__} lacks {name}"
@@ -47,6 +54,9 @@ def test_engine_implements_the_protocol(index: int) -> None:
                 assert inspect.signature(ours) == inspect.signature(value), name
     if not engine.raw_rows:
         for name in set(_members(RawRowEngine)) - {"__init__"}:
+            assert not hasattr(engine, name), f"{engine.__name__} has {name}"
+    if not engine.array_rows:
+        for name in set(_members(ArrayRowEngine)) - {"__init__"}:
             assert not hasattr(engine, name), f"{engine.__name__} has {name}"
 
 

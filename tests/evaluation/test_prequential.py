@@ -163,6 +163,21 @@ def test_iterator_input() -> None:
         prequential(MajorityClass(), iter(list(islice(iter_sea(), 10))), n=20)
 
 
+def test_array_streams_are_read_in_blocks_as_the_lists_they_hold() -> None:
+    """An array stream is turned into Python rows a block at a time (never whole): the
+    rows and labels the model sees, and so the run, are those of the lists."""
+    from reference.evaluation.prequential.loop import _array_items
+
+    X, y = sea(5000, seed=2)
+    assert list(_array_items(X, 7)) == X.tolist()
+    assert list(_array_items(y.reshape(-1, 1), 4096)) == y.reshape(-1, 1).tolist()
+    by_array = prequential(MajorityClass(), X, y)
+    by_list = prequential(MajorityClass(), X.tolist(), y.tolist())
+    assert by_array.final == by_list.final
+    assert prequential(MajorityClass(), X, y, n=4100).final == prequential(
+        MajorityClass(), X.tolist()[:4100], y.tolist()[:4100]).final
+
+
 def test_bad_arguments() -> None:
     X, y = friedman1(10)
     for kwargs in ({"rate": 0.0}, {"rate": 1.5}, {"window": 0}, {"n_points": 0}, {"task": "x"}):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -146,14 +146,28 @@ def _stream(X: Any, y: Any, n: int | None) -> tuple[Iterable[tuple[Any, Any]], i
     if isinstance(X, np.ndarray):
         if X.ndim != 2:
             raise ValueError(f"X must be 2-D, got {X.ndim}-D")
-        rows: Sequence[Any] = X.tolist()
+        rows: Iterable[Any] = _array_items(X)
+        n_rows = X.shape[0]
     else:
         rows = list(X)
-    labels = np.asarray(y).tolist() if isinstance(y, np.ndarray) else list(y)
-    if len(rows) != len(labels):
-        raise ValueError(f"X has {len(rows)} rows but y has {len(labels)}")
-    total = len(rows) if n is None else min(n, len(rows))
+        n_rows = len(rows)
+    if isinstance(y, np.ndarray) and y.ndim >= 1:
+        labels: Iterable[Any] = _array_items(y)
+        n_labels = y.shape[0]
+    else:
+        labels = np.asarray(y).tolist() if isinstance(y, np.ndarray) else list(y)
+        n_labels = len(labels)
+    if n_rows != n_labels:
+        raise ValueError(f"X has {n_rows} rows but y has {n_labels}")
+    total = n_rows if n is None else min(n, n_rows)
     return zip(rows, labels, strict=True), total
+
+
+def _array_items(a: np.ndarray, size: int = 4096) -> Iterator[Any]:
+    """The items of ``a`` along its first axis as plain Python values (``tolist``), made a
+    block of ``size`` at a time: a long stream is never copied whole into lists."""
+    for start in range(0, a.shape[0], size):
+        yield from a[start:start + size].tolist()
 
 
 def _check_options(rate: float, window: int, n_points: int) -> None:
