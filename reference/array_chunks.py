@@ -80,9 +80,9 @@ if _MADV_DONTNEED is not None:
 
 
 def release(X: np.ndarray, start: int, stop: int) -> None:
-    """Drop rows ``start:stop`` of a shared ``numpy.memmap`` (modes ``r``, ``r+``,
-    ``w+``) from this process's resident memory (``madvise(MADV_DONTNEED)`` on the whole
-    pages they cover). The file's data are unchanged: written pages stay in the page
+    """Drop rows (items of a 1-D array) ``start:stop`` of a shared ``numpy.memmap`` (modes
+    ``r``, ``r+``, ``w+``) from this process's resident memory (``madvise(MADV_DONTNEED)``
+    on the whole pages they cover). The file's data are unchanged: written pages stay in the page
     cache and reach the file as usual, and reading them again maps them back. Other
     arrays, copy-on-write maps (mode ``c``, whose pages would be lost) and row layouts
     that are not one byte range per row are left alone."""
@@ -91,7 +91,8 @@ def release(X: np.ndarray, start: int, stop: int) -> None:
     if getattr(X, "mode", "c") == "c" or getattr(X, "_mmap", None) is None:
         return
     row_bytes = X.strides[0]
-    if X.ndim != 2 or X.strides[1] != X.itemsize or row_bytes < X.itemsize * X.shape[1]:
+    width = 1 if X.ndim == 1 else X.shape[1]
+    if X.ndim > 2 or X.strides[-1] != X.itemsize or row_bytes < X.itemsize * width:
         return
     page = mmap.PAGESIZE
     begin = X.ctypes.data + start * row_bytes

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from reference.array_chunks import chunk_rows
+from reference.array_chunks import chunk_rows, release
 from reference.dynatree import inputs
 from reference.dynatree.engine import ArrayRowEngine, RawRowEngine
 from reference.dynatree.facade import DynamicTreeFacade
@@ -171,7 +171,7 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
             if X.shape[0] == 0:
                 raise ValueError("X must not be empty")
             chunk_targets = self._table_targets(y, X.shape[0])
-            self._learn_table(X, chunk_targets, len(self.classes_))
+            self._learn_table(X, chunk_targets, len(self.classes_), y)
             return self
         rows = inputs.batch_rows(X, self._keys, self._d)
         if not rows:
@@ -239,6 +239,7 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
             found: list[Any] = []
             for start, stop in pieces(n, size):
                 found += distinct(start, stop)[0]
+                release(column, start, stop)
             classes = self._discover(found)
         else:
             classes = list(self.classes_)
@@ -252,6 +253,7 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
 
         for start, stop in pieces(n, size):
             targets(start, stop)  # every label known, checked before anything is learned
+            release(column, start, stop)
         if not self.classes_:
             self._set_classes(classes)
         return targets

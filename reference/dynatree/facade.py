@@ -234,9 +234,10 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
             raise ValueError("x must not contain NaN or infinite values")
 
     def _learn_table(self, X: np.ndarray, targets: Callable[[int, int], np.ndarray],
-                     n_classes: int) -> None:
+                     n_classes: int, y: Any) -> None:
         """Learn a validated numeric table, ``targets(start, stop)`` giving the float64
-        targets of rows ``start:stop``; each piece is one chunk handed to the engine."""
+        targets of rows ``start:stop`` (read from ``y``); each piece is one chunk handed to
+        the engine."""
         engine: ArrayRowEngine = self._engine  # type: ignore[assignment]
         d = X.shape[1]
         size = chunk_rows(d, engine.piece_work // self._params.n_particles)
@@ -244,6 +245,8 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
         def learn(start: int, stop: int) -> list[float]:
             lpreds = engine.learn_array(as_float64(X[start:stop]), targets(start, stop))
             release(X, start, stop)
+            if isinstance(y, np.ndarray) and y.ndim == 1:
+                release(y, start, stop)
             return lpreds
 
         self._learn_pieces(X.shape[0], d, self._keys, n_classes, size, learn)

@@ -82,9 +82,10 @@ def batch_rows(X: Any, keys: list[Hashable] | None, d: int | None) -> list[list[
             # numeric array: one vectorised check at the API boundary
             if d is not None and X.shape[1] != d:
                 raise ValueError(f"x must have {d} features, got {X.shape[1]}")
-            if not bool(np.isfinite(X).all()):
+            converted = X.astype(np.float64)
+            if not bool(np.isfinite(converted).all()):
                 raise ValueError("x must not contain NaN or infinite values")
-            table: list[list[float]] = X.astype(np.float64).tolist()
+            table: list[list[float]] = converted.tolist()
             return table
         rows_in: list[Any] = list(X)
     else:

@@ -147,7 +147,7 @@ class DynamicTreeRegressor(DynamicTreeFacade):
             chunk_targets = self._table_targets(y, X.shape[0])
             if X.shape[0] == 0:
                 raise ValueError("X must not be empty")
-            self._learn_table(X, chunk_targets, 0)
+            self._learn_table(X, chunk_targets, 0, y)
             return self
         rows = inputs.batch_rows(X, self._keys, self._d)
         targets = [inputs.target_value(v) for v in inputs.batch_targets(y, len(rows))]
