@@ -82,7 +82,7 @@ if _MADV_DONTNEED is not None:
 def release(X: np.ndarray, start: int, stop: int) -> None:
     """Drop rows (items of a 1-D array) ``start:stop`` of a shared ``numpy.memmap`` (modes
     ``r``, ``r+``, ``w+``) from this process's resident memory (``madvise(MADV_DONTNEED)``
-    on the whole pages they cover). The file's data are unchanged: written pages stay in the page
+    on every page they touch). The file's data are unchanged: written pages stay in the page
     cache and reach the file as usual, and reading them again maps them back. Other
     arrays, copy-on-write maps (mode ``c``, whose pages would be lost) and row layouts
     that are not one byte range per row are left alone."""
@@ -97,7 +97,8 @@ def release(X: np.ndarray, start: int, stop: int) -> None:
     page = mmap.PAGESIZE
     begin = X.ctypes.data + start * row_bytes
     end = X.ctypes.data + stop * row_bytes
-    first = -(-begin // page) * page
-    last = end // page * page
-    if last > first:
-        _madvise(first, last - first, _MADV_DONTNEED)
+    # whole pages, rounded outwards: a large folio only partly covered would stay mapped,
+    # and a neighbouring row that loses its page simply maps it again when read
+    first = begin // page * page
+    last = -(-end // page) * page
+    _madvise(first, last - first, _MADV_DONTNEED)

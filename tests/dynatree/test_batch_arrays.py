@@ -289,3 +289,29 @@ def test_chunks_are_views_of_float64_tables_and_bounded_copies_otherwise(
             assert np.array_equal(rows, table[start:stop].astype(np.float64))
             sizes.append(stop - start)
         assert sizes == [ROWS_PER_CHUNK] * 4 + [2]
+
+
+def _rss_file() -> int:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("RssFile:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no RssFile line")
+
+
+def test_a_memory_mapped_batch_does_not_stay_resident(tmp_path: Path) -> None:
+    """After ``partial_fit`` and ``predict`` on a 24 MB memory map, the map's pages are no
+    longer mapped into the process (a file larger than memory streams through)."""
+    if not Path("/proc/self/status").exists() or array_chunks._madvise is None:
+        pytest.skip("needs Linux's /proc and madvise")
+    fast = require_fast()
+    path = tmp_path / "rows.f64"
+    rng = np.random.default_rng(3)
+    rng.uniform(size=(1_000_000, 3)).tofile(path)
+    X = np.memmap(path, dtype=np.float64, mode="r", shape=(1_000_000, 3))
+    model = fast.DynamicTreeRegressor(n_particles=2, active_size=50, retirement="historical")
+    model.partial_fit(X[:100], np.zeros(100))
+    before = _rss_file()
+    model.predict(X)
+    model.partial_fit(X[:200_000], np.zeros(200_000))
+    assert _rss_file() - before < 4 * 1024 * 1024
