@@ -210,7 +210,7 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
         checks them (and the class set fixed on a first call), as a function of a chunk's
         ``(start, stop)`` giving them in float64. An array of numbers, booleans or text
         (no NaN) is read a chunk at a time, each chunk's distinct labels mapped once."""
-        size = chunk_rows(1)
+        size = chunk_rows(8)  # np.unique makes a few temporaries of 8 bytes per label
         if not (isinstance(y, np.ndarray) and y.dtype.kind in "biufUS"
                 and not (y.dtype.kind == "f" and any(
                     bool(np.isnan(y[start:stop]).any()) for start, stop in pieces(
