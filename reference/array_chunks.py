@@ -79,10 +79,16 @@ if _MADV_DONTNEED is not None:
         _madvise = None
 
 
+_LOOKBACK = 1 << 22
+"""Bytes before a chunk released with it: reading a chunk maps the whole large folio (up to
+2 MiB) of the page cache around its first row again, rows released with the chunk before."""
+
+
 def release(X: np.ndarray, start: int, stop: int) -> None:
     """Drop rows (items of a 1-D array) ``start:stop`` of a shared ``numpy.memmap`` (modes
     ``r``, ``r+``, ``w+``) from this process's resident memory (``madvise(MADV_DONTNEED)``
-    on every page they touch). The file's data are unchanged: written pages stay in the page
+    on every page they touch, and on the pages just before them, which reading the rows
+    maps again). The file's data are unchanged: written pages stay in the page
     cache and reach the file as usual, and reading them again maps them back. Other
     arrays, copy-on-write maps (mode ``c``, whose pages would be lost) and row layouts
     that are not one byte range per row are left alone."""
@@ -95,8 +101,9 @@ def release(X: np.ndarray, start: int, stop: int) -> None:
     if X.ndim > 2 or X.strides[-1] != X.itemsize or row_bytes < X.itemsize * width:
         return
     page = mmap.PAGESIZE
-    begin = X.ctypes.data + start * row_bytes
-    end = X.ctypes.data + stop * row_bytes
+    base = X.ctypes.data
+    begin = max(base, base + start * row_bytes - _LOOKBACK)
+    end = base + stop * row_bytes
     # whole pages, rounded outwards: a large folio only partly covered would stay mapped,
     # and a neighbouring row that loses its page simply maps it again when read
     first = begin // page * page

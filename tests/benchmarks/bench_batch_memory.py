@@ -206,7 +206,8 @@ def main() -> None:
     parser.add_argument("--only", default="", help="models whose name contains this")
     parser.add_argument("--against", default=None, help="another checkout, built in place")
     parser.add_argument("--memmap-dir", default="/tmp/driftwood-bench-memory")
-    parser.add_argument("--no-memmap", action="store_true")
+    parser.add_argument("--no-memmap", action="store_true", help="only the in-memory arrays")
+    parser.add_argument("--only-memmap", action="store_true", help="only the memory map")
     args = parser.parse_args()
     scale = 10 if args.quick else 1
     n = 1_000_000 // scale
@@ -217,7 +218,7 @@ def main() -> None:
     for name, (make, task, mm_rows) in MODELS.items():
         if args.only not in name:
             continue
-        scenarios = [("array", n, 2), ("array", n, 20)]
+        scenarios = [] if args.only_memmap else [("array", n, 2), ("array", n, 20)]
         if not args.no_memmap:
             scenarios.append(("memmap", mm_rows // scale, FILE_WIDTH))
         for scenario, rows, d in scenarios:
