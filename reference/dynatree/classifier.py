@@ -155,7 +155,12 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
                     classes: Sequence[Hashable] | None = None) -> DynamicTreeClassifier:
         """Learn rows in order; a first call fixes the class set: ``classes`` if given (the
         scikit-learn convention), else the labels in order of first appearance. Returns
-        ``self``."""
+        ``self``. All rows and labels are validated first.
+
+        The ``fast`` backend reads a numeric 2-D array a chunk at a time, in place if it is
+        float64 and C-contiguous: the call needs little memory beyond its input (see
+        ``reference.array_chunks``).
+        """
         if classes is not None:
             saved = (self.classes_, self._index)
             try:

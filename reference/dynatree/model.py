@@ -141,7 +141,12 @@ class DynamicTreeRegressor(DynamicTreeFacade):
             lock.release()
 
     def partial_fit(self, X: Any, y: Any) -> DynamicTreeRegressor:
-        """Learn the rows of ``X`` in order (all rows are validated first); returns ``self``."""
+        """Learn the rows of ``X`` in order (all rows are validated first); returns ``self``.
+
+        The ``fast`` backend reads a numeric 2-D array a chunk at a time, in place if it is
+        float64 and C-contiguous: the call needs little memory beyond its input (see
+        ``reference.array_chunks``).
+        """
         if self._takes_array(X):
             self._checked_table(X)
             chunk_targets = self._table_targets(y, X.shape[0])

@@ -35,6 +35,8 @@ Usage::
 
     python tests/benchmarks/bench_batch_memory.py [--quick] [--only DynamicTree]
     python tests/benchmarks/bench_batch_memory.py --against /tmp/before
+    python tests/benchmarks/bench_batch_memory.py --only DynamicTreeRegressor --only-memmap \
+        --memmap-rows 10000000      # the whole file through one dynamic tree (about 3 min)
 
 The memory-mapped file stays in ``--memmap-dir`` for the next run (delete it after).
 """
@@ -208,6 +210,8 @@ def main() -> None:
     parser.add_argument("--memmap-dir", default="/tmp/driftwood-bench-memory")
     parser.add_argument("--no-memmap", action="store_true", help="only the in-memory arrays")
     parser.add_argument("--only-memmap", action="store_true", help="only the memory map")
+    parser.add_argument("--memmap-rows", type=int, default=None,
+                        help="rows of the file every model reads (default: per model)")
     args = parser.parse_args()
     scale = 10 if args.quick else 1
     n = 1_000_000 // scale
@@ -220,7 +224,8 @@ def main() -> None:
             continue
         scenarios = [] if args.only_memmap else [("array", n, 2), ("array", n, 20)]
         if not args.no_memmap:
-            scenarios.append(("memmap", mm_rows // scale, FILE_WIDTH))
+            rows_read = args.memmap_rows or mm_rows // scale
+            scenarios.append(("memmap", min(rows_read, file_rows), FILE_WIDTH))
         for scenario, rows, d in scenarios:
             spec = {"make": make, "task": task, "scenario": scenario, "n": rows, "d": d,
                     "file_rows": file_rows, "file_width": FILE_WIDTH, **files}
