@@ -171,6 +171,10 @@ class DynamicTreeRegressor(DynamicTreeFacade):
         :func:`reference.dynatree.inputs.target_value` does, as a function of a chunk's
         ``(start, stop)`` giving them in float64 (numeric arrays: checked a chunk at a time
         and never copied whole)."""
+        if not isinstance(y, (np.ndarray, list, tuple)) and hasattr(y, "__array__"):
+            numbers = np.asarray(y)         # e.g. a data-frame column of numbers
+            if numbers.dtype.kind in "fiu":
+                y = numbers
         if not (isinstance(y, np.ndarray) and y.dtype.kind in "fiu"):
             values = [inputs.target_value(v) for v in inputs.batch_targets(y, n)]
             table = np.array(values, dtype=np.float64)

@@ -315,3 +315,20 @@ def test_a_memory_mapped_batch_does_not_stay_resident(tmp_path: Path) -> None:
     model.predict(X)
     model.partial_fit(X[:200_000], np.zeros(200_000))
     assert _rss_file() - before < 4 * 1024 * 1024
+
+
+def test_a_column_of_targets_from_a_data_frame_is_read_as_an_array(
+        small_chunks: Callable[[int], None]) -> None:
+    pd = pytest.importorskip("pandas")
+    fast = require_fast()
+    small_chunks(3)
+    X, y = _data("constant", n=30)
+    ours = fast.DynamicTreeRegressor(n_particles=4).partial_fit(X, pd.Series(y))
+    theirs = REFERENCE.DynamicTreeRegressor(n_particles=4).partial_fit(X, pd.Series(y))
+    assert_snapshot_equal(theirs.snapshot(), ours.snapshot())
+    bad = pd.Series(y)
+    bad.iloc[-1] = np.nan
+    model = fast.DynamicTreeRegressor(n_particles=4)
+    assert _raised(lambda: model.partial_fit(X, bad)) == _raised(
+        lambda: REFERENCE.DynamicTreeRegressor(n_particles=4).partial_fit(X, bad))
+    assert model.n_seen_ == 0
