@@ -130,8 +130,9 @@ class ABACOCParams:
         """Raise ``ValueError`` naming the first invalid parameter and its allowed range."""
         if self.variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}")
-        if self.budget is not None and not (type(self.budget) is str and self.budget == "auto"):
-            if not _is_int(self.budget) or not 2 <= self.budget <= INT63_MAX:
+        budget = self.budget
+        if budget is not None and not (type(budget) is str and budget == "auto"):
+            if not _is_int(budget) or not 2 <= int(budget) <= INT63_MAX:
                 raise ValueError(f"budget must be 'auto', None or an integer in "
                                  f"[2, 2**63 - 1], got {self.budget!r}")
             if self.variant not in ("auto", "auto_adj"):

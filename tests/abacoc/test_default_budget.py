@@ -31,7 +31,7 @@ def _noisy_stream(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _learn_rows(model: Any, X: np.ndarray, y: np.ndarray) -> Any:
-    for x, label in zip(X.tolist(), y.tolist()):
+    for x, label in zip(X.tolist(), y.tolist(), strict=True):
         model.predict_one(x)
         model.learn_one(x, label)
     return model
