@@ -11,7 +11,9 @@
  * parent's box; each slot knows its leaf and its position in the leaf bucket.
  * Operations: insert O(D depth), delete O(1) (swap with last, boxes stay loose), move
  * O(D) typical (enlarge boxes upwards until one contains the new centre), rebuild by
- * median splits when ops > max(256, 2|S|). Allocation failure inside the tree drops the
+ * median splits when ops > max(256, 2|S|). With search "auto" the index also drops a tree
+ * whose queries visit half of the balls or more (high intrinsic dimension), for the scan,
+ * until the cover has doubled (ab_index_maintain). Allocation failure inside the tree drops the
  * tree (the scan gives the same answers), so the model itself is never left broken.
  * C-only shortcut: the scan and leaf loops stop summing a candidate's distance once the
  * partial sum exceeds the best sum; that candidate could not win (sums are monotone),

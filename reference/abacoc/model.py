@@ -72,7 +72,9 @@ class ABACOCClassifier(ABACOCFacade):
         Minkowski exponent (>= 1), used with ``metric="minkowski"``.
     search : {"auto", "scan", "kdtree"}, default "auto"
         Nearest-ball search; ``"auto"`` switches from the exhaustive scan to the loose
-        kd-tree at ``search_threshold`` balls. The answers are identical.
+        kd-tree at ``search_threshold`` balls, and back to the scan while the tree does not
+        prune (its queries computing the distance to half of the balls or more, as in
+        high intrinsic dimension) until the cover has doubled. The answers are identical.
     search_threshold : int, default 256
         Cover size from which ``search="auto"`` uses the kd-tree.
     leaf_size : int, default 16

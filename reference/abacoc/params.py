@@ -59,7 +59,8 @@ METRICS = ("euclidean", "manhattan", "minkowski")
 """Supported distances rho; ``minkowski`` uses the exponent ``p``."""
 
 SEARCHES = ("auto", "scan", "kdtree")
-"""Nearest-ball search: switch by size, always exhaustive, always the loose kd-tree."""
+"""Nearest-ball search: the loose kd-tree from ``search_threshold`` balls on while it prunes
+(the scan otherwise), always exhaustive, always the loose kd-tree ([ABACOC-SPEC §13])."""
 
 METRIC_EUCLIDEAN = 0
 """Internal metric code: squared distance sum of d*d, rho = sqrt."""
@@ -104,7 +105,8 @@ class ABACOCParams:
     p : float
         Minkowski exponent, >= 1 (used only with ``metric="minkowski"``).
     search : {"auto", "scan", "kdtree"}
-        Nearest-ball search structure (answers are identical; only speed differs).
+        Nearest-ball search structure (answers are identical; only speed differs);
+        ``"auto"`` drops a tree that does not prune ([ABACOC-SPEC §13]).
     search_threshold : int
         With ``search="auto"``, the kd-tree is used from this many balls on (>= 1).
     leaf_size : int
