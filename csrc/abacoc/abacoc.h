@@ -21,7 +21,8 @@ enum {
     AB_SEARCH_SCAN = 1,        /* always the exhaustive scan */
     AB_SEARCH_KDTREE = 2,      /* always the loose kd-tree */
     AB_ABSTAIN = -1,           /* predicted class index when there is no ball */
-    AB_REBUILD_MIN_OPS = 256   /* rebuild when ops > max(256, 2|S|) [ABACOC-SPEC §13] */
+    AB_REBUILD_MIN_OPS = 256,  /* rebuild when ops > max(256, 2|S|) [ABACOC-SPEC §13] */
+    AB_PROBE_QUERIES = 128     /* search "auto": judge a tree after this many queries */
 };
 
 /* the node arena of the kd-tree; node 0 is the root */
@@ -62,6 +63,8 @@ typedef struct {
     int32_t metric;       /* AB_METRIC_* */
     double p;             /* Minkowski exponent */
     int64_t ops;          /* inserts + deletes + moves since the last build */
+    int64_t queries;      /* nearest-centre queries since the last build */
+    int64_t visited;      /* balls whose distance those queries computed */
     int64_t finite;       /* 0 once a centre with a non-finite coordinate entered the tree:
                            * its boxes no longer bound distances, the index scans instead */
     ab_kd_nodes nodes;    /* node arena */
@@ -82,7 +85,8 @@ typedef struct {
     double p;                 /* Minkowski exponent */
     double d;                 /* d, AUTO shrink exponent -1/(2+d) [DOC15, Alg. 4] */
     double C;                 /* C, covering constant [DOC15, Alg. 2] */
-    int64_t budget;           /* B of AUTO-ADJ-FIX [DOC15, Eq. 1]; 0 = no budget */
+    int64_t budget;           /* B of AUTO-ADJ-FIX [DOC15, Eq. 1]; 0 = no budget (the facade's
+                               * default "auto" passes 10,000 [ABACOC-SPEC §19]) */
     int32_t search;           /* AB_SEARCH_* */
     int64_t search_threshold; /* kd-tree from this many balls on (AB_SEARCH_AUTO) */
     int64_t leaf_size;        /* kd-tree bucket size L */
@@ -120,6 +124,8 @@ typedef struct {
     int64_t n_seen;           /* training steps */
     rng_state rng;            /* model generator (randomized BASE, FIX) */
     ab_tree *tree;            /* loose kd-tree, NULL while the scan is used */
+    int64_t tree_retry_at;    /* search "auto": cover size from which a dropped tree is
+                               * tried again */
     ab_params par;            /* hyper-parameters and search settings */
     ab_ball_set balls;        /* the ball set S */
     ab_variant_state vs;      /* BASE phases, AUTO initialisation */

@@ -11,7 +11,9 @@
  * parent's box; each slot knows its leaf and its position in the leaf bucket.
  * Operations: insert O(D depth), delete O(1) (swap with last, boxes stay loose), move
  * O(D) typical (enlarge boxes upwards until one contains the new centre), rebuild by
- * median splits when ops > max(256, 2|S|). Allocation failure inside the tree drops the
+ * median splits when ops > max(256, 2|S|). With search "auto" the index also drops a tree
+ * whose queries visit half of the balls or more (high intrinsic dimension), for the scan,
+ * until the cover has doubled (ab_index_maintain). Allocation failure inside the tree drops the
  * tree (the scan gives the same answers), so the model itself is never left broken.
  * C-only shortcut: the scan and leaf loops stop summing a candidate's distance once the
  * partial sum exceeds the best sum; that candidate could not win (sums are monotone),
@@ -362,6 +364,8 @@ int ab_tree_build(ab_tree *t, const ab_model *m)
     for (i = 0; i < n; i++) t->buf.work[i] = i;
     if (partition(t, m, root, 0, n)) return ST_ENOMEM;
     t->ops = 0;
+    t->queries = 0;
+    t->visited = 0;
     t->finite = 1;
     for (i = 0; i < n && t->finite; i++)
         t->finite = finite_center(m->balls.center + i * t->n_features, t->n_features);
@@ -473,10 +477,12 @@ static inline double lower_bound_until(const ab_tree *t, int64_t node, const dou
     return total;
 }
 
-/* Depth-first search. Speed-only difference from LooseKDTree.nearest (the answer is the
- * same by the exactness argument above): the children's lower bounds are computed when
- * they are pushed, the child with the smaller bound is visited first (ties: the side of
- * the split plane), and a child whose bound already exceeds the best sum is not pushed. */
+/* Depth-first search, the traversal of LooseKDTree.nearest: the children's lower bounds
+ * are computed when a node is expanded, the child with the smaller bound is visited first
+ * (ties: the side of the split plane), and a child whose bound already exceeds the best
+ * sum is not pushed. The bounds abandoned early (lower_bound_until) only ever exceed the
+ * best sum, so the nodes pushed, their order and the balls visited are those of the
+ * Python search; queries and visited count the work for ab_index_maintain. */
 int64_t ab_tree_nearest(ab_tree *t, const ab_model *m, const double *x, double *raw_out)
 {
     int64_t top = 0, node, i, slot, len, near, far, B = t->leaf_size + 1, D = t->n_features;
@@ -484,6 +490,7 @@ int64_t ab_tree_nearest(ab_tree *t, const ab_model *m, const double *x, double *
     int64_t *stack = t->buf.stack;
     double *bounds = t->buf.stack_bound;
     double raw, lb, lb_near, lb_far, best_raw = INFINITY;
+    t->queries += 1;
     stack[top] = 0;
     bounds[top] = 0.0;
     top++;
@@ -494,6 +501,7 @@ int64_t ab_tree_nearest(ab_tree *t, const ab_model *m, const double *x, double *
         if (best_id >= 0 && lb > best_raw) continue;
         if (t->nodes.left[node] < 0) {
             len = t->leaves.bucket_len[node];
+            t->visited += len;
             for (i = 0; i < len; i++) {
                 slot = t->leaves.bucket[node * B + i];
                 raw = raw_distance_bounded(x, m->balls.center + slot * D, D, t->metric, t->p,
@@ -570,13 +578,32 @@ void ab_index_moved(ab_model *m, int64_t slot)
 void ab_index_cleared(ab_model *m)
 {
     drop_tree(m);
+    m->tree_retry_at = 0;
 }
 
+/* 0 once the tree's queries since its build (at least AB_PROBE_QUERIES) computed the
+ * distance to half of the balls or more on average (search "auto" only); mirrors
+ * BallIndex._tree_pays. */
+static int tree_pays(const ab_model *m)
+{
+    const ab_tree *t = m->tree;
+    if (m->par.search != AB_SEARCH_AUTO || t == NULL || t->queries < AB_PROBE_QUERIES) return 1;
+    return 2 * t->visited < t->queries * m->balls.n_balls;
+}
+
+/* Speed only: every search gives the same answer. A tree that does not pay is dropped
+ * and tried again once the cover holds twice as many balls. */
 void ab_index_maintain(ab_model *m)
 {
-    int64_t limit;
-    int wants = m->par.search == AB_SEARCH_KDTREE
-                || (m->par.search == AB_SEARCH_AUTO && m->balls.n_balls >= m->par.search_threshold);
+    int64_t limit, n = m->balls.n_balls;
+    int wants;
+    if (!tree_pays(m)) {
+        drop_tree(m);
+        m->tree_retry_at = 2 * n;
+    }
+    wants = m->par.search == AB_SEARCH_KDTREE
+            || (m->par.search == AB_SEARCH_AUTO && n >= m->par.search_threshold
+                && n >= m->tree_retry_at);
     if (!wants) {
         drop_tree(m);
         return;

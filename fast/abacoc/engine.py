@@ -51,7 +51,7 @@ class CABACOCEngine:
         out = ffi.new("ab_model **")
         check(lib.ab_model_new(
             _VARIANT_CODES[params.variant], int(params.randomized), params.metric_code,
-            float(params.p), float(params.d), float(params.C), int(params.budget or 0),
+            float(params.p), float(params.d), float(params.C), int(params.ball_budget or 0),
             _SEARCH_CODES[params.search], int(params.search_threshold),
             int(params.leaf_size), int(params.seed) & MASK, out,
         ), "ab_model_new")

@@ -14,8 +14,10 @@ cheap, and the search stays exact in floating point because
   so a node holding a tie is always visited, and candidates are compared by the pair
   (distance, id) whatever order the traversal finds them in.
 
-:class:`BallIndex` chooses between the scan and the tree by cover size. C twin: the tree
-part of ``csrc/abacoc/search.c``.
+:class:`BallIndex` chooses between the scan and the tree by cover size, and with
+``search="auto"`` drops a tree that computes the distance to half of the balls or more
+per query (in high intrinsic dimension), trying it again when the cover has doubled. C
+twin: the tree part of ``csrc/abacoc/search.c``.
 
 Notation: ``raw`` is the distance sum before the final root (see
 :mod:`reference.abacoc.search`), ``L`` the leaf bucket size.
@@ -30,10 +32,16 @@ from reference.abacoc.balls import Ball
 from reference.abacoc.params import METRIC_EUCLIDEAN, METRIC_MANHATTAN
 from reference.abacoc.search import INF, better, distance_term, raw_distance, scan_nearest
 
-__all__ = ["LooseKDTree", "BallIndex", "REBUILD_MIN_OPS", "MINKOWSKI_PRUNE_SLACK"]
+__all__ = ["LooseKDTree", "BallIndex", "REBUILD_MIN_OPS", "MINKOWSKI_PRUNE_SLACK",
+           "PROBE_QUERIES"]
 
 REBUILD_MIN_OPS = 256
 """The tree is rebuilt when its operation count exceeds ``max(256, 2 |S|)`` ([ABACOC-SPEC §13])."""
+
+PROBE_QUERIES = 128
+"""With ``search="auto"``, the tree is judged after this many queries since its last
+build: if they computed the distance to at least half of the balls on average, it is
+dropped for the scan until the cover has doubled ([ABACOC-SPEC §13])."""
 
 MINKOWSKI_PRUNE_SLACK = 1.0 - 1e-12
 """General Minkowski terms use ``pow``, whose rounding is not guaranteed monotone; the
@@ -74,6 +82,8 @@ class LooseKDTree:
         self.slot_leaf: list[int] = []
         self.slot_pos: list[int] = []
         self.ops = 0
+        self.queries = 0
+        self.visited = 0
         self.finite = True
         """False once a centre with a non-finite coordinate entered the tree: box bounds
         built from it do not bound distances, so the index answers with the scan."""
@@ -151,6 +161,8 @@ class LooseKDTree:
         root = self._new_node(-1)
         self._partition(balls, root, list(range(len(balls))))
         self.ops = 0
+        self.queries = 0
+        self.visited = 0
         self.finite = all(_finite(ball.center) for ball in balls)
 
     # -- updates ------------------------------------------------------------------------
@@ -230,22 +242,28 @@ class LooseKDTree:
         return total
 
     def nearest(self, balls: Sequence[Ball], x: Sequence[float]) -> tuple[int, float]:
-        """Exact nearest centre ``(slot, raw)`` under tie rule T1 [ABACOC-SPEC T1], by depth-first
-        search.
+        """Exact nearest centre ``(slot, raw)`` under tie rule T1 [ABACOC-SPEC T1], by
+        depth-first search.
 
-        The nearer child (by the split plane) is visited first; a node is pruned iff its
-        lower bound is strictly greater than the best distance sum so far.
+        A node's children get their lower bounds when the node is expanded; the child
+        with the smaller bound is visited first (ties: the side of the split plane), and
+        a child, or a stacked node, whose bound is strictly greater than the best
+        distance sum so far is skipped. ``queries`` and ``visited`` (balls whose distance
+        was computed) count the work for :meth:`BallIndex.maintain`.
         """
         best_slot = -1
         best_raw = INF
         best_id = -1
-        stack = [0]
+        self.queries += 1
+        stack = [(0, 0.0)]
         while stack:
-            node = stack.pop()
-            if best_id >= 0 and self.lower_bound(node, x) > best_raw:
+            node, bound = stack.pop()
+            if best_id >= 0 and bound > best_raw:
                 continue
             if self.left[node] < 0:
-                for slot in self.bucket[node]:
+                bucket = self.bucket[node]
+                self.visited += len(bucket)
+                for slot in bucket:
                     ball = balls[slot]
                     raw = raw_distance(x, ball.center, self.metric, self.p)
                     if better(raw, ball.id, best_raw, best_id):
@@ -254,11 +272,18 @@ class LooseKDTree:
                         best_id = ball.id
                 continue
             if x[self.split_dim[node]] < self.split_value[node]:
-                stack.append(self.right[node])
-                stack.append(self.left[node])
+                near, far = self.left[node], self.right[node]
             else:
-                stack.append(self.left[node])
-                stack.append(self.right[node])
+                near, far = self.right[node], self.left[node]
+            bound_near = self.lower_bound(near, x)
+            bound_far = self.lower_bound(far, x)
+            if bound_far < bound_near:
+                near, far = far, near
+                bound_near, bound_far = bound_far, bound_near
+            if best_id < 0 or not bound_far > best_raw:
+                stack.append((far, bound_far))
+            if best_id < 0 or not bound_near > best_raw:
+                stack.append((near, bound_near))
         return best_slot, best_raw
 
 
@@ -287,9 +312,22 @@ class BallIndex:
         self.metric = metric
         self.p = p
         self.tree: LooseKDTree | None = None
+        self.retry_at = 0
+        """``search="auto"``: the cover size from which a dropped tree is tried again."""
 
     def _wants_tree(self, n_balls: int) -> bool:
-        return self.search == "kdtree" or (self.search == "auto" and n_balls >= self.threshold)
+        if self.search == "kdtree":
+            return True
+        return self.search == "auto" and n_balls >= self.threshold and n_balls >= self.retry_at
+
+    def _tree_pays(self, n_balls: int) -> bool:
+        """False once the tree's queries since its build (at least :data:`PROBE_QUERIES`)
+        computed the distance to half of the balls or more on average: in high intrinsic
+        dimension its boxes prune little and a query costs more than the scan."""
+        tree = self.tree
+        if self.search != "auto" or tree is None or tree.queries < PROBE_QUERIES:
+            return True
+        return 2 * tree.visited < tree.queries * n_balls
 
     def nearest(self, balls: Sequence[Ball], x: Sequence[float]) -> tuple[int, float]:
         """``(slot, raw)`` of the nearest centre (tie rule T1 [ABACOC-SPEC T1]); ``(-1, inf)`` if
@@ -314,12 +352,21 @@ class BallIndex:
             self.tree.move(balls, slot)
 
     def cleared(self) -> None:
-        """Every ball was discarded (BASE phase restart)."""
+        """Every ball was discarded (BASE phase restart), or the index restarts (restore)."""
         self.tree = None
+        self.retry_at = 0
 
     def maintain(self, balls: Sequence[Ball], n_features: int) -> None:
-        """End of a training step: build, drop or rebuild the tree as the size requires."""
+        """End of a training step: build, drop or rebuild the tree as the size requires.
+
+        With ``search="auto"`` a tree that does not pay (:meth:`_tree_pays`) is dropped
+        and tried again once the cover holds twice as many balls. Speed only: every
+        search gives the same answer.
+        """
         n_balls = len(balls)
+        if not self._tree_pays(n_balls):
+            self.tree = None
+            self.retry_at = 2 * n_balls
         if not self._wants_tree(n_balls):
             self.tree = None
             return

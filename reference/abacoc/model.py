@@ -49,8 +49,15 @@ class ABACOCClassifier(ABACOCFacade):
     ----------
     variant : {"base", "base_adj", "auto", "auto_adj"}, default "auto_adj"
         The ABACOC instance.
-    budget : int or None, default None
+    budget : "auto", int or None, default "auto"
         Maximum number of balls B >= 2 (FIX rule); only for ``"auto"`` and ``"auto_adj"``.
+        ``"auto"`` gives the AUTO family a budget of
+        :data:`~reference.abacoc.params.DEFAULT_BUDGET` (10,000) balls and the BASE family
+        none: the paper's cover grows with the stream (in 20 dimensions by about one ball
+        every four rows) and each row searches all of it, so an unbounded stream would cost
+        time quadratic in its length; the budget bounds the cost of a row (Performance page,
+        "ABACOC in high dimension"). ``None`` is the paper's unbounded cover, as in its
+        experiments; the reproductions pass it ([ABACOC-SPEC §19]).
     d : float, default 2.0
         Dimension estimate in the AUTO radius law ``eps = R m^{-1/(2+d)}``, > 0.
     C : float, default 1.0
@@ -65,7 +72,9 @@ class ABACOCClassifier(ABACOCFacade):
         Minkowski exponent (>= 1), used with ``metric="minkowski"``.
     search : {"auto", "scan", "kdtree"}, default "auto"
         Nearest-ball search; ``"auto"`` switches from the exhaustive scan to the loose
-        kd-tree at ``search_threshold`` balls. The answers are identical.
+        kd-tree at ``search_threshold`` balls, and back to the scan while the tree does not
+        prune (its queries computing the distance to half of the balls or more, as in
+        high intrinsic dimension) until the cover has doubled. The answers are identical.
     search_threshold : int, default 256
         Cover size from which ``search="auto"`` uses the kd-tree.
     leaf_size : int, default 16
@@ -112,7 +121,7 @@ class ABACOCClassifier(ABACOCFacade):
         self,
         *,
         variant: str = "auto_adj",
-        budget: int | None = None,
+        budget: int | str | None = "auto",
         d: float = 2.0,
         C: float = 1.0,
         mode: str = "randomized",

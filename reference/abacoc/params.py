@@ -31,6 +31,7 @@ __all__ = [
     "MODES",
     "METRICS",
     "SEARCHES",
+    "DEFAULT_BUDGET",
     "METRIC_EUCLIDEAN",
     "METRIC_MANHATTAN",
     "METRIC_MINKOWSKI",
@@ -42,6 +43,12 @@ __all__ = [
 VARIANTS = ("base", "base_adj", "auto", "auto_adj")
 """The paper's four named variants; ``budget`` adds the FIX rule to the AUTO family."""
 
+DEFAULT_BUDGET = 10_000
+"""The ball budget that ``budget="auto"`` (the default) gives the AUTO family
+([ABACOC-SPEC §19]): it keeps the cost of a row bounded on an unbounded stream in any
+dimension, and lies above every cover the paper's experiments grow (``budget=None`` is the
+paper's unbounded cover)."""
+
 INT63_MAX = 2**63 - 1
 """Largest count the C backend stores (int64)."""
 
@@ -52,7 +59,8 @@ METRICS = ("euclidean", "manhattan", "minkowski")
 """Supported distances rho; ``minkowski`` uses the exponent ``p``."""
 
 SEARCHES = ("auto", "scan", "kdtree")
-"""Nearest-ball search: switch by size, always exhaustive, always the loose kd-tree."""
+"""Nearest-ball search: the loose kd-tree from ``search_threshold`` balls on while it prunes
+(the scan otherwise), always exhaustive, always the loose kd-tree ([ABACOC-SPEC §13])."""
 
 METRIC_EUCLIDEAN = 0
 """Internal metric code: squared distance sum of d*d, rho = sqrt."""
@@ -80,8 +88,10 @@ class ABACOCParams:
     ----------
     variant : {"base", "base_adj", "auto", "auto_adj"}
         The ABACOC instance [DOC15, Alg. 2-4].
-    budget : int or None
-        Ball budget B >= 2 (AUTO-ADJ-FIX, [DOC15, Eq. 1]); AUTO family only.
+    budget : "auto", int or None
+        Ball budget B >= 2 (AUTO-ADJ-FIX, [DOC15, Eq. 1]); AUTO family only. ``"auto"``
+        is :data:`DEFAULT_BUDGET` for the AUTO family and no budget for the BASE family,
+        ``None`` the paper's unbounded cover ([ABACOC-SPEC §19]); see :attr:`ball_budget`.
     d : float
         Dimension estimate in the AUTO radius law, > 0.
     C : float
@@ -95,7 +105,8 @@ class ABACOCParams:
     p : float
         Minkowski exponent, >= 1 (used only with ``metric="minkowski"``).
     search : {"auto", "scan", "kdtree"}
-        Nearest-ball search structure (answers are identical; only speed differs).
+        Nearest-ball search structure (answers are identical; only speed differs);
+        ``"auto"`` drops a tree that does not prune ([ABACOC-SPEC §13]).
     search_threshold : int
         With ``search="auto"``, the kd-tree is used from this many balls on (>= 1).
     leaf_size : int
@@ -105,7 +116,7 @@ class ABACOCParams:
     """
 
     variant: str = "auto_adj"
-    budget: int | None = None
+    budget: int | str | None = "auto"
     d: float = 2.0
     C: float = 1.0
     mode: str = "randomized"
@@ -121,10 +132,11 @@ class ABACOCParams:
         """Raise ``ValueError`` naming the first invalid parameter and its allowed range."""
         if self.variant not in VARIANTS:
             raise ValueError(f"variant must be one of {VARIANTS}, got {self.variant!r}")
-        if self.budget is not None:
-            if not _is_int(self.budget) or not 2 <= self.budget <= INT63_MAX:
-                raise ValueError(f"budget must be None or an integer in [2, 2**63 - 1], "
-                                 f"got {self.budget!r}")
+        budget = self.budget
+        if budget is not None and not (type(budget) is str and budget == "auto"):
+            if not _is_int(budget) or not 2 <= int(budget) <= INT63_MAX:
+                raise ValueError(f"budget must be 'auto', None or an integer in "
+                                 f"[2, 2**63 - 1], got {self.budget!r}")
             if self.variant not in ("auto", "auto_adj"):
                 raise ValueError(
                     "budget is only available for variant 'auto' or 'auto_adj', "
@@ -161,6 +173,17 @@ class ABACOCParams:
             raise ValueError(f"leaf_size must be an integer in [2, 1024], got {self.leaf_size!r}")
         if not _is_int(self.seed):
             raise ValueError(f"seed must be an integer, got {self.seed!r}")
+
+    @property
+    def ball_budget(self) -> int | None:
+        """The budget B the cover keeps, or None for an unbounded cover ([ABACOC-SPEC §19]).
+
+        ``budget="auto"`` resolves to :data:`DEFAULT_BUDGET` for the AUTO family and to
+        None for the BASE family (which has no budget rule); an integer is B itself.
+        """
+        if isinstance(self.budget, str):
+            return DEFAULT_BUDGET if self.variant in ("auto", "auto_adj") else None
+        return None if self.budget is None else int(self.budget)
 
     @property
     def randomized(self) -> bool:

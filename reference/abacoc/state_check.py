@@ -90,8 +90,9 @@ def check_cover(snap: Any, params: ABACOCParams, n_features: int, n_classes: int
         raise fail("snapshot.init_done", "the BASE family has no AUTO initialisation state")
     if balls and n_features == 0:
         raise fail("snapshot.balls", "no ball exists before the width is fixed")
-    if params.budget is not None and len(balls) > int(params.budget):
-        raise fail("snapshot.balls", f"{len(balls)} balls, more than the budget {params.budget}")
+    budget = params.ball_budget
+    if budget is not None and len(balls) > budget:
+        raise fail("snapshot.balls", f"{len(balls)} balls, more than the budget {budget}")
     ids = set()
     for s, ball in enumerate(balls):
         at = f"snapshot.balls[{s}]"

@@ -198,7 +198,7 @@ def auto_add_ball(state: CoverState, x: list[float], k: int, delta: float) -> No
 
     Random draws: one ``below(W)`` iff the budget is full.
     """
-    budget = state.params.budget
+    budget = state.params.ball_budget
     if budget is not None and len(state.balls) == budget:
         victim = fix_victim(state)
         state.index.deleted(victim)

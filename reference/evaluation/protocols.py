@@ -17,7 +17,9 @@ parameters, the stream and the cell's seeds. Three protocols exist:
     sub-sampling, Alg. 5: every example is predicted, learned with probability ``rate``;
     the coins come from the data seed, so every model of a repetition learns the same
     examples). ``budget_fraction = f`` sets the model's ``budget`` to ``round(f n)`` for a
-    stream of ``n`` examples (DOC15's AUTO-ADJ-FIX, Tables II-III). ``scale = "minmax"``
+    stream of ``n`` examples (DOC15's AUTO-ADJ-FIX, Tables II-III); without it (and
+    without ``budget``) ABACOC runs with the paper's unbounded cover, ``budget = None``,
+    not the library's default budget. ``scale = "minmax"``
     maps every input column onto [0, 1] by its range over the stream first;
     ``"minmax-l2"`` then also divides every row by its Euclidean norm (DOC15 §IV-A gives
     BASE and BASE-ADJ unit-norm inputs so that ``C = 1``).
@@ -147,6 +149,8 @@ def prequential_protocol(ctx: Context) -> dict[str, float]:
         raise ProtocolError(f"scale must be 'minmax', 'minmax-l2' or absent, got {scale!r}")
     if budget_fraction is not None:
         params["budget"] = max(1, int(round(float(budget_fraction) * len(y))))
+    elif MODELS[ctx.model].class_name == "ABACOCClassifier":
+        params.setdefault("budget", None)   # the paper's unbounded cover [ABACOC-SPEC §19]
     model = _model(ctx, task, y, params)
     if learn_until is not None:
         model = LearnFirst(model, int(learn_until))

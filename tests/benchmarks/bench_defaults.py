@@ -101,7 +101,7 @@ PAPER: dict[str, dict[str, Any]] = {
     # DOC15 (De Rosa, Orabona & Cesa-Bianchi, ICDM 2015) §IV: AUTO-ADJ with d = 2 on inputs
     # min-max scaled to [0, 1] (here River's online MinMaxScaler replaces the StandardScaler
     # of the other rows: see PAPER_SCALER).
-    "ABACOCClassifier": {"variant": "auto_adj", "d": 2.0},
+    "ABACOCClassifier": {"variant": "auto_adj", "budget": None, "d": 2.0},
 }
 """Constructor arguments of the ``paper`` rows, per model class."""
 

@@ -733,7 +733,7 @@ BAD_PARAMS: dict[str, list[dict[str, Any]]] = {
     "SGT": [dict(loss=object()), dict(loss="squared"), dict(warmup=-1)],
     "ABACOCClassifier": [
         dict(variant="nope"), dict(budget=1), dict(budget=0), dict(budget=-3), dict(budget=2.5),
-        dict(variant="base", budget=10), dict(d=0.0), dict(d=-1.0), dict(d=math.inf),
+        dict(budget="none"), dict(variant="base", budget=10), dict(d=0.0), dict(d=-1.0), dict(d=math.inf),
         dict(C=0.0), dict(C="1"), dict(mode="x"), dict(metric="cosine"),
         dict(metric="minkowski", p=0.5), dict(search="brute"), dict(search_threshold=0),
         dict(leaf_size=0), dict(seed=1.5), dict(labels=(0, 0)),
@@ -778,7 +778,7 @@ SGT_SHARED_BAD_PARAMS: list[dict[str, Any]] = [
 
 ABACOC_BAD_PARAMS: list[dict[str, Any]] = [
     {"variant": "fix"}, {"variant": "base", "budget": 10}, {"budget": 1}, {"budget": 2.5},
-    {"budget": True}, {"d": 0.0}, {"d": float("nan")}, {"d": "2"}, {"C": -1.0},
+    {"budget": True}, {"budget": "AUTO"}, {"d": 0.0}, {"d": float("nan")}, {"d": "2"}, {"C": -1.0},
     {"C": float("inf")}, {"mode": "greedy"}, {"labels": (1, 1)}, {"labels": [0, 1]},
     {"labels": (0, 1, 2)}, {"metric": "cosine"}, {"p": 0.5}, {"search": "balltree"},
     {"search_threshold": 0}, {"leaf_size": 1}, {"leaf_size": 4096}, {"seed": 1.5},
