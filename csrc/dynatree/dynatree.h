@@ -77,6 +77,22 @@ typedef struct {
     int32_t txn_pts;   /* C-only undo log: point list saved (or set created) in txn txn_pts */
     int32_t memo_txn;  /* C-only: in transaction memo_txn (one learned row, one new point) */
     int32_t memo_set;  /* a leaf appended that point to a copy of this set: the copy's id */
+    int32_t w_txn;     /* C-only weight memo: in transaction w_txn (one resampling step, one
+                        * x_t, y_t), w_val is this set's particle weight (w_ok: proper) */
+    int32_t w_ok;      /* the return value of the weight (1 = proper predictive) */
+    double w_val;      /* the weight p(y_t | x_t, stats) of any leaf holding this set */
+    int32_t kth_txn;   /* C-only grow-candidate memo: in transaction kth_txn, for each column
+                        * j with bit j of kth_mask set, pool.set_kth holds the minp-th smallest
+                        * and largest x_j of the set's points (the set no longer changes) */
+    uint32_t kth_mask; /* columns j < 32 whose pair is held */
+    uint32_t ver;      /* C-only: bumped whenever the set's points or statistics change (and
+                        * when its slot is reused), so that a memo naming it can tell */
+    int32_t prune_txn; /* C-only prune memo: in transaction prune_txn, a parent whose two
+                        * children are leaves holding this set (left) and set prune_right at
+                        * version prune_ver (right) merges into a leaf of evidence prune_ell */
+    int32_t prune_right;
+    uint32_t prune_ver;
+    double prune_ell;
     double ent;        /* C-only entropy cache [AG13, §4.4]: dt_leaf_entropy of the set's
                         * stats, invalidated with alc_ok whenever the stats change */
     double *alc;       /* C-only ALC cache: leaf rectangle (lo[mc], hi[mc]), then one value
@@ -134,6 +150,8 @@ typedef struct {
     int32_t cap_sets;     /* capacity of the pool */
     int32_t free_set;     /* free-list head of the pool, -1 if empty */
     int32_t pad_sets;     /* unused */
+    double *set_kth;      /* C-only memo of the grow candidate: 2 d doubles per set (lo, hi
+                           * of column j at 2 j, 2 j + 1), valid as kth_txn, kth_mask say */
 } dt_pool;
 
 /* retirement and forgetting [AG13, §3.2, §5]: the automatic rule and its scratch */
@@ -262,7 +280,7 @@ int32_t dt_height(dt_model *m, const dt_particle *t);
 /* room in the point-set pool for one step plus `extra` sets (C only, capacity) */
 int dt_sets_reserve(dt_model *m, int64_t extra);
 /* moves (dynatree/moves.c) */
-int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t *var,
+int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t set, int32_t *var,
                       double *value);
 int dt_choose_move(double l_stay, double l_prune, double l_grow, rng_state *r);
 void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf);

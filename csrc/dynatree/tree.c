@@ -92,6 +92,7 @@ void dt_find_leaves(const dt_model *m, const double *x, int32_t *out)
             out[i + l] = k[l];
 #if defined(__GNUC__)
             __builtin_prefetch(m->pool.set_stats + (int64_t)nd[l][k[l]].set * m->cfg.sw);
+            __builtin_prefetch(m->pool.sets + nd[l][k[l]].set);
 #endif
         }
     }
@@ -290,6 +291,9 @@ int dt_sets_reserve(dt_model *m, int64_t extra)
     nst = alloc_realloc(m->pool.set_stats, sizeof(double) * (size_t)cap * (size_t)m->cfg.sw);
     if (!nst) return ST_ENOMEM;
     m->pool.set_stats = nst;
+    nst = alloc_realloc(m->pool.set_kth, sizeof(double) * (size_t)cap * 2 * (size_t)m->par.d);
+    if (!nst) return ST_ENOMEM;
+    m->pool.set_kth = nst;
     m->pool.cap_sets = (int32_t)cap;
     return ST_OK;
 }
@@ -331,6 +335,10 @@ int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
     m->pool.sets[id].alc_ok = 0;
     m->pool.sets[id].ent_ok = 0;
     m->pool.sets[id].memo_txn = 0;
+    m->pool.sets[id].w_txn = 0;
+    m->pool.sets[id].kth_txn = 0;
+    m->pool.sets[id].prune_txn = 0;
+    m->pool.sets[id].ver++;
     if (n > 0 && set_reserve(m, id, n)) {
         memcpy(m->pool.sets[id].pts, pts, sizeof(int32_t) * (size_t)n);
         m->pool.sets[id].n = n;
@@ -376,6 +384,10 @@ void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
     m->pool.sets[id].pts[m->pool.sets[id].n++] = point;
     m->pool.sets[id].alc_ok = 0; /* the caller updates the statistics next */
     m->pool.sets[id].ent_ok = 0;
+    m->pool.sets[id].w_txn = 0;
+    m->pool.sets[id].kth_txn = 0;
+    m->pool.sets[id].prune_txn = 0;
+    m->pool.sets[id].ver++;
 }
 
 /* dt_leaf_append for the new point of a learned row (the same point for every leaf of the

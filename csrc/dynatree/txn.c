@@ -106,6 +106,9 @@ void dt_txn_begin(dt_model *m)
             m->pool.sets[s].txn_st = 0;
             m->pool.sets[s].txn_pts = 0;
             m->pool.sets[s].memo_txn = 0;
+            m->pool.sets[s].w_txn = 0;
+            m->pool.sets[s].kth_txn = 0;
+            m->pool.sets[s].prune_txn = 0;
         }
         m->txn.txn_id = 0;
     }
@@ -266,12 +269,20 @@ static void undo(dt_model *m, const dt_log_trailer *tr, unsigned char *p)
         memcpy(m->pool.set_stats + (int64_t)tr->id * sw, p + 8, sizeof(double) * (size_t)sw);
         ps->alc_ok = 0;
         ps->ent_ok = 0;
+        ps->w_txn = 0;
+        ps->kth_txn = 0;
+        ps->prune_txn = 0;
+        ps->ver++;
         break;
     case LOG_PTS:
         ps = &m->pool.sets[tr->id];
         if (tr->aux > 0) memcpy(ps->pts, p, sizeof(int32_t) * (size_t)tr->aux);
         ps->alc_ok = 0;
         ps->ent_ok = 0;
+        ps->w_txn = 0;
+        ps->kth_txn = 0;
+        ps->prune_txn = 0;
+        ps->ver++;
         break;
     case LOG_STORE:
         n_before = tr->aux; /* rows index+1 .. n_before-1 moved down by one: move back */

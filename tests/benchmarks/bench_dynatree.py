@@ -4,7 +4,7 @@
    both runs must end in the same state (checked), the ratio is CPU time (this thread)
    reference / fast (fast: best of 5 runs).
 2. Per particle-step time of ``fast`` and of R's dynaTree on Friedman-1 (5 inputs),
-   n = 1000, N = 1000, for each leaf model: CPU time of ``partial_fit`` (ours) and of
+   n = 500 and n = 1000 (``--n``), N = 1000, for each leaf model: CPU time of ``partial_fit`` (ours) and of
    ``dynaTree(X, y, N = 1000, ...)`` (theirs, timed inside R), divided by n * N; the runs
    alternate (ours, theirs, ours, ...) so that both see the same machine load, and each
    side reports its best of ``--repeats`` runs. The linear leaf uses the augmented
@@ -140,7 +140,7 @@ def accuracy(name: str, seeds: int = 3) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--accuracy", action="store_true")
-    parser.add_argument("--n", type=int, default=1000)
+    parser.add_argument("--n", default="500,1000", help="stream lengths of 2, comma-separated")
     parser.add_argument("--particles", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3, help="runs per side in 2 (best)")
     parser.add_argument("--skip-ratio", action="store_true", help="skip section 1")
@@ -154,18 +154,20 @@ def main() -> None:
             print(f"   {name:8s} n=300 N=100: reference {ref_t:7.2f} s  fast {fast_t:7.4f} s"
                   f"  ratio {ratio:7.0f}x")
     with_r = _rdynatree.available()
-    print(f"2. per particle-step CPU time, Friedman-1 (5 inputs), n={args.n}, "
-          f"N={args.particles}, best of {args.repeats}")
+    lengths = [int(s) for s in args.n.split(",") if s]
+    print(f"2. per particle-step CPU time, Friedman-1 (5 inputs), N={args.particles}, "
+          f"best of {args.repeats}")
     if not with_r:
         print(_rdynatree.INSTALL)
-    for name in names:
-        us, us_r = particle_step(name, args.n, args.particles, args.repeats, with_r)
-        if with_r:
-            print(f"   {name:8s} fast {us:6.3f} us   dynaTree {us_r:6.3f} us (measured now)"
-                  f"   ratio {us_r / us:5.1f}x")
-        else:
-            print(f"   {name:8s} fast {us:6.3f} us   dynaTree {DYNATREE_US[name]} us (stored)"
-                  f"   ratio {DYNATREE_US[name] / us:5.1f}x")
+    for n in lengths:
+        for name in names:
+            us, us_r = particle_step(name, n, args.particles, args.repeats, with_r)
+            if with_r:
+                print(f"   n={n:<5d} {name:8s} fast {us:6.3f} us   dynaTree {us_r:6.3f} us "
+                      f"(measured now)   ratio {us_r / us:5.1f}x")
+            else:
+                print(f"   n={n:<5d} {name:8s} fast {us:6.3f} us   dynaTree {DYNATREE_US[name]} "
+                      f"us (stored)   ratio {DYNATREE_US[name] / us:5.1f}x")
     if args.accuracy:
         print("3. RMSE vs noiseless truth, Friedman-1 n=2000, N=1000, 1000 test points")
         for name in ("constant", "linear"):
