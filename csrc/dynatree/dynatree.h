@@ -67,7 +67,6 @@ typedef struct {
     int32_t *pts;      /* active points of the leaves sharing this set, arrival order */
     int32_t n;         /* number of points */
     int32_t cap;       /* capacity of pts */
-    int32_t refs;      /* leaves (over all particles) referencing the set; 0 = free */
     int32_t next_free; /* free-list link, -1 = end */
     int32_t mark;      /* retirement stamp: set already updated for the current retiree */
     int32_t alc_ok;    /* 1 if alc holds valid ALC values of the points for its rectangle */
@@ -150,6 +149,8 @@ typedef struct {
     int32_t cap_sets;     /* capacity of the pool */
     int32_t free_set;     /* free-list head of the pool, -1 if empty */
     int32_t pad_sets;     /* unused */
+    int32_t *refs;        /* leaves (over all particles) referencing each set; 0 = free (an
+                           * array of its own: resampling updates thousands of counts a row) */
     double *set_kth;      /* C-only memo of the grow candidate: 2 d doubles per set (lo, hi
                            * of column j at 2 j, 2 j + 1), valid as kth_txn, kth_mask say */
 } dt_pool;

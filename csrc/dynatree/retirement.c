@@ -119,7 +119,7 @@ void dt_renumber(dt_model *m, int32_t index)
     dt_pointset *ps;
     for (s = 0; s < m->pool.n_sets; s++) {
         ps = &m->pool.sets[s];
-        if (ps->refs <= 0) continue;
+        if (m->pool.refs[s] <= 0) continue;
         for (a = 0; a < ps->n; a++)
             if (ps->pts[a] > index) ps->pts[a]--;
     }

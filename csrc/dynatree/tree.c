@@ -171,7 +171,7 @@ void dt_copy_particle(dt_model *m, dt_particle *dst, const dt_particle *src)
     memcpy(dst->nodes, src->nodes, sizeof(dt_node) * (size_t)src->n_nodes);
     /* live leaves share their point sets (points and statistics) */
     for (k = 0; k < src->n_nodes; k++)
-        if (nd[k].var < 0 && nd[k].depth >= 0) m->pool.sets[nd[k].set].refs++;
+        if (nd[k].var < 0 && nd[k].depth >= 0) m->pool.refs[nd[k].set]++;
     dst->root = src->root;
     dst->n_nodes = src->n_nodes;
     dst->free_head = src->free_head;
@@ -279,6 +279,7 @@ int dt_sets_reserve(dt_model *m, int64_t extra)
     int64_t cap = m->pool.cap_sets;
     dt_pointset *ns;
     double *nst;
+    int32_t *nr;
     if (need <= cap) return ST_OK;
     if (need > 2147483000) return ST_ENOMEM;
     while (cap < need) cap = cap < 64 ? 64 : 2 * cap;
@@ -291,6 +292,10 @@ int dt_sets_reserve(dt_model *m, int64_t extra)
     nst = alloc_realloc(m->pool.set_stats, sizeof(double) * (size_t)cap * (size_t)m->cfg.sw);
     if (!nst) return ST_ENOMEM;
     m->pool.set_stats = nst;
+    nr = alloc_realloc(m->pool.refs, sizeof(int32_t) * (size_t)cap);
+    if (!nr) return ST_ENOMEM;
+    memset(nr + m->pool.cap_sets, 0, sizeof(int32_t) * (size_t)(cap - m->pool.cap_sets));
+    m->pool.refs = nr;
     nst = alloc_realloc(m->pool.set_kth, sizeof(double) * (size_t)cap * 2 * (size_t)m->par.d);
     if (!nst) return ST_ENOMEM;
     m->pool.set_kth = nst;
@@ -328,7 +333,7 @@ int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
         id = m->pool.n_sets++;
     }
     dt_log_created(m, id);
-    m->pool.sets[id].refs = 1;
+    m->pool.refs[id] = 1;
     m->pool.sets[id].n = 0;
     m->pool.sets[id].next_free = -1;
     m->pool.sets[id].mark = 0;
@@ -348,9 +353,9 @@ int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
 
 /* drop one reference; a set left without any joins the free list (at commit inside a
  * transaction, so that its contents survive until then) */
-void dt_set_release(dt_model *m, int32_t id)
+static void release_set(dt_model *m, int32_t id)
 {
-    if (--m->pool.sets[id].refs == 0) {
+    if (--m->pool.refs[id] == 0) {
         if (m->txn.in_txn) {
             m->pool.sets[id].next_free = -1;
             dt_log_freed(m, id);
@@ -361,11 +366,16 @@ void dt_set_release(dt_model *m, int32_t id)
     }
 }
 
+void dt_set_release(dt_model *m, int32_t id)
+{
+    release_set(m, id);
+}
+
 /* append a point to a leaf's set, copying the set first if another leaf shares it */
 void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
 {
     int32_t id = t->nodes[leaf].set, fresh;
-    if (m->pool.sets[id].refs > 1) {
+    if (m->pool.refs[id] > 1) {
         fresh = dt_set_new(m, NULL, 0);
         memcpy(m->pool.set_stats + (int64_t)fresh * m->cfg.sw, m->pool.set_stats + (int64_t)id * m->cfg.sw,
                sizeof(double) * (size_t)m->cfg.sw);
@@ -405,8 +415,8 @@ int dt_leaf_append_shared(dt_model *m, dt_particle *t, int32_t leaf, int32_t poi
     dt_pointset *ps = &m->pool.sets[id];
     if (m->txn.in_txn && ps->memo_txn == m->txn.txn_id) {
         to = ps->memo_set;
-        if (m->pool.sets[to].refs > 0) {
-            m->pool.sets[to].refs++;
+        if (m->pool.refs[to] > 0) {
+            m->pool.refs[to]++;
             dt_set_release(m, id);
             dt_log_node(m, &t->nodes[leaf]);
             t->nodes[leaf].set = to;
@@ -426,7 +436,7 @@ void dt_particle_release_sets(dt_model *m, dt_particle *t)
 {
     int32_t k;
     for (k = 0; k < t->n_nodes; k++)
-        if (t->nodes[k].var < 0 && t->nodes[k].depth >= 0) dt_set_release(m, t->nodes[k].set);
+        if (t->nodes[k].var < 0 && t->nodes[k].depth >= 0) release_set(m, t->nodes[k].set);
 }
 
 /* mirrors height: number of levels (a lone root has height 1) */

@@ -192,14 +192,14 @@ int dt_log_renumber(dt_model *m, int32_t index)
     unsigned char *p;
     if (!m->txn.in_txn) return ST_OK;
     for (s = 0; s < m->pool.n_sets; s++)
-        if (m->pool.sets[s].refs > 0) count++;
+        if (m->pool.refs[s] > 0) count++;
     if (dt_log_room(m, 4 * (int64_t)count + 8 + TRAILER) != ST_OK) return ST_ENOMEM;
     p = push(m, LOG_RENUMBER, index, NULL, count, 4 * (int64_t)count);
     if (!p) return ST_ENOMEM;
     ids = (int32_t *)p;
     count = 0;
     for (s = 0; s < m->pool.n_sets; s++)
-        if (m->pool.sets[s].refs > 0) ids[count++] = s;
+        if (m->pool.refs[s] > 0) ids[count++] = s;
     return ST_OK;
 }
 
@@ -238,7 +238,7 @@ void dt_txn_commit(dt_model *m)
         tr = (dt_log_trailer *)(m->txn.log + pos - TRAILER);
         if (tr->type == LOG_FREED) {
             id = tr->id;
-            if (m->pool.sets[id].refs == 0) {
+            if (m->pool.refs[id] == 0) {
                 m->pool.sets[id].next_free = m->pool.free_set;
                 m->pool.free_set = id;
             }
@@ -329,15 +329,15 @@ void dt_txn_rollback(dt_model *m)
     m->lml = m->txn.txn_lml;
     m->ret.stamp = m->txn.txn_stamp;
     m->pool.n_sets = m->txn.txn_n_sets; /* later slots keep their buffers for reuse */
-    for (s = 0; s < m->pool.n_sets; s++) m->pool.sets[s].refs = 0;
+    for (s = 0; s < m->pool.n_sets; s++) m->pool.refs[s] = 0;
     for (i = 0; i < m->par.n_particles; i++) {
         t = &m->pf.parts[i];
         for (k = 0; k < t->n_nodes; k++)
-            if (t->nodes[k].var < 0 && t->nodes[k].depth >= 0) m->pool.sets[t->nodes[k].set].refs++;
+            if (t->nodes[k].var < 0 && t->nodes[k].depth >= 0) m->pool.refs[t->nodes[k].set]++;
     }
     m->pool.free_set = -1;
     for (s = m->pool.n_sets - 1; s >= 0; s--)
-        if (m->pool.sets[s].refs == 0) {
+        if (m->pool.refs[s] == 0) {
             m->pool.sets[s].next_free = m->pool.free_set;
             m->pool.free_set = s;
         }
