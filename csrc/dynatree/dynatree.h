@@ -108,6 +108,21 @@ typedef struct {
     int32_t n_free;    /* length of the free list */
 } dt_particle;
 
+/* C-only memo of grow candidates (dynatree/moves.c): in transaction txn, splitting point
+ * set `set` (at version ver) on column j with nl points on the left gives children of
+ * evidence ell[0], ell[1] (the partition at a threshold is fixed by its left count) */
+typedef struct {
+    int32_t txn;
+    int32_t set;
+    uint32_t ver;
+    int32_t j;
+    int32_t nl;
+    int32_t pad;
+    double ell[2];
+} dt_grow_memo;
+
+enum { DT_GROW_MEMO = 4096 }; /* entries of the direct-mapped grow memo (a power of 2) */
+
 /* hyper-parameters and the prior tables derived from them */
 typedef struct {
     int32_t d;            /* input columns */
@@ -151,6 +166,7 @@ typedef struct {
     int32_t pad_sets;     /* unused */
     int32_t *refs;        /* leaves (over all particles) referencing each set; 0 = free (an
                            * array of its own: resampling updates thousands of counts a row) */
+    dt_grow_memo *grow_memo; /* C-only: DT_GROW_MEMO entries (dynatree/moves.c) */
     double *set_kth;      /* C-only memo of the grow candidate: 2 d doubles per set (lo, hi
                            * of column j at 2 j, 2 j + 1), valid as kth_txn, kth_mask say */
 } dt_pool;

@@ -305,24 +305,16 @@ static int split_points(dt_model *m, const int32_t *pts, int32_t n_points, int32
     return !(c->kind == DT_CLASS && c->n_classes == 2); /* lists built */
 }
 
-/* the grow step of propagate: draw a candidate split of the leaf (points pts, read in
- * place in the leaf's own point set) and, if both children keep minp points, fill sbuf[0],
- * sbuf[1] and return the subtree score with the leaf grown (else -inf); *grown says
- * whether the children are ready: 1 with their point lists, 2 with their statistics only
- * (the lists are built by grow_lists if the grow is taken), and *l_stay is then the stay
- * score (from the same traversal; else NaN, left to the caller) */
-static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_t top,
-                         const double *st, const int32_t *pts, int32_t n_points, int32_t *j,
-                         double *xi, int32_t *nl, int32_t *nr, int *grown, double *l_stay)
+/* the grow children of the candidate (j, xi) of the leaf (statistics st, points pts):
+ * split_points, then their statistics in sbuf[0], sbuf[1] if both keep minp points;
+ * returns 0 if not (-1 if the lists are left to grow_lists, else 1) */
+static int build_children(dt_model *m, const double *st, const int32_t *pts, int32_t n_points,
+                          int32_t j, double xi, int32_t *nl, int32_t *nr)
 {
     const dt_leaf_config *c = &m->cfg;
-    int sw = c->sw, fused = !(c->kind == DT_LINEAR && c->delta == 1), lists;
-    double l_grow;
-    *grown = 0;
-    *l_stay = NAN; /* not computed */
-    if (!dt_grow_candidate(m, pts, n_points, t->nodes[leaf].set, j, xi)) return -INFINITY;
-    lists = split_points(m, pts, n_points, *j, *xi, fused, nl, nr);
-    if (*nl < m->par.minp || *nr < m->par.minp) return -INFINITY;
+    int sw = c->sw, fused = !(c->kind == DT_LINEAR && c->delta == 1);
+    int lists = split_points(m, pts, n_points, j, xi, fused, nl, nr);
+    if (*nl < m->par.minp || *nr < m->par.minp) return 0;
     if (fused) {
         dt_stats_finish(m->buf.sbuf, c, st, m->buf.work);
         dt_stats_finish(m->buf.sbuf + sw, c, st, m->buf.work);
@@ -331,10 +323,80 @@ static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_
         dt_stats_from_points(m->buf.sbuf + sw, c, m->buf.ibuf2 + m->store.cap, *nr, m->store.X, m->store.y, m->par.d, st,
                              m->buf.work);
     }
-    *grown = lists ? 1 : 2;
+    return lists ? 1 : -1;
+}
+
+/* the entry of the grow memo for splitting set `set` on column j with nl points left
+ * (NULL outside a transaction); *hit = 1 if it holds that split's evidences */
+static dt_grow_memo *grow_memo_entry(dt_model *m, int32_t set, int32_t j, int32_t nl, int *hit)
+{
+    dt_grow_memo *e;
+    uint32_t h;
+    *hit = 0;
+    if (!m->txn.in_txn || m->pool.grow_memo == NULL) return NULL;
+    h = ((uint32_t)set * 2654435761u) ^ ((uint32_t)nl * 40503u) ^ ((uint32_t)j * 2246822519u);
+    e = &m->pool.grow_memo[(h ^ (h >> 15)) & (DT_GROW_MEMO - 1)];
+    *hit = e->txn == m->txn.txn_id && e->set == set && e->ver == m->pool.sets[set].ver &&
+           e->j == j && e->nl == nl;
+    return e;
+}
+
+/* the grow step of propagate: draw a candidate split of the leaf (points pts, read in
+ * place in the leaf's own point set) and, if both children keep minp points, return the
+ * subtree score with the leaf grown (else -inf); *grown says whether the children are
+ * ready: 1 with their point lists and statistics in sbuf[0], sbuf[1], 2 with their
+ * statistics only (the lists are built by grow_lists if the grow is taken), 3 with
+ * neither (build_children makes them if the grow is taken), and *l_stay is then the stay
+ * score (from the same traversal; else NaN, left to the caller). The children's
+ * evidences are a function of the leaf's point set, the column and the points left of the
+ * threshold, whose count fixes which they are: for regression leaves they are memoised
+ * for the transaction, so that the particles duplicated by resampling, which share the
+ * set and often draw the same split, count the left points instead of building the
+ * children (class children are cheaper to build than to count and look up) */
+static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_t top,
+                         const double *st, const int32_t *pts, int32_t n_points, int32_t *j,
+                         double *xi, int32_t *nl, int32_t *nr, int *grown, double *l_stay)
+{
+    int sw = m->cfg.sw, hit, built;
+    int32_t a, left = 0, set = t->nodes[leaf].set;
+    const double *col;
+    double l_grow, ell_l, ell_r;
+    dt_grow_memo *e;
+    *grown = 0;
+    *l_stay = NAN; /* not computed */
+    if (!dt_grow_candidate(m, pts, n_points, set, j, xi)) return -INFINITY;
+    e = NULL;
+    hit = 0;
+    if (m->cfg.kind != DT_CLASS) { /* the class evidence costs less than the count */
+        col = m->store.X + *j;
+        for (a = 0; a < n_points; a++) left += col[(int64_t)pts[a] * m->par.d] <= *xi;
+        e = grow_memo_entry(m, set, *j, left, &hit);
+    }
+    if (hit) {
+        *nl = left;
+        *nr = n_points - left;
+        if (*nl < m->par.minp || *nr < m->par.minp) return -INFINITY;
+        ell_l = e->ell[0];
+        ell_r = e->ell[1];
+        *grown = 3;
+    } else {
+        built = build_children(m, st, pts, n_points, *j, *xi, nl, nr);
+        if (!built) return -INFINITY;
+        ell_l = m->buf.sbuf[DT_OFF_ELL];
+        ell_r = m->buf.sbuf[sw + DT_OFF_ELL];
+        if (e != NULL) {
+            e->txn = m->txn.txn_id;
+            e->set = set;
+            e->ver = m->pool.sets[set].ver;
+            e->j = *j;
+            e->nl = *nl;
+            e->ell[0] = ell_l;
+            e->ell[1] = ell_r;
+        }
+        *grown = built > 0 ? 1 : 2;
+    }
     /* the stay score too, in the same traversal */
-    dt_subtree_log_scores(m, t, top, leaf, m->buf.sbuf[DT_OFF_ELL], m->buf.sbuf[sw + DT_OFF_ELL],
-                          l_stay, &l_grow);
+    dt_subtree_log_scores(m, t, top, leaf, ell_l, ell_r, l_stay, &l_grow);
     return l_grow;
 }
 
@@ -485,6 +547,8 @@ void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
 
     move = dt_choose_move(l_stay, l_prune, l_grow, &m->rng);
     if (move == DT_GROW && have_children) {
+        if (have_children == 3) /* memoised score: the children now */
+            have_children = build_children(m, st, pts, n_points, j, xi, &nl, &nr) > 0 ? 1 : 2;
         if (have_children == 2) grow_lists(m, pts, n_points, j, xi);
         apply_grow(m, t, leaf, j, xi, nl, nr);
     }

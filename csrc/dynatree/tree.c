@@ -280,6 +280,10 @@ int dt_sets_reserve(dt_model *m, int64_t extra)
     dt_pointset *ns;
     double *nst;
     int32_t *nr;
+    if (m->pool.grow_memo == NULL) {
+        m->pool.grow_memo = alloc_calloc(DT_GROW_MEMO, sizeof(dt_grow_memo));
+        if (m->pool.grow_memo == NULL) return ST_ENOMEM;
+    }
     if (need <= cap) return ST_OK;
     if (need > 2147483000) return ST_ENOMEM;
     while (cap < need) cap = cap < 64 ? 64 : 2 * cap;

@@ -110,6 +110,8 @@ void dt_txn_begin(dt_model *m)
             m->pool.sets[s].kth_txn = 0;
             m->pool.sets[s].prune_txn = 0;
         }
+        for (s = 0; s < DT_GROW_MEMO && m->pool.grow_memo != NULL; s++)
+            m->pool.grow_memo[s].txn = 0;
         m->txn.txn_id = 0;
     }
     m->txn.txn_id++;
