@@ -28,6 +28,8 @@ enum {
     DT_OFF_VEC = 9     /* first vector field (counts or xbar) */
 };
 
+enum { DT_LOG_INT = 512 }; /* leaf sizes whose log the leaf configuration tabulates */
+
 typedef struct {
     int kind;          /* DT_CONSTANT, DT_LINEAR or DT_CLASS */
     int p;             /* bmax, regressors of a linear leaf */
@@ -51,6 +53,10 @@ typedef struct {
     const double *lg_frac; /* C-only cache: lgamma(k + 1/C) for 0 <= k < lg_len / 2 */
     int64_t lg_len;    /* cache length (0 = no cache) */
     double lg_prior;   /* C-only cache: C * lgamma(1/C) of the class evidence (same value) */
+    double qp0;        /* C-only cache: nu0 s0^2 + 0.0, the evidence's prior Q without
+                        * retired data, and log_qp0 = log(qp0 / 2) (the same double) */
+    double log_qp0;
+    double log_int[DT_LOG_INT]; /* C-only cache: log(k) for 0 < k < DT_LOG_INT (same values) */
 } dt_leaf_config;
 
 typedef struct {
