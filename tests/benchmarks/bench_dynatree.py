@@ -4,8 +4,9 @@
    both runs must end in the same state (checked), the ratio is CPU time (this thread)
    reference / fast (fast: best of 5 runs).
 2. Per particle-step time of ``fast`` and of R's dynaTree on Friedman-1 (5 inputs),
-   n = 500 and n = 1000 (``--n``), N = 1000, for each leaf model: CPU time of ``partial_fit`` (ours) and of
-   ``dynaTree(X, y, N = 1000, ...)`` (theirs, timed inside R), divided by n * N; the runs
+   n = 500 and n = 1000 (``--n``), N = 1000, for each leaf model: CPU time of
+   ``partial_fit`` (ours) and of ``dynaTree(X, y, N = 1000, ...)`` (theirs, timed inside
+   R), divided by n * N; the runs
    alternate (ours, theirs, ours, ...) so that both see the same machine load, and each
    side reports its best of ``--repeats`` runs. The linear leaf uses the augmented
    intercept (as demo/online.R), the classifier the Friedman-1 response thresholded at its
