@@ -22,6 +22,8 @@ Usage::
     python tests/benchmarks/bench_dynatree.py            # 1 and 2
     python tests/benchmarks/bench_dynatree.py --accuracy # also 3 (a few minutes)
     python tests/benchmarks/bench_dynatree.py --skip-ratio --repeats 2   # 2 only
+    perf record -F 4000 python tests/benchmarks/bench_dynatree.py --skip-ratio --no-r \
+        --models constant --n 1000 --repeats 3              # the profile of fast
 """
 
 from __future__ import annotations
@@ -146,6 +148,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3, help="runs per side in 2 (best)")
     parser.add_argument("--skip-ratio", action="store_true", help="skip section 1")
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated")
+    parser.add_argument("--no-r", action="store_true",
+                        help="time fast alone in 2 (e.g. under a profiler)")
     args = parser.parse_args()
     names = [s for s in args.models.split(",") if s]
     if not args.skip_ratio:
@@ -154,11 +158,11 @@ def main() -> None:
             ref_t, fast_t, ratio = speed_ratio(name, 300, 100)
             print(f"   {name:8s} n=300 N=100: reference {ref_t:7.2f} s  fast {fast_t:7.4f} s"
                   f"  ratio {ratio:7.0f}x")
-    with_r = _rdynatree.available()
+    with_r = not args.no_r and _rdynatree.available()
     lengths = [int(s) for s in args.n.split(",") if s]
     print(f"2. per particle-step CPU time, Friedman-1 (5 inputs), N={args.particles}, "
           f"best of {args.repeats}")
-    if not with_r:
+    if not with_r and not args.no_r:
         print(_rdynatree.INSTALL)
     for n in lengths:
         for name in names:
