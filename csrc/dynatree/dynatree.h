@@ -29,6 +29,8 @@ enum {
 };
 
 enum { DT_LOG_INT = 512 }; /* leaf sizes whose log the leaf configuration tabulates */
+/* columns whose grow-candidate extremes a point set can memoise (kth_mask has 32 bits) */
+#define DT_KTH_COLS(d) ((d) < 32 ? (d) : 32)
 
 typedef struct {
     int kind;          /* DT_CONSTANT, DT_LINEAR or DT_CLASS */
@@ -173,8 +175,9 @@ typedef struct {
     int32_t *refs;        /* leaves (over all particles) referencing each set; 0 = free (an
                            * array of its own: resampling updates thousands of counts a row) */
     dt_grow_memo *grow_memo; /* C-only: DT_GROW_MEMO entries (dynatree/moves.c) */
-    double *set_kth;      /* C-only memo of the grow candidate: 2 d doubles per set (lo, hi
-                           * of column j at 2 j, 2 j + 1), valid as kth_txn, kth_mask say */
+    double *set_kth;      /* C-only memo of the grow candidate: 2 DT_KTH_COLS(d) doubles per
+                           * set (lo, hi of column j < 32 at 2 j, 2 j + 1), valid as kth_txn,
+                           * kth_mask say */
 } dt_pool;
 
 /* retirement and forgetting [AG13, §3.2, §5]: the automatic rule and its scratch */

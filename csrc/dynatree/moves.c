@@ -101,7 +101,7 @@ static void memo_column_kth(dt_model *m, int32_t set, int32_t j, const int32_t *
         column_kth(m, m->store.X + j, points, n, lo, hi);
         return;
     }
-    pair = m->pool.set_kth + ((int64_t)set * m->par.d + j) * 2;
+    pair = m->pool.set_kth + ((int64_t)set * DT_KTH_COLS(m->par.d) + j) * 2;
     if (ps->kth_txn != m->txn.txn_id) {
         ps->kth_txn = m->txn.txn_id;
         ps->kth_mask = 0;

@@ -300,7 +300,8 @@ int dt_sets_reserve(dt_model *m, int64_t extra)
     if (!nr) return ST_ENOMEM;
     memset(nr + m->pool.cap_sets, 0, sizeof(int32_t) * (size_t)(cap - m->pool.cap_sets));
     m->pool.refs = nr;
-    nst = alloc_realloc(m->pool.set_kth, sizeof(double) * (size_t)cap * 2 * (size_t)m->par.d);
+    nst = alloc_realloc(m->pool.set_kth,
+                        sizeof(double) * (size_t)cap * 2 * (size_t)DT_KTH_COLS(m->par.d));
     if (!nst) return ST_ENOMEM;
     m->pool.set_kth = nst;
     m->pool.cap_sets = (int32_t)cap;
