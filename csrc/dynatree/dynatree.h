@@ -28,6 +28,10 @@ enum {
     DT_OFF_VEC = 9     /* first vector field (counts or xbar) */
 };
 
+enum { DT_LOG_INT = 512 }; /* leaf sizes whose log the leaf configuration tabulates */
+/* columns whose grow-candidate extremes a point set can memoise (kth_mask has 32 bits) */
+#define DT_KTH_COLS(d) ((d) < 32 ? (d) : 32)
+
 typedef struct {
     int kind;          /* DT_CONSTANT, DT_LINEAR or DT_CLASS */
     int p;             /* bmax, regressors of a linear leaf */
@@ -51,6 +55,10 @@ typedef struct {
     const double *lg_frac; /* C-only cache: lgamma(k + 1/C) for 0 <= k < lg_len / 2 */
     int64_t lg_len;    /* cache length (0 = no cache) */
     double lg_prior;   /* C-only cache: C * lgamma(1/C) of the class evidence (same value) */
+    double qp0;        /* C-only cache: nu0 s0^2 + 0.0, the evidence's prior Q without
+                        * retired data, and log_qp0 = log(qp0 / 2) (the same double) */
+    double log_qp0;
+    double log_int[DT_LOG_INT]; /* C-only cache: log(k) for 0 < k < DT_LOG_INT (same values) */
 } dt_leaf_config;
 
 typedef struct {
@@ -67,7 +75,6 @@ typedef struct {
     int32_t *pts;      /* active points of the leaves sharing this set, arrival order */
     int32_t n;         /* number of points */
     int32_t cap;       /* capacity of pts */
-    int32_t refs;      /* leaves (over all particles) referencing the set; 0 = free */
     int32_t next_free; /* free-list link, -1 = end */
     int32_t mark;      /* retirement stamp: set already updated for the current retiree */
     int32_t alc_ok;    /* 1 if alc holds valid ALC values of the points for its rectangle */
@@ -77,6 +84,22 @@ typedef struct {
     int32_t txn_pts;   /* C-only undo log: point list saved (or set created) in txn txn_pts */
     int32_t memo_txn;  /* C-only: in transaction memo_txn (one learned row, one new point) */
     int32_t memo_set;  /* a leaf appended that point to a copy of this set: the copy's id */
+    int32_t w_txn;     /* C-only weight memo: in transaction w_txn (one resampling step, one
+                        * x_t, y_t), w_val is this set's particle weight (w_ok: proper) */
+    int32_t w_ok;      /* the return value of the weight (1 = proper predictive) */
+    double w_val;      /* the weight p(y_t | x_t, stats) of any leaf holding this set */
+    int32_t kth_txn;   /* C-only grow-candidate memo: in transaction kth_txn, for each column
+                        * j with bit j of kth_mask set, pool.set_kth holds the minp-th smallest
+                        * and largest x_j of the set's points (the set no longer changes) */
+    uint32_t kth_mask; /* columns j < 32 whose pair is held */
+    uint32_t ver;      /* C-only: bumped whenever the set's points or statistics change (and
+                        * when its slot is reused), so that a memo naming it can tell */
+    int32_t prune_txn; /* C-only prune memo: in transaction prune_txn, a parent whose two
+                        * children are leaves holding this set (left) and set prune_right at
+                        * version prune_ver (right) merges into a leaf of evidence prune_ell */
+    int32_t prune_right;
+    uint32_t prune_ver;
+    double prune_ell;
     double ent;        /* C-only entropy cache [AG13, §4.4]: dt_leaf_entropy of the set's
                         * stats, invalidated with alc_ok whenever the stats change */
     double *alc;       /* C-only ALC cache: leaf rectangle (lo[mc], hi[mc]), then one value
@@ -92,6 +115,21 @@ typedef struct {
     int32_t free_head; /* free-list head (linked through left), -1 if empty */
     int32_t n_free;    /* length of the free list */
 } dt_particle;
+
+/* C-only memo of grow candidates (dynatree/moves.c): in transaction txn, splitting point
+ * set `set` (at version ver) on column j with nl points on the left gives children of
+ * evidence ell[0], ell[1] (the partition at a threshold is fixed by its left count) */
+typedef struct {
+    int32_t txn;
+    int32_t set;
+    uint32_t ver;
+    int32_t j;
+    int32_t nl;
+    int32_t pad;
+    double ell[2];
+} dt_grow_memo;
+
+enum { DT_GROW_MEMO = 4096 }; /* entries of the direct-mapped grow memo (a power of 2) */
 
 /* hyper-parameters and the prior tables derived from them */
 typedef struct {
@@ -134,6 +172,12 @@ typedef struct {
     int32_t cap_sets;     /* capacity of the pool */
     int32_t free_set;     /* free-list head of the pool, -1 if empty */
     int32_t pad_sets;     /* unused */
+    int32_t *refs;        /* leaves (over all particles) referencing each set; 0 = free (an
+                           * array of its own: resampling updates thousands of counts a row) */
+    dt_grow_memo *grow_memo; /* C-only: DT_GROW_MEMO entries (dynatree/moves.c) */
+    double *set_kth;      /* C-only memo of the grow candidate: 2 DT_KTH_COLS(d) doubles per
+                           * set (lo, hi of column j < 32 at 2 j, 2 j + 1), valid as kth_txn,
+                           * kth_mask say */
 } dt_pool;
 
 /* retirement and forgetting [AG13, §3.2, §5]: the automatic rule and its scratch */
@@ -262,7 +306,7 @@ int32_t dt_height(dt_model *m, const dt_particle *t);
 /* room in the point-set pool for one step plus `extra` sets (C only, capacity) */
 int dt_sets_reserve(dt_model *m, int64_t extra);
 /* moves (dynatree/moves.c) */
-int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t *var,
+int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t set, int32_t *var,
                       double *value);
 int dt_choose_move(double l_stay, double l_prune, double l_grow, rng_state *r);
 void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf);

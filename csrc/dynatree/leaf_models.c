@@ -21,7 +21,7 @@ static const double DT_PI = 3.141592653589793;
 void dt_leaf_config_init(dt_leaf_config *c, int kind, int p, int augmented, int delta,
                          int n_classes, double nu0, double s20)
 {
-    int base = DT_OFF_VEC;
+    int base = DT_OFF_VEC, k;
     c->kind = kind;
     c->p = p;
     c->augmented = augmented;
@@ -51,6 +51,24 @@ void dt_leaf_config_init(dt_leaf_config *c, int kind, int p, int augmented, int 
     /* the constant term of dt_class_log_evidence, computed once as it would be per call */
     c->lg_prior = kind == DT_CLASS ? (double)n_classes * special_lgamma(1.0 / (double)n_classes)
                                    : 0.0;
+    /* the evidence's logs of a leaf without retired data, computed once as per call */
+    c->qp0 = nu0 * s20 + 0.0;
+    c->log_qp0 = log(c->qp0 / 2.0);
+    c->log_int[0] = -INFINITY;
+    for (k = 1; k < DT_LOG_INT; k++) c->log_int[k] = log((double)k);
+}
+
+/* log(x) from the table when x is a tabulated integer (the same double), else computed */
+static double log_count(const dt_leaf_config *c, double x)
+{
+    if (x >= 1.0 && x < (double)DT_LOG_INT && x == (double)(int32_t)x) return c->log_int[(int32_t)x];
+    return log(x);
+}
+
+/* log(qp / 2) of the evidence: cached for the prior Q of a leaf without retired data */
+static double log_half_qp(const dt_leaf_config *c, double qp)
+{
+    return qp == c->qp0 ? c->log_qp0 : log(qp / 2.0);
 }
 
 /* lgamma(x2 / 2) from the cache when x2 is a cached integer, else computed: the cache
@@ -364,13 +382,13 @@ double dt_regression_log_evidence(const double *st, const dt_leaf_config *c)
     if (!(q > 0.0) || !(df > 0.0)) return -INFINITY;
     ell = -0.5 * (n - dm) * log(2.0 / DT_PI);
     if (c->delta == 1) {
-        if (st[DT_OFF_N] > 0.0) ell = ell - 0.5 * log(n);
+        if (st[DT_OFF_N] > 0.0) ell = ell - 0.5 * log_count(c, n);
         if (st[DT_OFF_NU] > 0.0) ell = ell + 0.5 * log(st[DT_OFF_NU]);
     }
     ell = ell - 0.5 * df * log(q / 2.0) + lgamma_half(c, df);
     prior_df = c->nu0 + st[DT_OFF_NU];
     if (prior_df > 0.0 && qp > 0.0)
-        ell = ell + (0.5 * prior_df * log(qp / 2.0) - lgamma_half(c, prior_df));
+        ell = ell + (0.5 * prior_df * log_half_qp(c, qp) - lgamma_half(c, prior_df));
     if (c->kind == DT_LINEAR) ell = ell + 0.5 * st[DT_OFF_LOGDET];
     return ell;
 }

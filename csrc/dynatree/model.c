@@ -50,6 +50,9 @@ void dt_model_free(dt_model *m)
         }
     alloc_free(m->pool.sets);
     alloc_free(m->pool.set_stats);
+    alloc_free(m->pool.set_kth);
+    alloc_free(m->pool.refs);
+    alloc_free(m->pool.grow_memo);
     if (m->pf.parts != NULL)
         for (i = 0; i < m->par.n_particles; i++) dt_particle_free(&m->pf.parts[i]);
     alloc_free(m->pf.parts);

@@ -63,31 +63,68 @@ static void kth_values(const double *vals, int32_t n, int32_t k, double *small, 
     *hi = e_large;
 }
 
-/* [DT-SPEC §4.2] mirrors grow_candidate; points = the leaf's points (arrival order). The
- * column values x_j of the points are gathered first into vbuf + 2 minp (one pass of
- * independent loads), where the split of the candidate (split_points) reads them again */
-int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t *var,
-                      double *value)
+/* lo = the minp-th smallest, hi = the minp-th largest value of column col (stride d) over
+ * the points (= sorted order) */
+static void column_kth(dt_model *m, const double *col, const int32_t *points, int32_t n,
+                       double *lo, double *hi)
 {
-    int32_t minp = m->par.minp, b, j, d = m->par.d;
-    double *vals = m->buf.vbuf + 2 * minp, lo, hi, u;
-    const double *col;
-    if (!(m->par.alpha > 0.0) || n < 2 * minp) return 0;
-    j = (int32_t)rng_below(&m->rng, (uint64_t)m->par.d);
-    col = m->store.X + j;
-    /* lo = minp-th smallest, hi = minp-th largest value of column j (= sorted order) */
+    int32_t minp = m->par.minp, b, d = m->par.d;
+    double *vals = m->buf.vbuf + 2 * minp;
     if (minp == 1) { /* kth_values with k = 1 (the first minimum and maximum), fused */
-        lo = hi = vals[0] = col[(int64_t)points[0] * d];
+        double l, h;
+        l = h = col[(int64_t)points[0] * d];
         for (b = 1; b < n; b++) {
             double v = col[(int64_t)points[b] * d];
-            vals[b] = v;
-            if (v < lo) lo = v;
-            if (v > hi) hi = v;
+            if (v < l) l = v;
+            if (v > h) h = v;
         }
-    } else {
-        for (b = 0; b < n; b++) vals[b] = col[(int64_t)points[b] * d];
-        kth_values(vals, n, minp, m->buf.vbuf, m->buf.vbuf + minp, &lo, &hi);
+        *lo = l;
+        *hi = h;
+        return;
     }
+    /* gathered first (one pass of independent loads) for the insertion passes */
+    for (b = 0; b < n; b++) vals[b] = col[(int64_t)points[b] * d];
+    kth_values(vals, n, minp, m->buf.vbuf, m->buf.vbuf + minp, lo, hi);
+}
+
+/* column_kth of column j over the points of set `set`, memoised in the set for the open
+ * transaction: a set that received the row's point no longer changes in it, and the
+ * particles duplicated by resampling share it (dt_leaf_append_shared), so each column's
+ * pair is found once per set rather than once per particle. The memo holds the two
+ * doubles column_kth returned; set = -1 (or no transaction, or j >= 32) computes */
+static void memo_column_kth(dt_model *m, int32_t set, int32_t j, const int32_t *points,
+                            int32_t n, double *lo, double *hi)
+{
+    dt_pointset *ps = set >= 0 ? &m->pool.sets[set] : NULL;
+    double *pair;
+    if (ps == NULL || !m->txn.in_txn || j >= 32) {
+        column_kth(m, m->store.X + j, points, n, lo, hi);
+        return;
+    }
+    pair = m->pool.set_kth + ((int64_t)set * DT_KTH_COLS(m->par.d) + j) * 2;
+    if (ps->kth_txn != m->txn.txn_id) {
+        ps->kth_txn = m->txn.txn_id;
+        ps->kth_mask = 0;
+    }
+    if (!((ps->kth_mask >> j) & 1u)) {
+        column_kth(m, m->store.X + j, points, n, &pair[0], &pair[1]);
+        ps->kth_mask |= 1u << j;
+    }
+    *lo = pair[0];
+    *hi = pair[1];
+}
+
+/* [DT-SPEC §4.2] mirrors grow_candidate; points = the leaf's points (arrival order), those
+ * of point set `set` (-1 if they are not a set's). The split of the candidate
+ * (split_points) reads column j of the points from the store */
+int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t set, int32_t *var,
+                      double *value)
+{
+    int32_t minp = m->par.minp, j;
+    double lo, hi, u;
+    if (!(m->par.alpha > 0.0) || n < 2 * minp) return 0;
+    j = (int32_t)rng_below(&m->rng, (uint64_t)m->par.d);
+    memo_column_kth(m, set, j, points, n, &lo, &hi);
     if (!(lo < hi)) return 0;
     u = rng_uniform(&m->rng);
     *var = j;
@@ -139,19 +176,20 @@ static int32_t union_points(dt_model *m, const dt_particle *t, const int32_t *lv
     return count;
 }
 
-/* the branch-free partition of pts (column values vals) at xi: each point is written to
+/* the branch-free partition of pts (column col, stride d, of the store) at xi: each point
+ * is written to
  * both lists and only the count of its side advances (a later point or nothing reads the
  * other slot), since the side of a point is as unpredictable as a coin; side[a] = 1 for
  * the right. With y (two classes), counts only, no lists nor flags: ones[0] = points of
  * class 1 and ones[1] = those on the right. Returns the number of right points */
-static int32_t partition(const int32_t *pts, const double *vals, int32_t n, double xi,
+static int32_t partition(const int32_t *pts, const double *col, int32_t d, int32_t n, double xi,
                          int32_t *left, int32_t *right, unsigned char *side, const double *y,
                          int32_t *ones)
 {
     int32_t a, nl = 0, nr = 0, one = 0, one_r = 0;
     if (y != NULL) { /* counts only: the lists are built if the grow is taken */
         for (a = 0; a < n; a++) {
-            int32_t r = !(vals[a] <= xi), lab = (int32_t)y[pts[a]];
+            int32_t r = !(col[(int64_t)pts[a] * d] <= xi), lab = (int32_t)y[pts[a]];
             nr += r;
             one += lab;
             one_r += lab & r;
@@ -161,7 +199,7 @@ static int32_t partition(const int32_t *pts, const double *vals, int32_t n, doub
         return nr;
     }
     for (a = 0; a < n; a++) {
-        int32_t pt = pts[a], r = !(vals[a] <= xi);
+        int32_t pt = pts[a], r = !(col[(int64_t)pt * d] <= xi);
         left[nl] = pt;
         right[nr] = pt;
         nl += 1 - r;
@@ -175,7 +213,7 @@ static int32_t partition(const int32_t *pts, const double *vals, int32_t n, doub
  * and S_y, S_yy of each child accumulated in sbuf[0], sbuf[1] (the inlined
  * dt_stats_accumulate of the constant leaf, same operations in the same order per child;
  * n is set by the caller). Returns the number of right points */
-static int32_t split_constant(dt_model *m, const int32_t *pts, const double *vals, int32_t n,
+static int32_t split_constant(dt_model *m, const int32_t *pts, const double *col, int32_t n,
                               double xi)
 {
     int32_t a, nl = 0, nr = 0;
@@ -183,7 +221,7 @@ static int32_t split_constant(dt_model *m, const int32_t *pts, const double *val
     for (a = 0; a < n; a++) {
         int32_t pt = pts[a];
         double *ch = sb, yi = m->store.y[pt];
-        if (vals[a] <= xi) {
+        if (col[(int64_t)pt * m->par.d] <= xi) {
             m->buf.ibuf2[nl++] = pt;
         } else {
             m->buf.ibuf2[m->store.cap + nr++] = pt;
@@ -223,29 +261,29 @@ static void class_counts(dt_model *m, const int32_t *pts, int32_t n, int32_t nr,
     }
 }
 
-/* the grow children of one split (xi on the column gathered by dt_grow_candidate), built
+/* the grow children of one split (xi on column j of dt_grow_candidate), built
  * from the leaf's points (pts, arrival order): left points in ibuf2, right points in
  * ibuf2 + cap (partition), and, except for the implicit linear leaf (fused = 0), the
  * children's statistics in sbuf[0] and sbuf[1] with the same operations, per child, as
  * dt_stats_from_points (n and class counts: exact integers, class_counts). Returns 0
  * if the lists are left to the caller (two classes: partition counts only) */
-static int split_points(dt_model *m, const int32_t *pts, int32_t n_points, double xi,
+static int split_points(dt_model *m, const int32_t *pts, int32_t n_points, int32_t j, double xi,
                         int fused, int32_t *n_left, int32_t *n_right)
 {
     const dt_leaf_config *c = &m->cfg;
     int sw = c->sw;
     int32_t a, nr, ones[2] = {0, 0};
     unsigned char *side = (unsigned char *)(m->buf.ibuf2 + 2 * m->store.cap);
-    const double *vals = m->buf.vbuf + 2 * m->par.minp; /* x_j of pts (dt_grow_candidate) */
+    const double *col = m->store.X + j; /* x_j of the store's rows */
     int int_counts = c->kind == DT_CLASS && c->n_classes <= 16;
     if (fused) {
         dt_stats_clear(m->buf.sbuf, c);
         dt_stats_clear(m->buf.sbuf + sw, c);
     }
     if (c->kind == DT_CONSTANT)
-        nr = split_constant(m, pts, vals, n_points, xi);
+        nr = split_constant(m, pts, col, n_points, xi);
     else
-        nr = partition(pts, vals, n_points, xi, m->buf.ibuf2, m->buf.ibuf2 + m->store.cap, side,
+        nr = partition(pts, col, m->par.d, n_points, xi, m->buf.ibuf2, m->buf.ibuf2 + m->store.cap, side,
                        c->kind == DT_CLASS && c->n_classes == 2 ? m->store.y : NULL, ones);
     for (a = 0; a < n_points && !int_counts && fused && c->kind != DT_CONSTANT; a++) {
         int32_t pt = pts[a];
@@ -267,24 +305,16 @@ static int split_points(dt_model *m, const int32_t *pts, int32_t n_points, doubl
     return !(c->kind == DT_CLASS && c->n_classes == 2); /* lists built */
 }
 
-/* the grow step of propagate: draw a candidate split of the leaf (points pts, read in
- * place in the leaf's own point set) and, if both children keep minp points, fill sbuf[0],
- * sbuf[1] and return the subtree score with the leaf grown (else -inf); *grown says
- * whether the children are ready: 1 with their point lists, 2 with their statistics only
- * (the lists are built by grow_lists if the grow is taken), and *l_stay is then the stay
- * score (from the same traversal; else NaN, left to the caller) */
-static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_t top,
-                         const double *st, const int32_t *pts, int32_t n_points, int32_t *j,
-                         double *xi, int32_t *nl, int32_t *nr, int *grown, double *l_stay)
+/* the grow children of the candidate (j, xi) of the leaf (statistics st, points pts):
+ * split_points, then their statistics in sbuf[0], sbuf[1] if both keep minp points;
+ * returns 0 if not (-1 if the lists are left to grow_lists, else 1) */
+static int build_children(dt_model *m, const double *st, const int32_t *pts, int32_t n_points,
+                          int32_t j, double xi, int32_t *nl, int32_t *nr)
 {
     const dt_leaf_config *c = &m->cfg;
-    int sw = c->sw, fused = !(c->kind == DT_LINEAR && c->delta == 1), lists;
-    double l_grow;
-    *grown = 0;
-    *l_stay = NAN; /* not computed */
-    if (!dt_grow_candidate(m, pts, n_points, j, xi)) return -INFINITY;
-    lists = split_points(m, pts, n_points, *xi, fused, nl, nr);
-    if (*nl < m->par.minp || *nr < m->par.minp) return -INFINITY;
+    int sw = c->sw, fused = !(c->kind == DT_LINEAR && c->delta == 1);
+    int lists = split_points(m, pts, n_points, j, xi, fused, nl, nr);
+    if (*nl < m->par.minp || *nr < m->par.minp) return 0;
     if (fused) {
         dt_stats_finish(m->buf.sbuf, c, st, m->buf.work);
         dt_stats_finish(m->buf.sbuf + sw, c, st, m->buf.work);
@@ -293,40 +323,138 @@ static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_
         dt_stats_from_points(m->buf.sbuf + sw, c, m->buf.ibuf2 + m->store.cap, *nr, m->store.X, m->store.y, m->par.d, st,
                              m->buf.work);
     }
-    *grown = lists ? 1 : 2;
+    return lists ? 1 : -1;
+}
+
+/* the entry of the grow memo for splitting set `set` on column j with nl points left
+ * (NULL outside a transaction); *hit = 1 if it holds that split's evidences */
+static dt_grow_memo *grow_memo_entry(dt_model *m, int32_t set, int32_t j, int32_t nl, int *hit)
+{
+    dt_grow_memo *e;
+    uint32_t h;
+    *hit = 0;
+    if (!m->txn.in_txn || m->pool.grow_memo == NULL) return NULL;
+    h = ((uint32_t)set * 2654435761u) ^ ((uint32_t)nl * 40503u) ^ ((uint32_t)j * 2246822519u);
+    e = &m->pool.grow_memo[(h ^ (h >> 15)) & (DT_GROW_MEMO - 1)];
+    *hit = e->txn == m->txn.txn_id && e->set == set && e->ver == m->pool.sets[set].ver &&
+           e->j == j && e->nl == nl;
+    return e;
+}
+
+/* the grow step of propagate: draw a candidate split of the leaf (points pts, read in
+ * place in the leaf's own point set) and, if both children keep minp points, return the
+ * subtree score with the leaf grown (else -inf); *grown says whether the children are
+ * ready: 1 with their point lists and statistics in sbuf[0], sbuf[1], 2 with their
+ * statistics only (the lists are built by grow_lists if the grow is taken), 3 with
+ * neither (build_children makes them if the grow is taken), and *l_stay is then the stay
+ * score (from the same traversal; else NaN, left to the caller). The children's
+ * evidences are a function of the leaf's point set, the column and the points left of the
+ * threshold, whose count fixes which they are: for regression leaves they are memoised
+ * for the transaction, so that the particles duplicated by resampling, which share the
+ * set and often draw the same split, count the left points instead of building the
+ * children (class children are cheaper to build than to count and look up) */
+static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_t top,
+                         const double *st, const int32_t *pts, int32_t n_points, int32_t *j,
+                         double *xi, int32_t *nl, int32_t *nr, int *grown, double *l_stay)
+{
+    int sw = m->cfg.sw, hit, built;
+    int32_t a, left = 0, set = t->nodes[leaf].set;
+    const double *col;
+    double l_grow, ell_l, ell_r;
+    dt_grow_memo *e;
+    *grown = 0;
+    *l_stay = NAN; /* not computed */
+    if (!dt_grow_candidate(m, pts, n_points, set, j, xi)) return -INFINITY;
+    e = NULL;
+    hit = 0;
+    if (m->cfg.kind != DT_CLASS) { /* the class evidence costs less than the count */
+        col = m->store.X + *j;
+        for (a = 0; a < n_points; a++) left += col[(int64_t)pts[a] * m->par.d] <= *xi;
+        e = grow_memo_entry(m, set, *j, left, &hit);
+    }
+    if (hit) {
+        *nl = left;
+        *nr = n_points - left;
+        if (*nl < m->par.minp || *nr < m->par.minp) return -INFINITY;
+        ell_l = e->ell[0];
+        ell_r = e->ell[1];
+        *grown = 3;
+    } else {
+        built = build_children(m, st, pts, n_points, *j, *xi, nl, nr);
+        if (!built) return -INFINITY;
+        ell_l = m->buf.sbuf[DT_OFF_ELL];
+        ell_r = m->buf.sbuf[sw + DT_OFF_ELL];
+        if (e != NULL) {
+            e->txn = m->txn.txn_id;
+            e->set = set;
+            e->ver = m->pool.sets[set].ver;
+            e->j = *j;
+            e->nl = *nl;
+            e->ell[0] = ell_l;
+            e->ell[1] = ell_r;
+        }
+        *grown = built > 0 ? 1 : 2;
+    }
     /* the stay score too, in the same traversal */
-    dt_subtree_log_scores(m, t, top, leaf, m->buf.sbuf[DT_OFF_ELL], m->buf.sbuf[sw + DT_OFF_ELL],
-                          l_stay, &l_grow);
+    dt_subtree_log_scores(m, t, top, leaf, ell_l, ell_r, l_stay, &l_grow);
     return l_grow;
 }
 
-/* the prune step of propagate: if the leaves under parent hold 2 minp points, merge their
- * statistics into sbuf[2] and return the score of parent as one leaf (else -inf) */
-static double prune_score(dt_model *m, const dt_particle *t, int32_t parent, int *merged)
+/* the statistics of the leaves lv[0..n_leaves) under parent merged into sbuf[2]
+ * (dt_merge_stats; the implicit linear leaf from the union of their points) */
+static void merge_leaves(dt_model *m, const dt_particle *t, const int32_t *lv, int32_t n_leaves)
 {
     const dt_leaf_config *c = &m->cfg;
-    int sw = c->sw;
-    int32_t a, count = 0, n_points = 0, *lv = m->buf.stack + m->pf.cap_nodes;
+    int32_t a, n_points = 0;
+    if (c->kind == DT_LINEAR && c->delta == 1)
+        n_points = union_points(m, t, lv, n_leaves, m->buf.ibuf);
+    for (a = 0; a < n_leaves; a++) m->buf.stack[a] = t->nodes[lv[a]].set;
+    dt_merge_stats(m->buf.sbuf + 2 * c->sw, c, m->pool.set_stats, m->buf.stack, n_leaves,
+                   m->buf.ibuf, n_points, m->store.X, m->store.y, m->par.d, m->buf.work);
+}
+
+/* the prune step of propagate: if the leaves under parent hold 2 minp points, the score of
+ * parent as one leaf (else -inf), from their merged statistics. When parent's two children
+ * are leaves, the merged evidence is a function of their two point sets alone: it is
+ * memoised in the left set for the open transaction (keyed by the right set and its
+ * version), and particles duplicated by resampling, which share both sets, read the double
+ * the first one computed. *merged = 1 if sbuf[2] holds the merged statistics, 2 if they
+ * were not needed (apply_prune then merges them first, with the same operations) */
+static double prune_score(dt_model *m, const dt_particle *t, int32_t parent, int *merged)
+{
+    int sw = m->cfg.sw;
+    int32_t a, count = 0, *lv = m->buf.stack + m->pf.cap_nodes;
     int32_t n_leaves = dt_collect_leaves(m, t, parent, lv);
+    dt_pointset *left = NULL, *right = NULL;
     *merged = 0;
     for (a = 0; a < n_leaves; a++)
         count += (int32_t)dt_leaf_stats(m, t, lv[a])[DT_OFF_N];
     if (count < 2 * m->par.minp) return -INFINITY;
-    if (c->kind == DT_LINEAR && c->delta == 1)
-        n_points = union_points(m, t, lv, n_leaves, m->buf.ibuf);
-    for (a = 0; a < n_leaves; a++) m->buf.stack[a] = t->nodes[lv[a]].set;
-    dt_merge_stats(m->buf.sbuf + 2 * sw, c, m->pool.set_stats, m->buf.stack, n_leaves, m->buf.ibuf, n_points,
-                   m->store.X, m->store.y, m->par.d, m->buf.work);
+    if (n_leaves == 2 && m->txn.in_txn) {
+        left = &m->pool.sets[t->nodes[lv[0]].set];
+        right = &m->pool.sets[t->nodes[lv[1]].set];
+        if (left->prune_txn == m->txn.txn_id && left->prune_right == t->nodes[lv[1]].set &&
+            left->prune_ver == right->ver) {
+            *merged = 2;
+            return dt_prior_leaf(m, t->nodes[parent].depth) + left->prune_ell;
+        }
+    }
+    merge_leaves(m, t, lv, n_leaves);
+    if (left != NULL) {
+        left->prune_txn = m->txn.txn_id;
+        left->prune_right = t->nodes[lv[1]].set;
+        left->prune_ver = right->ver;
+        left->prune_ell = m->buf.sbuf[2 * sw + DT_OFF_ELL];
+    }
     *merged = 1;
     return dt_prior_leaf(m, t->nodes[parent].depth) + m->buf.sbuf[2 * sw + DT_OFF_ELL];
 }
 
 /* the children's point lists of a grow whose statistics were built without them (grown
- * = 2 in grow_score): the partition of the leaf's points pts at xi on the column that
- * dt_grow_candidate gathered (nothing has written to its buffer since) */
-static void grow_lists(dt_model *m, const int32_t *pts, int32_t n_points, double xi)
+ * = 2 in grow_score): the partition of the leaf's points pts at xi on column j */
+static void grow_lists(dt_model *m, const int32_t *pts, int32_t n_points, int32_t j, double xi)
 {
-    partition(pts, m->buf.vbuf + 2 * m->par.minp, n_points, xi, m->buf.ibuf2,
+    partition(pts, m->store.X + j, m->par.d, n_points, xi, m->buf.ibuf2,
               m->buf.ibuf2 + m->store.cap, (unsigned char *)(m->buf.ibuf2 + 2 * m->store.cap),
               NULL, NULL);
 }
@@ -419,9 +547,16 @@ void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
 
     move = dt_choose_move(l_stay, l_prune, l_grow, &m->rng);
     if (move == DT_GROW && have_children) {
-        if (have_children == 2) grow_lists(m, pts, n_points, xi);
+        if (have_children == 3) /* memoised score: the children now */
+            have_children = build_children(m, st, pts, n_points, j, xi, &nl, &nr) > 0 ? 1 : 2;
+        if (have_children == 2) grow_lists(m, pts, n_points, j, xi);
         apply_grow(m, t, leaf, j, xi, nl, nr);
     }
-    else if (move == DT_PRUNE && have_merged)
+    else if (move == DT_PRUNE && have_merged) {
+        if (have_merged == 2) { /* the memoised score: merge the statistics now */
+            int32_t *lv = m->buf.stack + m->pf.cap_nodes;
+            merge_leaves(m, t, lv, dt_collect_leaves(m, t, parent, lv));
+        }
         apply_prune(m, t, parent);
+    }
 }

@@ -33,6 +33,29 @@ static int leaf_weight(dt_model *m, const dt_particle *t, int32_t leaf, const do
     return 1;
 }
 
+/* leaf_weight of the i-th particle at the leaf cached by dt_find_leaves, memoised in the
+ * leaf's point set for this transaction: the weight is a function of the set's statistics,
+ * x and y alone, and particles duplicated by resampling share most of their sets (about
+ * 60 distinct sets among the 1,000 leaves of x_t on Friedman-1), so the others read the
+ * double the first one computed. Nothing changes a set while the weights are taken. */
+static int memo_leaf_weight(dt_model *m, int32_t i, const double *x, double y, double *w)
+{
+    const dt_particle *t = &m->pf.parts[i];
+    dt_pointset *ps;
+    int ok;
+    if (!m->txn.in_txn) return leaf_weight(m, t, m->pf.leafc[i], x, y, w);
+    ps = &m->pool.sets[t->nodes[m->pf.leafc[i]].set];
+    if (ps->w_txn == m->txn.txn_id) {
+        *w = ps->w_val;
+        return ps->w_ok;
+    }
+    ok = leaf_weight(m, t, m->pf.leafc[i], x, y, w);
+    ps->w_txn = m->txn.txn_id;
+    ps->w_ok = ok;
+    ps->w_val = *w;
+    return ok;
+}
+
 /* mirrors particle_weight; returns 1 if the leaf predictive is proper */
 int dt_particle_weight(dt_model *m, const dt_particle *t, const double *x, double y,
                        double *w, int32_t *leaf)
@@ -91,8 +114,7 @@ double dt_resample(dt_model *m, const double *x, double y)
     m->pf.leafc_ok = 0;
     if (n == 1) return 0.0;
     dt_find_leaves(m, x, m->pf.leafc); /* the leaves of dt_particle_weight, all at once */
-    for (i = 0; i < n; i++)
-        any_proper |= leaf_weight(m, &m->pf.parts[i], m->pf.leafc[i], x, y, &w[i]);
+    for (i = 0; i < n; i++) any_proper |= memo_leaf_weight(m, i, x, y, &w[i]);
     m->pf.leafc_ok = 1;
     if (!any_proper) return 0.0;
     for (i = 0; i < n; i++) total = total + w[i];

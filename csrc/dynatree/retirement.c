@@ -65,6 +65,10 @@ void dt_retire_from_set(dt_model *m, int32_t set, int32_t index, double lam)
     ps->n--;
     ps->alc_ok = 0;
     ps->ent_ok = 0;
+    ps->w_txn = 0;
+    ps->kth_txn = 0;
+    ps->prune_txn = 0;
+    ps->ver++;
     st[DT_OFF_N] -= 1.0;
     if (c->kind == DT_CLASS) {
         st[c->off_counts + (int)yi] -= 1.0;
@@ -115,7 +119,7 @@ void dt_renumber(dt_model *m, int32_t index)
     dt_pointset *ps;
     for (s = 0; s < m->pool.n_sets; s++) {
         ps = &m->pool.sets[s];
-        if (ps->refs <= 0) continue;
+        if (m->pool.refs[s] <= 0) continue;
         for (a = 0; a < ps->n; a++)
             if (ps->pts[a] > index) ps->pts[a]--;
     }

@@ -92,6 +92,7 @@ void dt_find_leaves(const dt_model *m, const double *x, int32_t *out)
             out[i + l] = k[l];
 #if defined(__GNUC__)
             __builtin_prefetch(m->pool.set_stats + (int64_t)nd[l][k[l]].set * m->cfg.sw);
+            __builtin_prefetch(m->pool.sets + nd[l][k[l]].set);
 #endif
         }
     }
@@ -170,7 +171,7 @@ void dt_copy_particle(dt_model *m, dt_particle *dst, const dt_particle *src)
     memcpy(dst->nodes, src->nodes, sizeof(dt_node) * (size_t)src->n_nodes);
     /* live leaves share their point sets (points and statistics) */
     for (k = 0; k < src->n_nodes; k++)
-        if (nd[k].var < 0 && nd[k].depth >= 0) m->pool.sets[nd[k].set].refs++;
+        if (nd[k].var < 0 && nd[k].depth >= 0) m->pool.refs[nd[k].set]++;
     dst->root = src->root;
     dst->n_nodes = src->n_nodes;
     dst->free_head = src->free_head;
@@ -278,6 +279,11 @@ int dt_sets_reserve(dt_model *m, int64_t extra)
     int64_t cap = m->pool.cap_sets;
     dt_pointset *ns;
     double *nst;
+    int32_t *nr;
+    if (m->pool.grow_memo == NULL) {
+        m->pool.grow_memo = alloc_calloc(DT_GROW_MEMO, sizeof(dt_grow_memo));
+        if (m->pool.grow_memo == NULL) return ST_ENOMEM;
+    }
     if (need <= cap) return ST_OK;
     if (need > 2147483000) return ST_ENOMEM;
     while (cap < need) cap = cap < 64 ? 64 : 2 * cap;
@@ -290,6 +296,14 @@ int dt_sets_reserve(dt_model *m, int64_t extra)
     nst = alloc_realloc(m->pool.set_stats, sizeof(double) * (size_t)cap * (size_t)m->cfg.sw);
     if (!nst) return ST_ENOMEM;
     m->pool.set_stats = nst;
+    nr = alloc_realloc(m->pool.refs, sizeof(int32_t) * (size_t)cap);
+    if (!nr) return ST_ENOMEM;
+    memset(nr + m->pool.cap_sets, 0, sizeof(int32_t) * (size_t)(cap - m->pool.cap_sets));
+    m->pool.refs = nr;
+    nst = alloc_realloc(m->pool.set_kth,
+                        sizeof(double) * (size_t)cap * 2 * (size_t)DT_KTH_COLS(m->par.d));
+    if (!nst) return ST_ENOMEM;
+    m->pool.set_kth = nst;
     m->pool.cap_sets = (int32_t)cap;
     return ST_OK;
 }
@@ -324,13 +338,17 @@ int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
         id = m->pool.n_sets++;
     }
     dt_log_created(m, id);
-    m->pool.sets[id].refs = 1;
+    m->pool.refs[id] = 1;
     m->pool.sets[id].n = 0;
     m->pool.sets[id].next_free = -1;
     m->pool.sets[id].mark = 0;
     m->pool.sets[id].alc_ok = 0;
     m->pool.sets[id].ent_ok = 0;
     m->pool.sets[id].memo_txn = 0;
+    m->pool.sets[id].w_txn = 0;
+    m->pool.sets[id].kth_txn = 0;
+    m->pool.sets[id].prune_txn = 0;
+    m->pool.sets[id].ver++;
     if (n > 0 && set_reserve(m, id, n)) {
         memcpy(m->pool.sets[id].pts, pts, sizeof(int32_t) * (size_t)n);
         m->pool.sets[id].n = n;
@@ -340,9 +358,9 @@ int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
 
 /* drop one reference; a set left without any joins the free list (at commit inside a
  * transaction, so that its contents survive until then) */
-void dt_set_release(dt_model *m, int32_t id)
+static void release_set(dt_model *m, int32_t id)
 {
-    if (--m->pool.sets[id].refs == 0) {
+    if (--m->pool.refs[id] == 0) {
         if (m->txn.in_txn) {
             m->pool.sets[id].next_free = -1;
             dt_log_freed(m, id);
@@ -353,11 +371,16 @@ void dt_set_release(dt_model *m, int32_t id)
     }
 }
 
+void dt_set_release(dt_model *m, int32_t id)
+{
+    release_set(m, id);
+}
+
 /* append a point to a leaf's set, copying the set first if another leaf shares it */
 void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
 {
     int32_t id = t->nodes[leaf].set, fresh;
-    if (m->pool.sets[id].refs > 1) {
+    if (m->pool.refs[id] > 1) {
         fresh = dt_set_new(m, NULL, 0);
         memcpy(m->pool.set_stats + (int64_t)fresh * m->cfg.sw, m->pool.set_stats + (int64_t)id * m->cfg.sw,
                sizeof(double) * (size_t)m->cfg.sw);
@@ -376,6 +399,10 @@ void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
     m->pool.sets[id].pts[m->pool.sets[id].n++] = point;
     m->pool.sets[id].alc_ok = 0; /* the caller updates the statistics next */
     m->pool.sets[id].ent_ok = 0;
+    m->pool.sets[id].w_txn = 0;
+    m->pool.sets[id].kth_txn = 0;
+    m->pool.sets[id].prune_txn = 0;
+    m->pool.sets[id].ver++;
 }
 
 /* dt_leaf_append for the new point of a learned row (the same point for every leaf of the
@@ -393,8 +420,8 @@ int dt_leaf_append_shared(dt_model *m, dt_particle *t, int32_t leaf, int32_t poi
     dt_pointset *ps = &m->pool.sets[id];
     if (m->txn.in_txn && ps->memo_txn == m->txn.txn_id) {
         to = ps->memo_set;
-        if (m->pool.sets[to].refs > 0) {
-            m->pool.sets[to].refs++;
+        if (m->pool.refs[to] > 0) {
+            m->pool.refs[to]++;
             dt_set_release(m, id);
             dt_log_node(m, &t->nodes[leaf]);
             t->nodes[leaf].set = to;
@@ -414,7 +441,7 @@ void dt_particle_release_sets(dt_model *m, dt_particle *t)
 {
     int32_t k;
     for (k = 0; k < t->n_nodes; k++)
-        if (t->nodes[k].var < 0 && t->nodes[k].depth >= 0) dt_set_release(m, t->nodes[k].set);
+        if (t->nodes[k].var < 0 && t->nodes[k].depth >= 0) release_set(m, t->nodes[k].set);
 }
 
 /* mirrors height: number of levels (a lone root has height 1) */

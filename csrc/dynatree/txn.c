@@ -106,7 +106,12 @@ void dt_txn_begin(dt_model *m)
             m->pool.sets[s].txn_st = 0;
             m->pool.sets[s].txn_pts = 0;
             m->pool.sets[s].memo_txn = 0;
+            m->pool.sets[s].w_txn = 0;
+            m->pool.sets[s].kth_txn = 0;
+            m->pool.sets[s].prune_txn = 0;
         }
+        for (s = 0; s < DT_GROW_MEMO && m->pool.grow_memo != NULL; s++)
+            m->pool.grow_memo[s].txn = 0;
         m->txn.txn_id = 0;
     }
     m->txn.txn_id++;
@@ -189,14 +194,14 @@ int dt_log_renumber(dt_model *m, int32_t index)
     unsigned char *p;
     if (!m->txn.in_txn) return ST_OK;
     for (s = 0; s < m->pool.n_sets; s++)
-        if (m->pool.sets[s].refs > 0) count++;
+        if (m->pool.refs[s] > 0) count++;
     if (dt_log_room(m, 4 * (int64_t)count + 8 + TRAILER) != ST_OK) return ST_ENOMEM;
     p = push(m, LOG_RENUMBER, index, NULL, count, 4 * (int64_t)count);
     if (!p) return ST_ENOMEM;
     ids = (int32_t *)p;
     count = 0;
     for (s = 0; s < m->pool.n_sets; s++)
-        if (m->pool.sets[s].refs > 0) ids[count++] = s;
+        if (m->pool.refs[s] > 0) ids[count++] = s;
     return ST_OK;
 }
 
@@ -235,7 +240,7 @@ void dt_txn_commit(dt_model *m)
         tr = (dt_log_trailer *)(m->txn.log + pos - TRAILER);
         if (tr->type == LOG_FREED) {
             id = tr->id;
-            if (m->pool.sets[id].refs == 0) {
+            if (m->pool.refs[id] == 0) {
                 m->pool.sets[id].next_free = m->pool.free_set;
                 m->pool.free_set = id;
             }
@@ -266,12 +271,20 @@ static void undo(dt_model *m, const dt_log_trailer *tr, unsigned char *p)
         memcpy(m->pool.set_stats + (int64_t)tr->id * sw, p + 8, sizeof(double) * (size_t)sw);
         ps->alc_ok = 0;
         ps->ent_ok = 0;
+        ps->w_txn = 0;
+        ps->kth_txn = 0;
+        ps->prune_txn = 0;
+        ps->ver++;
         break;
     case LOG_PTS:
         ps = &m->pool.sets[tr->id];
         if (tr->aux > 0) memcpy(ps->pts, p, sizeof(int32_t) * (size_t)tr->aux);
         ps->alc_ok = 0;
         ps->ent_ok = 0;
+        ps->w_txn = 0;
+        ps->kth_txn = 0;
+        ps->prune_txn = 0;
+        ps->ver++;
         break;
     case LOG_STORE:
         n_before = tr->aux; /* rows index+1 .. n_before-1 moved down by one: move back */
@@ -318,15 +331,15 @@ void dt_txn_rollback(dt_model *m)
     m->lml = m->txn.txn_lml;
     m->ret.stamp = m->txn.txn_stamp;
     m->pool.n_sets = m->txn.txn_n_sets; /* later slots keep their buffers for reuse */
-    for (s = 0; s < m->pool.n_sets; s++) m->pool.sets[s].refs = 0;
+    for (s = 0; s < m->pool.n_sets; s++) m->pool.refs[s] = 0;
     for (i = 0; i < m->par.n_particles; i++) {
         t = &m->pf.parts[i];
         for (k = 0; k < t->n_nodes; k++)
-            if (t->nodes[k].var < 0 && t->nodes[k].depth >= 0) m->pool.sets[t->nodes[k].set].refs++;
+            if (t->nodes[k].var < 0 && t->nodes[k].depth >= 0) m->pool.refs[t->nodes[k].set]++;
     }
     m->pool.free_set = -1;
     for (s = m->pool.n_sets - 1; s >= 0; s--)
-        if (m->pool.sets[s].refs == 0) {
+        if (m->pool.refs[s] == 0) {
             m->pool.sets[s].next_free = m->pool.free_set;
             m->pool.free_set = s;
         }

@@ -4,8 +4,9 @@
    both runs must end in the same state (checked), the ratio is CPU time (this thread)
    reference / fast (fast: best of 5 runs).
 2. Per particle-step time of ``fast`` and of R's dynaTree on Friedman-1 (5 inputs),
-   n = 1000, N = 1000, for each leaf model: CPU time of ``partial_fit`` (ours) and of
-   ``dynaTree(X, y, N = 1000, ...)`` (theirs, timed inside R), divided by n * N; the runs
+   n = 500 and n = 1000 (``--n``), N = 1000, for each leaf model: CPU time of
+   ``partial_fit`` (ours) and of ``dynaTree(X, y, N = 1000, ...)`` (theirs, timed inside
+   R), divided by n * N; the runs
    alternate (ours, theirs, ours, ...) so that both see the same machine load, and each
    side reports its best of ``--repeats`` runs. The linear leaf uses the augmented
    intercept (as demo/online.R), the classifier the Friedman-1 response thresholded at its
@@ -21,6 +22,8 @@ Usage::
     python tests/benchmarks/bench_dynatree.py            # 1 and 2
     python tests/benchmarks/bench_dynatree.py --accuracy # also 3 (a few minutes)
     python tests/benchmarks/bench_dynatree.py --skip-ratio --repeats 2   # 2 only
+    perf record -F 4000 python tests/benchmarks/bench_dynatree.py --skip-ratio --no-r \
+        --models constant --n 1000 --repeats 3              # the profile of fast
 """
 
 from __future__ import annotations
@@ -140,11 +143,13 @@ def accuracy(name: str, seeds: int = 3) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--accuracy", action="store_true")
-    parser.add_argument("--n", type=int, default=1000)
+    parser.add_argument("--n", default="500,1000", help="stream lengths of 2, comma-separated")
     parser.add_argument("--particles", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3, help="runs per side in 2 (best)")
     parser.add_argument("--skip-ratio", action="store_true", help="skip section 1")
     parser.add_argument("--models", default=",".join(MODELS), help="comma-separated")
+    parser.add_argument("--no-r", action="store_true",
+                        help="time fast alone in 2 (e.g. under a profiler)")
     args = parser.parse_args()
     names = [s for s in args.models.split(",") if s]
     if not args.skip_ratio:
@@ -153,19 +158,21 @@ def main() -> None:
             ref_t, fast_t, ratio = speed_ratio(name, 300, 100)
             print(f"   {name:8s} n=300 N=100: reference {ref_t:7.2f} s  fast {fast_t:7.4f} s"
                   f"  ratio {ratio:7.0f}x")
-    with_r = _rdynatree.available()
-    print(f"2. per particle-step CPU time, Friedman-1 (5 inputs), n={args.n}, "
-          f"N={args.particles}, best of {args.repeats}")
-    if not with_r:
+    with_r = not args.no_r and _rdynatree.available()
+    lengths = [int(s) for s in args.n.split(",") if s]
+    print(f"2. per particle-step CPU time, Friedman-1 (5 inputs), N={args.particles}, "
+          f"best of {args.repeats}")
+    if not with_r and not args.no_r:
         print(_rdynatree.INSTALL)
-    for name in names:
-        us, us_r = particle_step(name, args.n, args.particles, args.repeats, with_r)
-        if with_r:
-            print(f"   {name:8s} fast {us:6.3f} us   dynaTree {us_r:6.3f} us (measured now)"
-                  f"   ratio {us_r / us:5.1f}x")
-        else:
-            print(f"   {name:8s} fast {us:6.3f} us   dynaTree {DYNATREE_US[name]} us (stored)"
-                  f"   ratio {DYNATREE_US[name] / us:5.1f}x")
+    for n in lengths:
+        for name in names:
+            us, us_r = particle_step(name, n, args.particles, args.repeats, with_r)
+            if with_r:
+                print(f"   n={n:<5d} {name:8s} fast {us:6.3f} us   dynaTree {us_r:6.3f} us "
+                      f"(measured now)   ratio {us_r / us:5.1f}x")
+            else:
+                print(f"   n={n:<5d} {name:8s} fast {us:6.3f} us   dynaTree {DYNATREE_US[name]} "
+                      f"us (stored)   ratio {DYNATREE_US[name] / us:5.1f}x")
     if args.accuracy:
         print("3. RMSE vs noiseless truth, Friedman-1 n=2000, N=1000, 1000 test points")
         for name in ("constant", "linear"):

@@ -165,14 +165,14 @@ def test_point_set_references_balance(lib: Any, leaf: str) -> None:
     for x, y in data:
         m.learn_one(x, y)
     h = m._engine._m
-    refs = sum(h.pool.sets[i].refs for i in range(h.pool.n_sets))
+    refs = sum(h.pool.refs[i] for i in range(h.pool.n_sets))
     assert refs == sum(m.leaf_counts())
     free = 0
     k = h.pool.free_set
     while k >= 0:
-        assert h.pool.sets[k].refs == 0
+        assert h.pool.refs[k] == 0
         free += 1
         k = h.pool.sets[k].next_free
-    assert free == sum(1 for i in range(h.pool.n_sets) if h.pool.sets[i].refs == 0)
-    shared = sum(1 for i in range(h.pool.n_sets) if h.pool.sets[i].refs > 1)
+    assert free == sum(1 for i in range(h.pool.n_sets) if h.pool.refs[i] == 0)
+    shared = sum(1 for i in range(h.pool.n_sets) if h.pool.refs[i] > 1)
     assert shared > 0  # resampling duplicates really share leaves
