@@ -18,6 +18,7 @@ import reference.sgt.losses as _losses
 from fast._ffi import check, ffi, lib, status_message
 from fast._rows import ST_ENOMEM, RowBuffer, address
 from fast.sgt.losses import BinaryCrossEntropy, PseudoHuber, SquaredError
+from reference.batches import as_float64, chunk_rows
 from reference.interrupt import Interruptible, pieces
 from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SOFTMAX, LOSS_SQUARED
 from reference.sgt.engine import Counter
@@ -38,11 +39,23 @@ def _c_doubles(arr: np.ndarray) -> Any:
     return ffi.from_buffer("double[]", arr)
 
 
+def _piece(arr: np.ndarray, start: int, stop: int) -> Any:
+    """Rows ``start:stop`` of a numeric 2-D array as C doubles: the rows themselves when
+    the array is C-contiguous float64, else a float64 copy of this piece alone."""
+    return _c_doubles(as_float64(arr[start:stop]))
+
+
+def _targets(targets: Any, start: int, stop: int) -> np.ndarray:
+    """Targets ``start:stop`` (a list, an array or a ``LazyColumn``) as C-contiguous float64."""
+    return np.ascontiguousarray(targets[start:stop], dtype=np.float64)
+
+
 class CSGTEngine:
     """:class:`reference.sgt.engine.SGTEngine` over one ``sgt_model *`` (``csrc/sgt/core.c``),
     bit for bit the twin of :class:`reference.sgt.engine.PythonSGTEngine`."""
 
     raw_rows: ClassVar[bool] = True
+    array_batches: ClassVar[bool] = True
     builtin_losses: ClassVar[dict[type, int]] = {
         _losses.SquaredError: LOSS_SQUARED, SquaredError: LOSS_SQUARED,
         _losses.BinaryCrossEntropy: LOSS_LOGISTIC, BinaryCrossEntropy: LOSS_LOGISTIC,
@@ -113,8 +126,8 @@ class CSGTEngine:
         """Raw scores of every row of a validated matrix, shape (n, n_trees)."""
         out = np.empty((arr.shape[0], self.n_trees))
         with Interruptible() as guard:         # Ctrl-C between pieces of rows
-            for start, stop in pieces(arr.shape[0], PIECE_ROWS):
-                check(lib.sgt_model_raws_many(self._m, _c_doubles(arr[start:stop]), stop - start,
+            for start, stop in pieces(arr.shape[0], chunk_rows(self._d, PIECE_ROWS)):
+                check(lib.sgt_model_raws_many(self._m, _piece(arr, start, stop), stop - start,
                                               _c_doubles(out[start:stop])),
                       "sgt_model_raws_many")
                 guard.check()
@@ -165,13 +178,15 @@ class CSGTEngine:
                                      ffi.new("double[]", list(grads)),
                                      ffi.new("double[]", list(hess))), "sgt_model_train_gh")
 
-    def learn_many(self, arr: np.ndarray, targets: list[float], counted: Counter) -> None:
-        """The partial_fit loop in C, in pieces of rows (Ctrl-C between pieces)."""
+    def learn_many(self, arr: np.ndarray, targets: Any, counted: Counter) -> None:
+        """The partial_fit loop in C, in pieces of rows (Ctrl-C between pieces); ``arr``
+        any numeric 2-D array, ``targets`` a list, an array or a ``LazyColumn``, each
+        converted a piece at a time (``array_batches``)."""
         with Interruptible() as guard:
-            for start, stop in pieces(arr.shape[0], PIECE_ROWS):
-                t = np.asarray(targets[start:stop], dtype=np.float64)
+            for start, stop in pieces(arr.shape[0], chunk_rows(self._d, PIECE_ROWS)):
+                t = _targets(targets, start, stop)
                 try:
-                    check(lib.sgt_model_learn_many(self._m, _c_doubles(arr[start:stop]),
+                    check(lib.sgt_model_learn_many(self._m, _piece(arr, start, stop),
                                                    stop - start, _c_doubles(t)),
                           "sgt_model_learn_many")
                 except MemoryError:
@@ -180,16 +195,16 @@ class CSGTEngine:
                 counted(stop - start)
                 guard.check()
 
-    def progressive(self, arr: np.ndarray, targets: list[float],
-                    counted: Counter) -> np.ndarray:
-        """Test-then-train loop in C, in pieces of rows; raw scores before each row."""
+    def progressive(self, arr: np.ndarray, targets: Any, counted: Counter) -> np.ndarray:
+        """Test-then-train loop in C, in pieces of rows; raw scores before each row
+        (inputs as :meth:`learn_many`)."""
         out = np.empty((arr.shape[0], self.n_trees))
         with Interruptible() as guard:
-            for start, stop in pieces(arr.shape[0], PIECE_ROWS):
-                t = np.asarray(targets[start:stop], dtype=np.float64)
+            for start, stop in pieces(arr.shape[0], chunk_rows(self._d, PIECE_ROWS)):
+                t = _targets(targets, start, stop)
                 try:
                     check(lib.sgt_model_progressive_many(
-                        self._m, _c_doubles(arr[start:stop]), stop - start, _c_doubles(t),
+                        self._m, _piece(arr, start, stop), stop - start, _c_doubles(t),
                         _c_doubles(out[start:stop])), "sgt_model_progressive_many")
                 except MemoryError:
                     counted(self.done)

@@ -43,6 +43,11 @@ class ABACOCEngine(Protocol):
     raw_rows: ClassVar[bool]
     """True if the ``*_raw`` hooks can serve plain rows; the facade then offers each one-row
     call to them first (False: the facade never calls them)."""
+    array_batches: ClassVar[bool]
+    """True if the batch methods take a numeric 2-D array as it is (any layout and dtype,
+    converted a piece at a time) and class indices as a list or a
+    :class:`reference.batches.LazyColumn`; the facade then checks numeric arrays and
+    label arrays chunk by chunk instead of copying them (:mod:`reference.batches`)."""
     params: ABACOCParams
 
     @property
@@ -110,6 +115,7 @@ class PythonABACOCEngine:
     """:class:`ABACOCEngine` in Python over a :class:`CoverState`, one row at a time."""
 
     raw_rows: ClassVar[bool] = False
+    array_batches: ClassVar[bool] = False
 
     def __init__(self, params: ABACOCParams) -> None:
         self.params = params

@@ -48,6 +48,12 @@ class SGTEngine(Protocol):
     call to them first (False: the facade never calls them)."""
     builtin_losses: ClassVar[dict[type, int]]
     """Loss classes (exact types) this engine runs natively, with their ``LOSS_*`` kind."""
+    array_batches: ClassVar[bool]
+    """True if the batch methods take a numeric 2-D array as it is (any layout and dtype,
+    converted a piece at a time) and targets as a list, a 1-D array or a
+    :class:`reference.batches.LazyColumn`; the facade then checks numeric arrays chunk
+    by chunk instead of copying them (:mod:`reference.batches`). False: the facade
+    hands over a float64 copy and a list of targets."""
     loss_kind: int
     n_trees: int
 
@@ -131,6 +137,7 @@ class PythonSGTEngine(SGTCore):
     loops, one row at a time."""
 
     raw_rows: ClassVar[bool] = False
+    array_batches: ClassVar[bool] = False
     builtin_losses: ClassVar[dict[type, int]] = {SquaredError: LOSS_SQUARED,
                                                  BinaryCrossEntropy: LOSS_LOGISTIC,
                                                  PseudoHuber: LOSS_PSEUDO_HUBER}

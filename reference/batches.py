@@ -1,0 +1,147 @@
+"""Batches read chunk by chunk: the array path of the facades whose engine takes arrays.
+
+A batch method that copied its whole input into float64 (and its labels into Python
+lists) held several times the batch in memory. The facades of the models whose engine
+reads arrays (``fast``, engines with ``array_batches = True``) instead read a numeric
+2-D array (and a numeric or text label vector) in chunks of at most :data:`CHUNK_BYTES`
+of float64 values: each chunk is converted (a view when it already is C-contiguous
+float64, a copy of the chunk otherwise), checked with vectorised numpy, and handed to
+the engine. Memory of a batch call is then its input plus one chunk, whatever the batch
+size, and a ``numpy.memmap`` streams through. Every chunk holds exactly the values the
+whole-batch conversion would give, so results do not change; the checks raise the
+errors of the whole-batch checks, with the same messages. Inputs of any other kind
+(lists, object arrays, mappings, ...) take the general path of each facade.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any
+
+import numpy as np
+
+__all__ = ["CHUNK_BYTES", "array_input", "chunk_rows", "chunks", "as_float64",
+           "all_finite", "label_input", "distinct_labels", "label_codes", "LazyColumn",
+           "CodedLabels"]
+
+CHUNK_BYTES = 1 << 22
+"""Bytes of float64 values per chunk (4 MiB)."""
+
+_NUMERIC = frozenset("biuf")
+
+
+def array_input(X: Any) -> np.ndarray | None:
+    """``X`` itself if it is a 2-D ``numpy.ndarray`` (or ``numpy.memmap``) of booleans,
+    integers or floats of at most 64 bits, read chunk by chunk; None for anything else."""
+    if type(X) is not np.ndarray and type(X) is not np.memmap:
+        return None
+    if X.ndim != 2 or X.dtype.kind not in _NUMERIC or X.dtype.itemsize > 8:
+        return None
+    return X
+
+
+def chunk_rows(n_features: int, limit: int = 50_000) -> int:
+    """Rows per chunk for ``n_features`` columns: :data:`CHUNK_BYTES` of float64 values,
+    at least 1 and at most ``limit``."""
+    return max(1, min(limit, CHUNK_BYTES // (8 * max(1, n_features))))
+
+
+def chunks(n: int, size: int) -> Iterator[tuple[int, int]]:
+    """``(start, stop)`` of consecutive chunks of at most ``size`` rows of ``range(n)``."""
+    for start in range(0, n, size):
+        yield start, min(n, start + size)
+
+
+def as_float64(block: np.ndarray) -> np.ndarray:
+    """A chunk as C-contiguous float64: the chunk itself when it already is, else a copy
+    (the same values as converting the whole array)."""
+    return np.ascontiguousarray(block, dtype=np.float64)
+
+
+def all_finite(arr: np.ndarray) -> bool:
+    """True if no value of a numeric array (:func:`array_input`) is NaN or infinite,
+    checked a chunk at a time (booleans and integers always are finite)."""
+    if arr.dtype.kind != "f":
+        return True
+    for start, stop in chunks(arr.shape[0], chunk_rows(arr.shape[1])):
+        if not np.isfinite(arr[start:stop]).all():
+            return False
+    return True
+
+
+def label_input(y: Any) -> np.ndarray | None:
+    """``y`` itself if it is a 1-D array whose labels map vectorised to Python scalars with
+    the same equality (booleans, integers, floats of at most 64 bits without NaN,
+    ``str``); None for anything else (the general path of Python labels)."""
+    if type(y) is not np.ndarray and type(y) is not np.memmap:
+        return None
+    if y.ndim != 1 or y.dtype.kind not in "biufU" or (
+            y.dtype.kind != "U" and y.dtype.itemsize > 8):
+        return None
+    if y.dtype.kind == "f":
+        # NaN labels are distinct Python objects that never compare equal: general path
+        for start, stop in chunks(y.shape[0], chunk_rows(1)):
+            if np.isnan(y[start:stop]).any():
+                return None
+    return y
+
+
+def distinct_labels(y: np.ndarray, size: int) -> list[Hashable]:
+    """The distinct labels of ``y`` (from :func:`label_input`) in order of first
+    appearance, as Python scalars (the first occurrence of each), read ``size`` at a time."""
+    seen: dict[Hashable, None] = {}
+    for start, stop in chunks(y.shape[0], size):
+        block = y[start:stop]
+        _, first = np.unique(block, return_index=True)
+        for i in np.sort(first).tolist():
+            seen.setdefault(block[i].item(), None)
+    return list(seen)
+
+
+def label_codes(block: np.ndarray, index: dict[Hashable, int]) -> np.ndarray:
+    """The class index of each label of a chunk of :func:`label_input` labels (int64),
+    -1 for a label ``index`` does not hold."""
+    values, inverse = np.unique(block, return_inverse=True)
+    table = np.array([index.get(v, -1) for v in values.tolist()], dtype=np.int64)
+    codes: np.ndarray = table[inverse.reshape(-1)]
+    return codes
+
+
+class LazyColumn:
+    """A column of ``n`` values computed a chunk at a time: ``column[start:stop]`` calls
+    ``compute(start, stop)`` (e.g. the targets or class indices of a chunk of labels), so
+    the whole column never exists at once."""
+
+    def __init__(self, n: int, compute: Callable[[int, int], np.ndarray]) -> None:
+        self._n = n
+        self._compute = compute
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, span: slice) -> np.ndarray:
+        start, stop, step = span.indices(self._n)
+        if step != 1:
+            raise ValueError("a LazyColumn is read in consecutive chunks")
+        return self._compute(start, stop)
+
+
+class CodedLabels:
+    """A label array read chunk by chunk (:func:`label_input`) and its distinct labels in
+    order of first appearance: what a facade needs of a label list without the list."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+        self.distinct = distinct_labels(values, chunk_rows(1))
+
+    def __len__(self) -> int:
+        return int(self.values.shape[0])
+
+    def codes(self, index: dict[Hashable, int]) -> LazyColumn:
+        """The class index of every label under ``index`` (int64), a chunk at a time."""
+        values = self.values
+
+        def compute(start: int, stop: int) -> np.ndarray:
+            return label_codes(values[start:stop], index)
+
+        return LazyColumn(len(self), compute)
