@@ -13,10 +13,10 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import require_fast
 
 import reference
 import reference.batches as batches
+from conftest import require_fast
 
 N_ROWS = 500
 
