@@ -22,7 +22,7 @@ import numpy as np
 
 __all__ = ["CHUNK_BYTES", "array_input", "chunk_rows", "chunks", "as_float64",
            "all_finite", "label_input", "distinct_labels", "label_codes", "LazyColumn",
-           "CodedLabels"]
+           "CodedLabels", "take_labels"]
 
 CHUNK_BYTES = 1 << 22
 """Bytes of float64 values per chunk (4 MiB)."""
@@ -105,6 +105,19 @@ def label_codes(block: np.ndarray, index: dict[Hashable, int]) -> np.ndarray:
     table = np.array([index.get(v, -1) for v in values.tolist()], dtype=np.int64)
     codes: np.ndarray = table[inverse.reshape(-1)]
     return codes
+
+
+def take_labels(classes: list[Any], indices: np.ndarray) -> np.ndarray:
+    """``numpy.array([classes[k] for k in indices])`` without the list: the array of the
+    distinct labels predicted, indexed. The same dtype and values when that array is 1-D
+    of booleans, numbers or text (numpy's dtype of a list depends only on its distinct
+    items); the list otherwise (objects, tuples, ...)."""
+    present = np.unique(indices)
+    template = np.array([classes[k] for k in present.tolist()])
+    if template.ndim != 1 or template.dtype.kind not in "biufUS":
+        return np.array([classes[k] for k in indices.tolist()])
+    taken: np.ndarray = template[np.searchsorted(present, indices)]
+    return taken
 
 
 class LazyColumn:

@@ -150,7 +150,7 @@ class CABACOCEngine:
             check(rc, "ab_model_predict_proba")
         return ffi.unpack(out, n)  # type: ignore[no-any-return]
 
-    def predict_rows(self, X: np.ndarray) -> list[int]:
+    def predict_rows(self, X: np.ndarray) -> np.ndarray:
         out = np.empty(X.shape[0], dtype=np.int64)
         with Interruptible() as guard:
             for start, stop in _spans(X):
@@ -162,7 +162,7 @@ class CABACOCEngine:
                     "ab_model_predict",
                 )
                 guard.check()
-        return list(out.tolist())
+        return out
 
     def proba_rows(self, X: np.ndarray, n_classes: int) -> np.ndarray:
         n = int(self._h.n_classes)

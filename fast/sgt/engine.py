@@ -239,14 +239,22 @@ class CSGTEngine:
         lib.sgt_softmax(ffi.new("double[]", list(raws)), len(raws), probs)
         return list(ffi.unpack(probs, len(raws) + 1))
 
-    def class_indices(self, raws: np.ndarray) -> list[int]:
-        """Most probable class of each row of raw scores (``sgt_predict_labels``)."""
+    def class_indices(self, raws: np.ndarray) -> np.ndarray:
+        """Most probable class of each row of raw scores (``sgt_predict_labels``), int32."""
         n = raws.shape[0]
         out = np.empty(n, dtype=np.int32)
         probs = ffi.new("double[]", self.n_classes)
         lib.sgt_predict_labels(_c_doubles(np.ascontiguousarray(raws)), n, self.n_trees,
                                probs, ffi.from_buffer("int32_t[]", out))
-        return list(out.tolist())
+        return out
+
+    def probas(self, raws: np.ndarray) -> np.ndarray:
+        """Class probabilities of each row of raw scores, shape (n, classes)
+        (``sgt_predict_probas``)."""
+        out = np.empty((raws.shape[0], self.n_classes))
+        lib.sgt_predict_probas(_c_doubles(np.ascontiguousarray(raws)), raws.shape[0],
+                               self.n_trees, _c_doubles(out))
+        return out
 
     # -- the one-row hooks (fast._rows) --------------------------------------------------
     # The bound calls of a row buffer replace these methods on the instance

@@ -76,8 +76,9 @@ class ABACOCEngine(Protocol):
     def learn_row(self, row: list[float], k: int, n_classes: int) -> None:
         """Learn one row with class k."""
 
-    def predict_rows(self, X: np.ndarray) -> list[int]:
-        """Nearest ball's prediction for each row: a class index, -1 to abstain."""
+    def predict_rows(self, X: np.ndarray) -> Sequence[int]:
+        """Nearest ball's prediction for each row: a class index, -1 to abstain (a list,
+        or an int64 array)."""
 
     def predict_row(self, row: list[float]) -> int:
         """:meth:`predict_rows` of one row (randomized BASE draws one uniform)."""

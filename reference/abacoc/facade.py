@@ -17,7 +17,7 @@ import numpy as np
 
 from reference.abacoc.params import ABACOCParams, as_matrix, as_row, labels_of
 from reference.abacoc.state_check import check_cover
-from reference.batches import CodedLabels, all_finite, array_input, label_input
+from reference.batches import CodedLabels, all_finite, array_input, label_input, take_labels
 from reference.estimator import ClassifierEstimatorMixin, locks_itself
 from reference.state import VersionedState, as_dict, as_int, as_labels, fail
 
@@ -285,7 +285,14 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
     def predict(self, X: Any) -> np.ndarray:
         """Predicted labels of the rows of ``X`` (an object array if the model abstains)."""
         arr = self._batch(X)
-        labels = [self._label_of(k) for k in self._engine.predict_rows(arr)]
+        predicted = self._engine.predict_rows(arr)
+        if self._engine_class.array_batches:
+            indices = np.asarray(predicted, dtype=np.int64)
+            if indices.min() >= 0 and all(
+                    isinstance(self.classes_[k], (int, float, str, np.generic))
+                    for k in np.unique(indices).tolist()):
+                return take_labels(self.classes_, indices)
+        labels = [self._label_of(k) for k in predicted]
         if any(label is None for label in labels) or not all(
             isinstance(label, (int, float, str, np.generic)) for label in labels
         ):

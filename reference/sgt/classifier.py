@@ -19,6 +19,7 @@ from reference.batches import (
     distinct_labels,
     label_codes,
     label_input,
+    take_labels,
 )
 from reference.estimator import ClassifierEstimatorMixin, locks_itself
 from reference.sgt.atomic import atomic_first_call
@@ -299,7 +300,10 @@ class SGTClassifier(_Classifier):
         """The most probable label of each row of raw scores (first on ties)."""
         assert self.classes_ is not None
         classes = self.classes_
-        return np.array([classes[k] for k in self._engine.class_indices(raws)])
+        indices = self._engine.class_indices(raws)
+        if self._engine_class.array_batches:
+            return take_labels(classes, np.asarray(indices))
+        return np.array([classes[k] for k in indices])
 
     @locks_itself
     def predict_proba_one(self, x: Any) -> dict[Hashable, float]:
@@ -349,8 +353,7 @@ class SGTClassifier(_Classifier):
         if self._engine is not None and self._engine_class.array_batches:
             out = np.empty((arr.shape[0], len(self.classes_)))
             for start, stop in chunks(arr.shape[0], chunk_rows(arr.shape[1])):
-                raws = self._engine.raws_many(arr[start:stop])
-                out[start:stop] = [self._proba(row) for row in raws.tolist()]
+                out[start:stop] = self._engine.probas(self._engine.raws_many(arr[start:stop]))
             return out
         return np.array([self._proba(self._raws(arr[i].tolist())) for i in range(arr.shape[0])])
 

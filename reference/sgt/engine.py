@@ -109,8 +109,13 @@ class SGTEngine(Protocol):
     def softmax(raws: Sequence[float]) -> list[float]:
         """Committee probabilities with f_k = 0 appended [GPF19, Eq. 19]."""
 
-    def class_indices(self, raws: np.ndarray) -> list[int]:
-        """Most probable class index of each row of raw scores (first on ties)."""
+    def class_indices(self, raws: np.ndarray) -> Sequence[int]:
+        """Most probable class index of each row of raw scores (first on ties): a list,
+        or an integer array."""
+
+    def probas(self, raws: np.ndarray) -> np.ndarray:
+        """Class probabilities of each row of raw scores, shape (n, classes): the
+        :meth:`sigmoid` pair ``[1 - p, p]`` of one tree, else the :meth:`softmax`."""
 
     def snapshot(self) -> dict[str, object]:
         """Plain-data state (schema of :meth:`reference.sgt.model.SGTRegressor.snapshot`)."""
@@ -195,6 +200,16 @@ class PythonSGTEngine(SGTCore):
     @staticmethod
     def softmax(raws: Sequence[float]) -> list[float]:
         return softmax(raws)
+
+    def probas(self, raws: np.ndarray) -> np.ndarray:
+        rows = []
+        for row in raws.tolist():
+            if len(row) == 1:
+                p = sigmoid(row[0])
+                rows.append([1.0 - p, p])
+            else:
+                rows.append(softmax(row))
+        return np.array(rows, dtype=np.float64).reshape(raws.shape[0], -1)
 
     def class_indices(self, raws: np.ndarray) -> list[int]:
         out = []

@@ -116,8 +116,26 @@ def test_classifier_batches_match_the_reference(labels: str, layout: str,
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(fast_model.predict_proba(arr), ref.predict_proba(arr))
-    np.testing.assert_array_equal(fast_model.predict(arr), ref.predict(arr))
+    got, want = fast_model.predict(arr), ref.predict(arr)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
     assert fast_model.snapshot() == ref.snapshot()
+
+
+CLASS_LISTS = [[0, 1, 2], [True, False], ["a", "bbb", "cc"], [1, 2.5, "x"], [1.5, 2, True],
+               [(1, 2), (3, 4)], [None, "a"], [np.int32(3), np.int32(4), 7], [b"x", b"yy"],
+               [2**63, 1]]
+
+
+@pytest.mark.parametrize("classes", CLASS_LISTS, ids=[str(i) for i in range(len(CLASS_LISTS))])
+def test_labels_taken_by_index_equal_the_array_of_the_list(classes: list[Any]) -> None:
+    rng = np.random.default_rng(len(classes))
+    for indices in (rng.integers(0, len(classes), 300), np.zeros(5, dtype=np.int64),
+                    np.array([len(classes) - 1] * 3)):
+        want = np.array([classes[k] for k in indices.tolist()])
+        got = batches.take_labels(classes, indices)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        assert got.tolist() == want.tolist()
 
 
 def _rejects_alike(ref: Any, fast_model: Any, call: str, *args: Any) -> str:
