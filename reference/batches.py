@@ -15,6 +15,7 @@ errors of the whole-batch checks, with the same messages. Inputs of any other ki
 
 from __future__ import annotations
 
+import mmap
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
@@ -46,10 +47,44 @@ def chunk_rows(n_features: int, limit: int = 50_000) -> int:
     return max(1, min(limit, CHUNK_BYTES // (8 * max(1, n_features))))
 
 
-def chunks(n: int, size: int) -> Iterator[tuple[int, int]]:
-    """``(start, stop)`` of consecutive chunks of at most ``size`` rows of ``range(n)``."""
+def chunks(n: int, size: int, *sources: Any) -> Iterator[tuple[int, int]]:
+    """``(start, stop)`` of consecutive chunks of at most ``size`` rows of ``range(n)``.
+
+    Each of ``sources`` that is a read-only, C-contiguous ``numpy.memmap`` (rows
+    ``start:stop`` of it being read) gives the pages of a chunk back to the kernel once the
+    caller asks for the next one (``madvise(MADV_DONTNEED)``: the file's pages stay in the
+    page cache and are read again on the next access), so that a memory-mapped file
+    larger than memory streams through with flat resident memory."""
+    releases = [release for release in map(_pages_release, sources) if release is not None]
     for start in range(0, n, size):
-        yield start, min(n, start + size)
+        stop = min(n, start + size)
+        yield start, stop
+        for release in releases:
+            release(start, stop)
+
+
+def _pages_release(source: Any) -> Callable[[int, int], None] | None:
+    """``release(start, stop)``: drop the resident pages of rows ``start:stop`` of a
+    read-only C-contiguous memmap; None for any other array (nothing to do)."""
+    if isinstance(source, LazyColumn):
+        source = source.source
+    advice = getattr(mmap, "MADV_DONTNEED", None)
+    handle = getattr(source, "_mmap", None)
+    if (type(source) is not np.memmap or source.mode != "r" or advice is None
+            or not isinstance(handle, mmap.mmap) or not source.flags.c_contiguous
+            or source.ndim == 0 or source.size == 0):
+        return None
+    offset = source.ctypes.data - np.frombuffer(handle, dtype=np.uint8).ctypes.data
+    row_bytes = source.strides[0]
+    page = mmap.PAGESIZE
+
+    def release(start: int, stop: int) -> None:
+        low = (offset + start * row_bytes) // page * page
+        high = (offset + stop * row_bytes) // page * page
+        if high > low:
+            handle.madvise(advice, low, high - low)
+
+    return release
 
 
 def as_float64(block: np.ndarray) -> np.ndarray:
@@ -63,7 +98,7 @@ def all_finite(arr: np.ndarray) -> bool:
     checked a chunk at a time (booleans and integers always are finite)."""
     if arr.dtype.kind != "f":
         return True
-    for start, stop in chunks(arr.shape[0], chunk_rows(arr.shape[1])):
+    for start, stop in chunks(arr.shape[0], chunk_rows(arr.shape[1]), arr):
         if not np.isfinite(arr[start:stop]).all():
             return False
     return True
@@ -80,7 +115,7 @@ def label_input(y: Any) -> np.ndarray | None:
         return None
     if y.dtype.kind == "f":
         # NaN labels are distinct Python objects that never compare equal: general path
-        for start, stop in chunks(y.shape[0], chunk_rows(1)):
+        for start, stop in chunks(y.shape[0], chunk_rows(1), y):
             if np.isnan(y[start:stop]).any():
                 return None
     return y
@@ -90,7 +125,7 @@ def distinct_labels(y: np.ndarray, size: int) -> list[Hashable]:
     """The distinct labels of ``y`` (from :func:`label_input`) in order of first
     appearance, as Python scalars (the first occurrence of each), read ``size`` at a time."""
     seen: dict[Hashable, None] = {}
-    for start, stop in chunks(y.shape[0], size):
+    for start, stop in chunks(y.shape[0], size, y):
         block = y[start:stop]
         _, first = np.unique(block, return_index=True)
         for i in np.sort(first).tolist():
@@ -125,9 +160,13 @@ class LazyColumn:
     ``compute(start, stop)`` (e.g. the targets or class indices of a chunk of labels), so
     the whole column never exists at once."""
 
-    def __init__(self, n: int, compute: Callable[[int, int], np.ndarray]) -> None:
+    def __init__(self, n: int, compute: Callable[[int, int], np.ndarray],
+                 source: np.ndarray | None = None) -> None:
         self._n = n
         self._compute = compute
+        self.source = source
+        """The array the column is computed from, row for row (pages released by
+        :func:`chunks`), or None."""
 
     def __len__(self) -> int:
         return self._n
@@ -157,4 +196,4 @@ class CodedLabels:
         def compute(start: int, stop: int) -> np.ndarray:
             return label_codes(values[start:stop], index)
 
-        return LazyColumn(len(self), compute)
+        return LazyColumn(len(self), compute, values)

@@ -17,8 +17,8 @@ from fast._rows import ST_ENOMEM, plain_row
 from fast.rng import Rng
 from reference.abacoc.engine import Prequential
 from reference.abacoc.params import ABACOCParams
-from reference.batches import as_float64, chunk_rows
-from reference.interrupt import Interruptible, pieces
+from reference.batches import as_float64, chunk_rows, chunks
+from reference.interrupt import Interruptible
 from reference.rng import MASK
 
 __all__ = ["CABACOCEngine", "PIECE_ROWS"]
@@ -49,7 +49,7 @@ def _piece(X: np.ndarray, start: int, stop: int) -> Any:
 
 def _spans(X: np.ndarray) -> Any:
     """The pieces of rows of ``X`` handed to C one call at a time."""
-    return pieces(X.shape[0], chunk_rows(X.shape[1], PIECE_ROWS))
+    return chunks(X.shape[0], chunk_rows(X.shape[1], PIECE_ROWS), X)
 
 
 class CABACOCEngine:

@@ -18,8 +18,8 @@ import reference.sgt.losses as _losses
 from fast._ffi import check, ffi, lib, status_message
 from fast._rows import ST_ENOMEM, RowBuffer, address
 from fast.sgt.losses import BinaryCrossEntropy, PseudoHuber, SquaredError
-from reference.batches import as_float64, chunk_rows
-from reference.interrupt import Interruptible, pieces
+from reference.batches import as_float64, chunk_rows, chunks
+from reference.interrupt import Interruptible
 from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SOFTMAX, LOSS_SQUARED
 from reference.sgt.engine import Counter
 from reference.sgt.params import SGTParams, check_feature_config
@@ -108,6 +108,11 @@ class CSGTEngine:
         buf[0:self._d] = x
         return buf
 
+    def _spans(self, arr: np.ndarray, *sources: Any) -> Any:
+        """The pieces of rows handed to C one call at a time (at most :data:`PIECE_ROWS`,
+        and 4 MiB of float64 rows, :func:`reference.batches.chunk_rows`)."""
+        return chunks(arr.shape[0], chunk_rows(self._d, PIECE_ROWS), arr, *sources)
+
     # -- the SGTEngine interface ---------------------------------------------------------
     @property
     def frozen(self) -> bool:
@@ -126,7 +131,7 @@ class CSGTEngine:
         """Raw scores of every row of a validated matrix, shape (n, n_trees)."""
         out = np.empty((arr.shape[0], self.n_trees))
         with Interruptible() as guard:         # Ctrl-C between pieces of rows
-            for start, stop in pieces(arr.shape[0], chunk_rows(self._d, PIECE_ROWS)):
+            for start, stop in self._spans(arr):
                 check(lib.sgt_model_raws_many(self._m, _piece(arr, start, stop), stop - start,
                                               _c_doubles(out[start:stop])),
                       "sgt_model_raws_many")
@@ -183,7 +188,7 @@ class CSGTEngine:
         any numeric 2-D array, ``targets`` a list, an array or a ``LazyColumn``, each
         converted a piece at a time (``array_batches``)."""
         with Interruptible() as guard:
-            for start, stop in pieces(arr.shape[0], chunk_rows(self._d, PIECE_ROWS)):
+            for start, stop in self._spans(arr, targets):
                 t = _targets(targets, start, stop)
                 try:
                     check(lib.sgt_model_learn_many(self._m, _piece(arr, start, stop),
@@ -200,7 +205,7 @@ class CSGTEngine:
         (inputs as :meth:`learn_many`)."""
         out = np.empty((arr.shape[0], self.n_trees))
         with Interruptible() as guard:
-            for start, stop in pieces(arr.shape[0], chunk_rows(self._d, PIECE_ROWS)):
+            for start, stop in self._spans(arr, targets):
                 t = _targets(targets, start, stop)
                 try:
                     check(lib.sgt_model_progressive_many(

@@ -11,6 +11,7 @@ runs them in C, bit for bit alike.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar, Protocol
 
 import numpy as np

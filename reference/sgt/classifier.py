@@ -261,7 +261,7 @@ class SGTClassifier(_Classifier):
         """The targets of a label array, checked chunk by chunk (an unknown label raises
         as :meth:`_index`, on the first one) and then computed a chunk at a time."""
         index = self._class_index
-        for start, stop in chunks(y.shape[0], chunk_rows(1)):
+        for start, stop in chunks(y.shape[0], chunk_rows(1), y):
             codes = label_codes(y[start:stop], index)
             if (codes < 0).any():
                 self._index(y[start + int(np.argmin(codes))].item())
@@ -271,7 +271,7 @@ class SGTClassifier(_Classifier):
             codes = label_codes(y[start:stop], index)
             return (codes == 1).astype(np.float64) if logistic else codes.astype(np.float64)
 
-        return LazyColumn(y.shape[0], targets)
+        return LazyColumn(y.shape[0], targets, y)
 
     @atomic_first_call
     def progressive_predict(self, X: Any, y: Any) -> np.ndarray:
@@ -352,7 +352,7 @@ class SGTClassifier(_Classifier):
             return np.zeros((arr.shape[0], 0))
         if self._engine is not None and self._engine_class.array_batches:
             out = np.empty((arr.shape[0], len(self.classes_)))
-            for start, stop in chunks(arr.shape[0], chunk_rows(arr.shape[1])):
+            for start, stop in chunks(arr.shape[0], chunk_rows(arr.shape[1]), arr):
                 out[start:stop] = self._engine.probas(self._engine.raws_many(arr[start:stop]))
             return out
         return np.array([self._proba(self._raws(arr[i].tolist())) for i in range(arr.shape[0])])

@@ -95,7 +95,7 @@ class _SingleTarget(SGTFacade):
         if y.shape[0] != n:
             raise ValueError(f"y has {y.shape[0]} labels for {n} rows")
         if y.dtype.kind == "f":
-            for start, stop in chunks(n, chunk_rows(1)):
+            for start, stop in chunks(n, chunk_rows(1), y):
                 finite = np.isfinite(y[start:stop])
                 if not finite.all():
                     self._target(y[start + int(np.argmin(finite))].item())

@@ -303,7 +303,7 @@ def check_array(arr: np.ndarray, n_features: int | None, kinds: list[int] | None
     if not (finite or nominal):
         return
     bad = len(counts)                       # the first nominal column found wrong so far
-    for start, stop in chunks(arr.shape[0], chunk_rows(arr.shape[1])):
+    for start, stop in chunks(arr.shape[0], chunk_rows(arr.shape[1]), arr):
         if finite and not np.isfinite(arr[start:stop]).all():
             raise ValueError(
                 "X contains NaN or infinite values (missing values are not supported)")
