@@ -28,7 +28,16 @@ from reference.sgt.params import (
     check_row,
 )
 from reference.sgt.state_check import check_core
-from reference.state import VersionedState, as_counter, as_dict, as_int, as_labels, fail
+from reference.state import (
+    StateNow,
+    VersionedState,
+    as_counter,
+    as_dict,
+    as_int,
+    as_labels,
+    engine_state_now,
+    fail,
+)
 
 __all__ = ["SGTFacade", "PARAM_NAMES", "document", "as_list"]
 
@@ -137,7 +146,13 @@ class SGTFacade(EstimatorMixin, VersionedState):
         self.n_features_in_: int | None = None
         self.n_seen_ = 0
 
+    def _get_state(self) -> dict[str, Any]:
+        return engine_state_now(super()._get_state())
+
     def _set_state(self, state: dict[str, Any]) -> None:
+        if isinstance(state.get("_engine"), StateNow):
+            state = dict(state)
+            state["_engine"] = state["_engine"].rebuild()
         if "_core" in state:
             # pickled when the facades held the core itself (``_core``): it is the engine
             state = dict(state)
