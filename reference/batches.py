@@ -136,6 +136,17 @@ def distinct_labels(y: np.ndarray, size: int) -> list[Hashable]:
 def label_codes(block: np.ndarray, index: dict[Hashable, int]) -> np.ndarray:
     """The class index of each label of a chunk of :func:`label_input` labels (int64),
     -1 for a label ``index`` does not hold."""
+    if block.dtype.kind in "biu" and block.size:
+        # integers in a short range: a lookup table over the range, no sort
+        ints = block.astype(np.int64) if block.dtype.kind == "b" else block
+        low, high = int(ints.min()), int(ints.max())
+        if high - low <= 4 * block.size + 1024:
+            offsets = (ints - low).astype(np.intp)
+            present = np.flatnonzero(np.bincount(offsets))
+            lookup = np.full(high - low + 1, -1, dtype=np.int64)
+            lookup[present] = [index.get(low + k, -1) for k in present.tolist()]
+            short: np.ndarray = lookup[offsets]
+            return short
     values, inverse = np.unique(block, return_inverse=True)
     table = np.array([index.get(v, -1) for v in values.tolist()], dtype=np.int64)
     codes: np.ndarray = table[inverse.reshape(-1)]

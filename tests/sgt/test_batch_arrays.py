@@ -211,3 +211,14 @@ def test_chunk_helpers_cover_every_row_once() -> None:
     assert batches.distinct_labels(y, 7) == [3, 1, 2]
     np.testing.assert_array_equal(batches.label_codes(y[:5], {3: 0, 1: 1}), [0, 1, 0, -1, 1])
     assert batches.label_input(np.array([1.0, np.nan])) is None
+
+
+@pytest.mark.parametrize("labels", [
+    np.array([3, 1, 3, 9, 1, -4] * 20, dtype=np.int8), np.array([True, False, True] * 9),
+    np.array([2**63 + 5, 1, 7], dtype=np.uint64), np.array([10**12, -(10**12), 7, 7]),
+    np.array([0.5, -0.0, 0.0, 2.0]), np.array(["b", "a", "zz", "a"]),
+], ids=["int8", "bool", "uint64_wide", "int64_wide", "float", "str"])
+def test_label_codes_are_the_dict_lookups_of_the_labels(labels: np.ndarray) -> None:
+    index = {1: 0, True: 0, 7: 1, 2**63 + 5: 2, -(10**12): 3, 0.0: 4, "a": 5, -4: 6}
+    want = [index.get(v, -1) for v in labels.tolist()]
+    assert batches.label_codes(labels, index).tolist() == want
