@@ -17,7 +17,6 @@ model. Format history (docs/guarantees.md):
 from __future__ import annotations
 
 import copy
-import copyreg
 import math
 from typing import Any
 
@@ -70,43 +69,16 @@ def unpack_state(state: Any, owner: str) -> dict[str, Any]:
     return out
 
 
-class StateNow:
-    """An engine in a pickled model state, its state taken when the model's state is
-    (under the model's lock, :mod:`reference.locking`), not later when pickle reaches it:
-    by then another thread may be learning. Unpickled as the engine itself: a new instance
-    of its class (``copyreg._reconstructor``, what pickle uses for any protocol) given the
-    state (its ``__setstate__``, else its attribute dict)."""
-
-    def __init__(self, engine: Any) -> None:
-        self._cls = type(engine)
-        own = getattr(type(engine), "__getstate__", None)
-        if own is not getattr(object, "__getstate__", None):
-            self._state = engine.__getstate__()          # the C engines: plain data
-        else:
-            self._state = copy.deepcopy(vars(engine))   # a Python engine: its objects
-
-    def rebuild(self) -> Any:
-        """The engine this state was taken from, rebuilt (a state handed straight from
-        ``__getstate__`` to ``__setstate__``, without pickle)."""
-        cls: Any = self._cls
-        engine = cls.__new__(cls)
-        if hasattr(engine, "__setstate__"):
-            engine.__setstate__(self._state)
-        else:
-            vars(engine).update(copy.deepcopy(self._state))
-        return engine
-
-    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
-        rebuild = copyreg._reconstructor  # type: ignore[attr-defined]
-        return (rebuild, (self._cls, object, None), self._state)
-
-
 def engine_state_now(state: dict[str, Any]) -> dict[str, Any]:
-    """``state`` with its ``_engine`` (if any) wrapped in :class:`StateNow`."""
+    """``state`` with a copy of its ``_engine`` (if any), taken now: a model's
+    ``__getstate__`` runs under its lock (:mod:`reference.locking`) but pickle reads the
+    objects of the state later, when another thread may be learning in the engine (in C,
+    without the GIL). The copy is an engine of the same class and state, which pickle
+    writes as it would the engine itself."""
     if state.get("_engine") is None:
         return state
     state = dict(state)
-    state["_engine"] = StateNow(state["_engine"])
+    state["_engine"] = copy.deepcopy(state["_engine"])
     return state
 
 

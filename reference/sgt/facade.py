@@ -29,7 +29,6 @@ from reference.sgt.params import (
 )
 from reference.sgt.state_check import check_core
 from reference.state import (
-    StateNow,
     VersionedState,
     as_counter,
     as_dict,
@@ -150,9 +149,6 @@ class SGTFacade(EstimatorMixin, VersionedState):
         return engine_state_now(super()._get_state())
 
     def _set_state(self, state: dict[str, Any]) -> None:
-        if isinstance(state.get("_engine"), StateNow):
-            state = dict(state)
-            state["_engine"] = state["_engine"].rebuild()
         if "_core" in state:
             # pickled when the facades held the core itself (``_core``): it is the engine
             state = dict(state)
