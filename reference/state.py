@@ -16,6 +16,7 @@ model. Format history (docs/guarantees.md):
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import Any
 
@@ -66,6 +67,19 @@ def unpack_state(state: Any, owner: str) -> dict[str, Any]:
     out = dict(state)
     del out[STATE_FORMAT_KEY]
     return out
+
+
+def engine_state_now(state: dict[str, Any]) -> dict[str, Any]:
+    """``state`` with a copy of its ``_engine`` (if any), taken now: a model's
+    ``__getstate__`` runs under its lock (:mod:`reference.locking`) but pickle reads the
+    objects of the state later, when another thread may be learning in the engine (in C,
+    without the GIL). The copy is an engine of the same class and state, which pickle
+    writes as it would the engine itself."""
+    if state.get("_engine") is None:
+        return state
+    state = dict(state)
+    state["_engine"] = copy.deepcopy(state["_engine"])
+    return state
 
 
 class VersionedState:

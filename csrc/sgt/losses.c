@@ -92,6 +92,25 @@ void sgt_bag_gradients(const double *raws, int32_t n, double label, double *grad
     hess[best] = p * (1.0 - p);
 }
 
+/* class probabilities of each of n rows of raw scores (n_trees per row) into out (k per
+ * row, k = 2 for one tree, else n_trees + 1), as SGTClassifier.predict_proba_one:
+ * binary [1 - σ(f), σ(f)], else the softmax [GPF19, Eq. 19, 26] */
+void sgt_predict_probas(const double *raws, int64_t n, int32_t n_trees, double *out)
+{
+    int64_t i;
+    int32_t k = n_trees == 1 ? 2 : n_trees + 1;
+    for (i = 0; i < n; i++) {
+        double *probs = out + i * k;
+        if (n_trees == 1) {
+            double p = sgt_sigmoid(raws[i]);
+            probs[0] = 1.0 - p;
+            probs[1] = p;
+        } else {
+            sgt_softmax(raws + i * n_trees, n_trees, probs);
+        }
+    }
+}
+
 /* most probable class of each of n rows of raw scores (n_trees per row), first on ties,
  * as SGTClassifier.predict_one: binary probs = [1 - σ(f), σ(f)], else the softmax */
 void sgt_predict_labels(const double *raws, int64_t n, int32_t n_trees, double *probs,

@@ -162,6 +162,7 @@ void sgt_softmax(const double *raws, int32_t n_raws, double *probs);
 void sgt_softmax_gradients(const double *raws, int32_t n_raws, int32_t label, double *probs,
                            double *grads, double *hess);
 void sgt_bag_gradients(const double *raws, int32_t n, double label, double *grads, double *hess);
+void sgt_predict_probas(const double *raws, int64_t n, int32_t n_trees, double *out);
 void sgt_predict_labels(const double *raws, int64_t n, int32_t n_trees, double *probs,
                         int32_t *out);
 /* sgt/quantizer.c (reference/sgt/quantizer.py) */

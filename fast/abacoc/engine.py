@@ -17,7 +17,8 @@ from fast._rows import ST_ENOMEM, plain_row
 from fast.rng import Rng
 from reference.abacoc.engine import Prequential
 from reference.abacoc.params import ABACOCParams
-from reference.interrupt import Interruptible, pieces
+from reference.batches import as_float64, chunk_rows, chunks
+from reference.interrupt import Interruptible
 from reference.rng import MASK
 
 __all__ = ["CABACOCEngine", "PIECE_ROWS"]
@@ -40,11 +41,23 @@ def _i64(values: Any) -> Any:
     return np.ascontiguousarray(np.asarray(values, dtype=np.int64))
 
 
+def _piece(X: np.ndarray, start: int, stop: int) -> Any:
+    """Rows ``start:stop`` of a numeric 2-D array as C doubles: the rows themselves when
+    the array is C-contiguous float64, else a float64 copy of this piece alone."""
+    return ffi.from_buffer("double[]", as_float64(X[start:stop]))
+
+
+def _spans(X: np.ndarray) -> Any:
+    """The pieces of rows of ``X`` handed to C one call at a time."""
+    return chunks(X.shape[0], chunk_rows(X.shape[1], PIECE_ROWS), X)
+
+
 class CABACOCEngine:
     """:class:`reference.abacoc.engine.ABACOCEngine` over one ``ab_model *``, bit for bit
     the twin of :class:`reference.abacoc.engine.PythonABACOCEngine`."""
 
     raw_rows: ClassVar[bool] = True
+    array_batches: ClassVar[bool] = True
 
     def __init__(self, params: ABACOCParams) -> None:
         self.params = params
@@ -90,15 +103,14 @@ class CABACOCEngine:
         while self._h.n_classes < n_classes:
             check(lib.ab_model_add_class(self._h), "ab_model_add_class")
 
-    def learn_rows(self, X: np.ndarray, ks: list[int], n_classes: int) -> None:
+    def learn_rows(self, X: np.ndarray, ks: Any, n_classes: int) -> None:
         self._sync_classes(n_classes)
-        karr = _i64(ks)
         with Interruptible() as guard:
-            for start, stop in pieces(X.shape[0], PIECE_ROWS):
+            for start, stop in _spans(X):
                 check(
                     lib.ab_model_partial_fit(
-                        self._h, ffi.from_buffer("double[]", X[start:stop]),
-                        ffi.from_buffer("int64_t[]", karr[start:stop]), stop - start,
+                        self._h, _piece(X, start, stop),
+                        ffi.from_buffer("int64_t[]", _i64(ks[start:stop])), stop - start,
                     ),
                     "ab_model_partial_fit",
                 )
@@ -138,19 +150,19 @@ class CABACOCEngine:
             check(rc, "ab_model_predict_proba")
         return ffi.unpack(out, n)  # type: ignore[no-any-return]
 
-    def predict_rows(self, X: np.ndarray) -> list[int]:
+    def predict_rows(self, X: np.ndarray) -> np.ndarray:
         out = np.empty(X.shape[0], dtype=np.int64)
         with Interruptible() as guard:
-            for start, stop in pieces(X.shape[0], PIECE_ROWS):
+            for start, stop in _spans(X):
                 check(
                     lib.ab_model_predict(
-                        self._h, ffi.from_buffer("double[]", X[start:stop]), stop - start,
+                        self._h, _piece(X, start, stop), stop - start,
                         ffi.from_buffer("int64_t[]", out[start:stop]),
                     ),
                     "ab_model_predict",
                 )
                 guard.check()
-        return list(out.tolist())
+        return out
 
     def proba_rows(self, X: np.ndarray, n_classes: int) -> np.ndarray:
         n = int(self._h.n_classes)
@@ -158,10 +170,10 @@ class CABACOCEngine:
         if n == 0:
             return out
         with Interruptible() as guard:
-            for start, stop in pieces(X.shape[0], PIECE_ROWS):
+            for start, stop in _spans(X):
                 check(
                     lib.ab_model_predict_proba(
-                        self._h, ffi.from_buffer("double[]", X[start:stop]), stop - start,
+                        self._h, _piece(X, start, stop), stop - start,
                         ffi.from_buffer("double[]", out[start:stop]),
                     ),
                     "ab_model_predict_proba",
@@ -169,10 +181,9 @@ class CABACOCEngine:
                 guard.check()
         return out
 
-    def prequential(self, X: np.ndarray, labels: list[int], remap: list[int], rate: float,
+    def prequential(self, X: np.ndarray, labels: Any, remap: list[int], rate: float,
                     seed: int, n_classes: int) -> Prequential:
         self._sync_classes(n_classes)
-        larr = _i64(labels)
         rarr = _i64(remap) if remap else np.zeros(1, dtype=np.int64)
         preds = np.empty(X.shape[0], dtype=np.int64)
         stats = np.zeros(3, dtype=np.int64)
@@ -182,11 +193,12 @@ class CABACOCEngine:
         max_balls = int(self._h.balls.n_balls)
         try:
             with Interruptible() as guard:  # Ctrl-C between pieces of rows
-                for start, stop in pieces(X.shape[0], PIECE_ROWS):
+                for start, stop in _spans(X):
                     check(
                         lib.ab_model_prequential(
-                            self._h, ffi.from_buffer("double[]", X[start:stop]),
-                            ffi.from_buffer("int64_t[]", larr[start:stop]), stop - start,
+                            self._h, _piece(X, start, stop),
+                            ffi.from_buffer("int64_t[]", _i64(labels[start:stop])),
+                            stop - start,
                             rate, protocol_rng, ffi.from_buffer("int64_t[]", rarr),
                             ffi.from_buffer("int64_t[]", preds[start:stop]),
                             ffi.from_buffer("int64_t[]", stats),

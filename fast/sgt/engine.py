@@ -18,7 +18,8 @@ import reference.sgt.losses as _losses
 from fast._ffi import check, ffi, lib, status_message
 from fast._rows import ST_ENOMEM, RowBuffer, address
 from fast.sgt.losses import BinaryCrossEntropy, PseudoHuber, SquaredError
-from reference.interrupt import Interruptible, pieces
+from reference.batches import as_float64, chunk_rows, chunks
+from reference.interrupt import Interruptible
 from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SOFTMAX, LOSS_SQUARED
 from reference.sgt.engine import Counter
 from reference.sgt.params import SGTParams, check_feature_config
@@ -38,11 +39,23 @@ def _c_doubles(arr: np.ndarray) -> Any:
     return ffi.from_buffer("double[]", arr)
 
 
+def _piece(arr: np.ndarray, start: int, stop: int) -> Any:
+    """Rows ``start:stop`` of a numeric 2-D array as C doubles: the rows themselves when
+    the array is C-contiguous float64, else a float64 copy of this piece alone."""
+    return _c_doubles(as_float64(arr[start:stop]))
+
+
+def _targets(targets: Any, start: int, stop: int) -> np.ndarray:
+    """Targets ``start:stop`` (a list, an array or a ``LazyColumn``) as C-contiguous float64."""
+    return np.ascontiguousarray(targets[start:stop], dtype=np.float64)
+
+
 class CSGTEngine:
     """:class:`reference.sgt.engine.SGTEngine` over one ``sgt_model *`` (``csrc/sgt/core.c``),
     bit for bit the twin of :class:`reference.sgt.engine.PythonSGTEngine`."""
 
     raw_rows: ClassVar[bool] = True
+    array_batches: ClassVar[bool] = True
     builtin_losses: ClassVar[dict[type, int]] = {
         _losses.SquaredError: LOSS_SQUARED, SquaredError: LOSS_SQUARED,
         _losses.BinaryCrossEntropy: LOSS_LOGISTIC, BinaryCrossEntropy: LOSS_LOGISTIC,
@@ -95,6 +108,11 @@ class CSGTEngine:
         buf[0:self._d] = x
         return buf
 
+    def _spans(self, arr: np.ndarray, *sources: Any) -> Any:
+        """The pieces of rows handed to C one call at a time (at most :data:`PIECE_ROWS`,
+        and 4 MiB of float64 rows, :func:`reference.batches.chunk_rows`)."""
+        return chunks(arr.shape[0], chunk_rows(self._d, PIECE_ROWS), arr, *sources)
+
     # -- the SGTEngine interface ---------------------------------------------------------
     @property
     def frozen(self) -> bool:
@@ -113,8 +131,8 @@ class CSGTEngine:
         """Raw scores of every row of a validated matrix, shape (n, n_trees)."""
         out = np.empty((arr.shape[0], self.n_trees))
         with Interruptible() as guard:         # Ctrl-C between pieces of rows
-            for start, stop in pieces(arr.shape[0], PIECE_ROWS):
-                check(lib.sgt_model_raws_many(self._m, _c_doubles(arr[start:stop]), stop - start,
+            for start, stop in self._spans(arr):
+                check(lib.sgt_model_raws_many(self._m, _piece(arr, start, stop), stop - start,
                                               _c_doubles(out[start:stop])),
                       "sgt_model_raws_many")
                 guard.check()
@@ -165,13 +183,15 @@ class CSGTEngine:
                                      ffi.new("double[]", list(grads)),
                                      ffi.new("double[]", list(hess))), "sgt_model_train_gh")
 
-    def learn_many(self, arr: np.ndarray, targets: list[float], counted: Counter) -> None:
-        """The partial_fit loop in C, in pieces of rows (Ctrl-C between pieces)."""
+    def learn_many(self, arr: np.ndarray, targets: Any, counted: Counter) -> None:
+        """The partial_fit loop in C, in pieces of rows (Ctrl-C between pieces); ``arr``
+        any numeric 2-D array, ``targets`` a list, an array or a ``LazyColumn``, each
+        converted a piece at a time (``array_batches``)."""
         with Interruptible() as guard:
-            for start, stop in pieces(arr.shape[0], PIECE_ROWS):
-                t = np.asarray(targets[start:stop], dtype=np.float64)
+            for start, stop in self._spans(arr, targets):
+                t = _targets(targets, start, stop)
                 try:
-                    check(lib.sgt_model_learn_many(self._m, _c_doubles(arr[start:stop]),
+                    check(lib.sgt_model_learn_many(self._m, _piece(arr, start, stop),
                                                    stop - start, _c_doubles(t)),
                           "sgt_model_learn_many")
                 except MemoryError:
@@ -180,16 +200,16 @@ class CSGTEngine:
                 counted(stop - start)
                 guard.check()
 
-    def progressive(self, arr: np.ndarray, targets: list[float],
-                    counted: Counter) -> np.ndarray:
-        """Test-then-train loop in C, in pieces of rows; raw scores before each row."""
+    def progressive(self, arr: np.ndarray, targets: Any, counted: Counter) -> np.ndarray:
+        """Test-then-train loop in C, in pieces of rows; raw scores before each row
+        (inputs as :meth:`learn_many`)."""
         out = np.empty((arr.shape[0], self.n_trees))
         with Interruptible() as guard:
-            for start, stop in pieces(arr.shape[0], PIECE_ROWS):
-                t = np.asarray(targets[start:stop], dtype=np.float64)
+            for start, stop in self._spans(arr, targets):
+                t = _targets(targets, start, stop)
                 try:
                     check(lib.sgt_model_progressive_many(
-                        self._m, _c_doubles(arr[start:stop]), stop - start, _c_doubles(t),
+                        self._m, _piece(arr, start, stop), stop - start, _c_doubles(t),
                         _c_doubles(out[start:stop])), "sgt_model_progressive_many")
                 except MemoryError:
                     counted(self.done)
@@ -224,14 +244,22 @@ class CSGTEngine:
         lib.sgt_softmax(ffi.new("double[]", list(raws)), len(raws), probs)
         return list(ffi.unpack(probs, len(raws) + 1))
 
-    def class_indices(self, raws: np.ndarray) -> list[int]:
-        """Most probable class of each row of raw scores (``sgt_predict_labels``)."""
+    def class_indices(self, raws: np.ndarray) -> np.ndarray:
+        """Most probable class of each row of raw scores (``sgt_predict_labels``), int32."""
         n = raws.shape[0]
         out = np.empty(n, dtype=np.int32)
         probs = ffi.new("double[]", self.n_classes)
         lib.sgt_predict_labels(_c_doubles(np.ascontiguousarray(raws)), n, self.n_trees,
                                probs, ffi.from_buffer("int32_t[]", out))
-        return list(out.tolist())
+        return out
+
+    def probas(self, raws: np.ndarray) -> np.ndarray:
+        """Class probabilities of each row of raw scores, shape (n, classes)
+        (``sgt_predict_probas``)."""
+        out = np.empty((raws.shape[0], self.n_classes))
+        lib.sgt_predict_probas(_c_doubles(np.ascontiguousarray(raws)), raws.shape[0],
+                               self.n_trees, _c_doubles(out))
+        return out
 
     # -- the one-row hooks (fast._rows) --------------------------------------------------
     # The bound calls of a row buffer replace these methods on the instance

@@ -11,6 +11,7 @@ runs them in C, bit for bit alike.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar, Protocol
 
 import numpy as np
@@ -43,6 +44,11 @@ class ABACOCEngine(Protocol):
     raw_rows: ClassVar[bool]
     """True if the ``*_raw`` hooks can serve plain rows; the facade then offers each one-row
     call to them first (False: the facade never calls them)."""
+    array_batches: ClassVar[bool]
+    """True if the batch methods take a numeric 2-D array as it is (any layout and dtype,
+    converted a piece at a time) and class indices as a list or a
+    :class:`reference.batches.LazyColumn`; the facade then checks numeric arrays and
+    label arrays chunk by chunk instead of copying them (:mod:`reference.batches`)."""
     params: ABACOCParams
 
     @property
@@ -71,8 +77,9 @@ class ABACOCEngine(Protocol):
     def learn_row(self, row: list[float], k: int, n_classes: int) -> None:
         """Learn one row with class k."""
 
-    def predict_rows(self, X: np.ndarray) -> list[int]:
-        """Nearest ball's prediction for each row: a class index, -1 to abstain."""
+    def predict_rows(self, X: np.ndarray) -> Sequence[int]:
+        """Nearest ball's prediction for each row: a class index, -1 to abstain (a list,
+        or an int64 array)."""
 
     def predict_row(self, row: list[float]) -> int:
         """:meth:`predict_rows` of one row (randomized BASE draws one uniform)."""
@@ -110,6 +117,7 @@ class PythonABACOCEngine:
     """:class:`ABACOCEngine` in Python over a :class:`CoverState`, one row at a time."""
 
     raw_rows: ClassVar[bool] = False
+    array_batches: ClassVar[bool] = False
 
     def __init__(self, params: ABACOCParams) -> None:
         self.params = params

@@ -10,13 +10,14 @@ documentation are in :mod:`reference.abacoc.model`.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
 
 from reference.abacoc.params import ABACOCParams, as_matrix, as_row, labels_of
 from reference.abacoc.state_check import check_cover
+from reference.batches import CodedLabels, all_finite, array_input, label_input, take_labels
 from reference.estimator import ClassifierEstimatorMixin, locks_itself
 from reference.state import VersionedState, as_dict, as_int, as_labels, fail
 
@@ -27,6 +28,13 @@ PARAM_NAMES = (
     "search", "search_threshold", "leaf_size", "seed",
 )
 """Constructor arguments, in signature order (``get_params`` and ``clone``)."""
+
+
+def _distinct(labels: list[Any] | CodedLabels) -> Iterable[Any]:
+    """The distinct labels in order of first appearance."""
+    if isinstance(labels, CodedLabels):
+        return labels.distinct
+    return dict.fromkeys(labels)
 
 
 class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
@@ -57,7 +65,7 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
         """Number of live balls ``|S|``."""
         return int(self._engine.n_balls)
 
-    def _learn_transaction(self, X: np.ndarray | list[float], labels: list[Any],
+    def _learn_transaction(self, X: np.ndarray | list[float], labels: list[Any] | CodedLabels,
                            keys: tuple[Any, ...] | None) -> None:
         """Fix the width, register labels and learn; if that raises (``MemoryError``
         from C) before any row was learned, the facade and the backend are put back.
@@ -68,7 +76,7 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
             if isinstance(X, list):
                 self._fix_input(len(X), keys)
                 ks = self._register(labels)
-                self._engine.learn_row(X, ks[0], len(self.classes_))
+                self._engine.learn_row(X, int(ks[0]), len(self.classes_))
             else:
                 self._fix_input(X.shape[1], keys)
                 ks = self._register(labels)
@@ -127,9 +135,11 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
         return type(self)(**self.get_params())
 
     # -- label registry ([ABACOC-SPEC §10]) -------------------------------------------------------
-    def _check_labels(self, labels: list[Any]) -> None:
+    def _check_labels(self, labels: list[Any] | CodedLabels) -> None:
         try:
-            distinct = dict.fromkeys(labels)   # raises TypeError for an unhashable label
+            # raises TypeError for an unhashable label
+            distinct = dict.fromkeys(labels.distinct if isinstance(labels, CodedLabels)
+                                     else labels)
         except TypeError as exc:
             raise TypeError(f"labels must be hashable: {exc}") from exc
         if self._params.randomized:
@@ -140,13 +150,42 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
                         "(randomized BASE is binary)"
                     )
 
-    def _register(self, labels: list[Any]) -> list[int]:
+    def _register(self, labels: list[Any] | CodedLabels) -> Any:
+        """Register new labels in order of first appearance; the class index of each
+        label (a list, or a column computed a chunk at a time for coded labels)."""
         index = self._class_index
-        for label in dict.fromkeys(labels):      # distinct labels, first appearance order
+        for label in _distinct(labels):
             if label not in index:
                 index[label] = len(self.classes_)
                 self.classes_.append(label)
+        if isinstance(labels, CodedLabels):
+            return labels.codes(index)
         return [index[label] for label in labels]
+
+    def _batch(self, X: Any) -> np.ndarray:
+        """A checked 2-D batch: a numeric array as it is when the engine takes arrays
+        (``array_batches``, read chunk by chunk, :mod:`reference.batches`), else the
+        float64 copy of :func:`reference.abacoc.params.as_matrix`; the same messages."""
+        arr = array_input(X) if self._engine_class.array_batches else None
+        if arr is None:
+            return as_matrix(X, self.n_features_in_)
+        if arr.shape[0] == 0 or arr.shape[1] == 0:
+            raise ValueError(f"X must not be empty, got shape {arr.shape}")
+        if self.n_features_in_ is not None and arr.shape[1] != self.n_features_in_:
+            raise ValueError(f"X has {arr.shape[1]} features, expected {self.n_features_in_}")
+        if not all_finite(arr):
+            raise ValueError("X contains NaN or infinite values")
+        return arr
+
+    def _batch_labels(self, y: Any, n_rows: int) -> list[Any] | CodedLabels:
+        """The labels of a batch: a list (:func:`reference.abacoc.params.labels_of`), or
+        a label array read chunk by chunk when the engine takes arrays."""
+        coded = label_input(y) if self._engine_class.array_batches else None
+        if coded is None:
+            return list(labels_of(y, n_rows))
+        if coded.shape[0] != n_rows:
+            raise ValueError(f"y has {coded.shape[0]} labels, expected {n_rows}")
+        return CodedLabels(coded)
 
     def _row(self, x: Any) -> list[float]:
         row, _ = as_row(x, self.n_features_in_, self._feature_keys)
@@ -199,8 +238,8 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
         ``classes`` (the scikit-learn convention) registers those labels first, in the
         given order; otherwise labels are registered in order of first appearance.
         """
-        arr = as_matrix(X, self.n_features_in_)
-        labels = list(labels_of(y, arr.shape[0]))
+        arr = self._batch(X)
+        labels = self._batch_labels(y, arr.shape[0])
         self._check_labels(labels)
         if classes is None:
             self._learn_transaction(arr, labels, None)
@@ -245,8 +284,15 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
 
     def predict(self, X: Any) -> np.ndarray:
         """Predicted labels of the rows of ``X`` (an object array if the model abstains)."""
-        arr = as_matrix(X, self.n_features_in_)
-        labels = [self._label_of(k) for k in self._engine.predict_rows(arr)]
+        arr = self._batch(X)
+        predicted = self._engine.predict_rows(arr)
+        if self._engine_class.array_batches:
+            indices = np.asarray(predicted, dtype=np.int64)
+            if indices.min() >= 0 and all(
+                    isinstance(self.classes_[k], (int, float, str, np.generic))
+                    for k in np.unique(indices).tolist()):
+                return take_labels(self.classes_, indices)
+        labels = [self._label_of(k) for k in predicted]
         if any(label is None for label in labels) or not all(
             isinstance(label, (int, float, str, np.generic)) for label in labels
         ):
@@ -285,7 +331,7 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Rows of class frequencies, columns in ``classes_`` order (zeros with no ball)."""
-        arr = as_matrix(X, self.n_features_in_)
+        arr = self._batch(X)
         out: np.ndarray = self._engine.proba_rows(arr, len(self.classes_))
         return out
 
@@ -310,8 +356,8 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
         """
         import time
 
-        arr = as_matrix(X, self.n_features_in_)
-        labels = list(labels_of(y, arr.shape[0]))
+        arr = self._batch(X)
+        labels = self._batch_labels(y, arr.shape[0])
         if (
             isinstance(rate, bool)
             or not isinstance(rate, (int, float, np.integer, np.floating))
@@ -324,11 +370,12 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
         self._fix_input(arr.shape[1], None)
         table = list(self.classes_)
         position = dict(self._class_index)
-        for label in dict.fromkeys(labels):
+        for label in _distinct(labels):
             if label not in position:
                 position[label] = len(table)
                 table.append(label)
-        provisional = [position[label] for label in labels]
+        provisional = (labels.codes(position) if isinstance(labels, CodedLabels)
+                       else [position[label] for label in labels])
         n_old = len(self.classes_)
         remap = list(range(n_old)) + [-1] * (len(table) - n_old)
         start = time.perf_counter()

@@ -12,11 +12,19 @@ from typing import Any
 
 import numpy as np
 
+from reference.batches import (
+    LazyColumn,
+    chunk_rows,
+    chunks,
+    distinct_labels,
+    label_codes,
+    label_input,
+    take_labels,
+)
 from reference.estimator import ClassifierEstimatorMixin, locks_itself
 from reference.sgt.atomic import atomic_first_call
 from reference.sgt.core import LOSS_LOGISTIC, LOSS_SOFTMAX
 from reference.sgt.facade import PARAM_NAMES, SGTFacade, as_list, document
-from reference.sgt.params import check_matrix
 
 __all__ = ["SGTClassifier"]
 
@@ -201,7 +209,11 @@ class SGTClassifier(_Classifier):
                 if self.n_seen_ == 0:
                     self.classes_, self._class_index = saved
                 raise
-        arr, kinds = self._matrix(X)
+        arr, kinds = self._batch(X)
+        assert kinds is not None
+        coded = label_input(y) if self._engine_class.array_batches else None
+        if coded is not None:
+            return self._fit_coded(arr, kinds, coded)
         labels = as_list(y, arr.shape[0])
         if self.classes_ is None:
             seen: dict[Hashable, None] = {}
@@ -223,26 +235,75 @@ class SGTClassifier(_Classifier):
         self._fit_rows(arr, targets)
         return self
 
+    def _fit_coded(self, arr: np.ndarray, kinds: list[int], y: np.ndarray) -> SGTClassifier:
+        """:meth:`partial_fit` of a label array read chunk by chunk
+        (:func:`reference.batches.label_input`): the same checks and messages, the labels
+        mapped to targets one chunk at a time, never as a list."""
+        n = arr.shape[0]
+        if y.shape[0] != n:
+            raise ValueError(f"y has {y.shape[0]} labels for {n} rows")
+        if self.classes_ is None:
+            labels = distinct_labels(y, chunk_rows(1))
+            if len(labels) < 2:
+                raise ValueError("the first partial_fit needs two classes or classes= up front")
+            self._set_classes(labels)
+            try:
+                self._commit(arr.shape[1], None, kinds)
+            except MemoryError:
+                self.classes_, self._class_index = None, {}
+                raise
+        targets = self._coded_targets(y)
+        self._commit(arr.shape[1], None, kinds)
+        self._fit_rows(arr, targets)
+        return self
+
+    def _coded_targets(self, y: np.ndarray) -> LazyColumn:
+        """The targets of a label array, checked chunk by chunk (an unknown label raises
+        as :meth:`_index`, on the first one) and then computed a chunk at a time."""
+        index = self._class_index
+        for start, stop in chunks(y.shape[0], chunk_rows(1), y):
+            codes = label_codes(y[start:stop], index)
+            if (codes < 0).any():
+                self._index(y[start + int(np.argmin(codes))].item())
+        logistic = self._loss_kind() == LOSS_LOGISTIC
+
+        def targets(start: int, stop: int) -> np.ndarray:
+            codes = label_codes(y[start:stop], index)
+            return (codes == 1).astype(np.float64) if logistic else codes.astype(np.float64)
+
+        return LazyColumn(y.shape[0], targets, y)
+
     @atomic_first_call
     def progressive_predict(self, X: Any, y: Any) -> np.ndarray:
         """Test-then-train over a batch: the label predicted for each row just before
         learning it (prequential evaluation); validated as :meth:`partial_fit`."""
-        arr, kinds = self._matrix(X)
-        labels = as_list(y, arr.shape[0])
+        arr, kinds = self._batch(X)
+        assert kinds is not None
+        coded = label_input(y) if self._engine_class.array_batches else None
+        if coded is not None and coded.shape[0] != arr.shape[0]:
+            raise ValueError(f"y has {coded.shape[0]} labels for {arr.shape[0]} rows")
+        labels = None if coded is not None else as_list(y, arr.shape[0])
         if self.classes_ is None:
             raise ValueError("classes are unknown: pass classes= or call partial_fit first")
-        targets = [self._target(self._index(label)) for label in labels]
+        targets: Any
+        if coded is not None:
+            targets = self._coded_targets(coded)
+        else:
+            targets = [self._target(self._index(label)) for label in labels or []]
         self._commit(arr.shape[1], None, kinds)
         return self._progressive_rows(arr, targets)
 
-    def _progressive_rows(self, arr: np.ndarray, targets: list[float]) -> np.ndarray:
+    def _progressive_rows(self, arr: np.ndarray, targets: Any) -> np.ndarray:
         return self._labels(self._engine.progressive(arr, targets, self._count))
 
     def _labels(self, raws: np.ndarray) -> np.ndarray:
         """The most probable label of each row of raw scores (first on ties)."""
         assert self.classes_ is not None
         classes = self.classes_
-        return np.array([classes[k] for k in self._engine.class_indices(raws)])
+        indices = self._engine.class_indices(raws)
+        if self._engine_class.array_batches:
+            return take_labels(classes, np.asarray(indices))
+        return np.array([classes[k] for k in indices])
 
     @locks_itself
     def predict_proba_one(self, x: Any) -> dict[Hashable, float]:
@@ -286,14 +347,19 @@ class SGTClassifier(_Classifier):
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Probabilities, columns in ``classes_`` order."""
-        arr = check_matrix(X, self.n_features_in_, self._kinds)
+        arr, _ = self._batch(X, first=False)
         if self.classes_ is None:
             return np.zeros((arr.shape[0], 0))
+        if self._engine is not None and self._engine_class.array_batches:
+            out = np.empty((arr.shape[0], len(self.classes_)))
+            for start, stop in chunks(arr.shape[0], chunk_rows(arr.shape[1]), arr):
+                out[start:stop] = self._engine.probas(self._engine.raws_many(arr[start:stop]))
+            return out
         return np.array([self._proba(self._raws(arr[i].tolist())) for i in range(arr.shape[0])])
 
     def predict(self, X: Any) -> np.ndarray:
         """Most probable labels."""
-        arr = check_matrix(X, self.n_features_in_, self._kinds)
+        arr, _ = self._batch(X, first=False)
         if self._engine is None:
             return np.array([self.predict_one(arr[i].tolist()) for i in range(arr.shape[0])])
         return self._labels(self._engine.raws_many(arr))

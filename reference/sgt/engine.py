@@ -48,6 +48,12 @@ class SGTEngine(Protocol):
     call to them first (False: the facade never calls them)."""
     builtin_losses: ClassVar[dict[type, int]]
     """Loss classes (exact types) this engine runs natively, with their ``LOSS_*`` kind."""
+    array_batches: ClassVar[bool]
+    """True if the batch methods take a numeric 2-D array as it is (any layout and dtype,
+    converted a piece at a time) and targets as a list, a 1-D array or a
+    :class:`reference.batches.LazyColumn`; the facade then checks numeric arrays chunk
+    by chunk instead of copying them (:mod:`reference.batches`). False: the facade
+    hands over a float64 copy and a list of targets."""
     loss_kind: int
     n_trees: int
 
@@ -103,8 +109,13 @@ class SGTEngine(Protocol):
     def softmax(raws: Sequence[float]) -> list[float]:
         """Committee probabilities with f_k = 0 appended [GPF19, Eq. 19]."""
 
-    def class_indices(self, raws: np.ndarray) -> list[int]:
-        """Most probable class index of each row of raw scores (first on ties)."""
+    def class_indices(self, raws: np.ndarray) -> Sequence[int]:
+        """Most probable class index of each row of raw scores (first on ties): a list,
+        or an integer array."""
+
+    def probas(self, raws: np.ndarray) -> np.ndarray:
+        """Class probabilities of each row of raw scores, shape (n, classes): the
+        :meth:`sigmoid` pair ``[1 - p, p]`` of one tree, else the :meth:`softmax`."""
 
     def snapshot(self) -> dict[str, object]:
         """Plain-data state (schema of :meth:`reference.sgt.model.SGTRegressor.snapshot`)."""
@@ -131,6 +142,7 @@ class PythonSGTEngine(SGTCore):
     loops, one row at a time."""
 
     raw_rows: ClassVar[bool] = False
+    array_batches: ClassVar[bool] = False
     builtin_losses: ClassVar[dict[type, int]] = {SquaredError: LOSS_SQUARED,
                                                  BinaryCrossEntropy: LOSS_LOGISTIC,
                                                  PseudoHuber: LOSS_PSEUDO_HUBER}
@@ -188,6 +200,16 @@ class PythonSGTEngine(SGTCore):
     @staticmethod
     def softmax(raws: Sequence[float]) -> list[float]:
         return softmax(raws)
+
+    def probas(self, raws: np.ndarray) -> np.ndarray:
+        rows = []
+        for row in raws.tolist():
+            if len(row) == 1:
+                p = sigmoid(row[0])
+                rows.append([1.0 - p, p])
+            else:
+                rows.append(softmax(row))
+        return np.array(rows, dtype=np.float64).reshape(raws.shape[0], -1)
 
     def class_indices(self, raws: np.ndarray) -> list[int]:
         out = []

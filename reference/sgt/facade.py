@@ -16,12 +16,27 @@ from typing import Any
 
 import numpy as np
 
+from reference.batches import array_input
 from reference.estimator import EstimatorMixin
 from reference.sgt.core import LOSS_BAG, LOSS_LOGISTIC, LOSS_SOFTMAX, SGTCore
 from reference.sgt.engine import PythonSGTEngine
-from reference.sgt.params import SGTParams, check_feature_config, check_matrix, check_row
+from reference.sgt.params import (
+    SGTParams,
+    check_array,
+    check_feature_config,
+    check_matrix,
+    check_row,
+)
 from reference.sgt.state_check import check_core
-from reference.state import VersionedState, as_counter, as_dict, as_int, as_labels, fail
+from reference.state import (
+    VersionedState,
+    as_counter,
+    as_dict,
+    as_int,
+    as_labels,
+    engine_state_now,
+    fail,
+)
 
 __all__ = ["SGTFacade", "PARAM_NAMES", "document", "as_list"]
 
@@ -130,6 +145,9 @@ class SGTFacade(EstimatorMixin, VersionedState):
         self.n_features_in_: int | None = None
         self.n_seen_ = 0
 
+    def _get_state(self) -> dict[str, Any]:
+        return engine_state_now(super()._get_state())
+
     def _set_state(self, state: dict[str, Any]) -> None:
         if "_core" in state:
             # pickled when the facades held the core itself (``_core``): it is the engine
@@ -186,6 +204,25 @@ class SGTFacade(EstimatorMixin, VersionedState):
             return arr, kinds
         return check_matrix(X, self.n_features_in_, self._kinds), self._kinds
 
+    def _batch(self, X: Any, first: bool = True) -> tuple[np.ndarray, list[int] | None]:
+        """A validated batch and the feature kinds (None before the first row when
+        ``first`` is False). An engine that takes arrays (``array_batches``) gets a
+        numeric array as it is, checked chunk by chunk without a copy
+        (:mod:`reference.batches`); anything else is the float64 copy of
+        :func:`check_matrix`. Same checks, order and messages either way."""
+        arr = array_input(X) if self._engine_class.array_batches else None
+        if arr is None:
+            if first:
+                return self._matrix(X)
+            return check_matrix(X, self.n_features_in_, self._kinds), self._kinds
+        if self._kinds is None and first:
+            check_array(arr, None, None)
+            kinds = check_feature_config(self._params, arr.shape[1])
+            check_array(arr, arr.shape[1], kinds, finite=False)
+            return arr, kinds
+        check_array(arr, self.n_features_in_, self._kinds)
+        return arr, self._kinds
+
     def _commit(self, n_features: int, keys: tuple[Any, ...] | None, kinds: list[int]) -> None:
         """Create the engine on the first accepted row."""
         if self._engine is None:
@@ -214,7 +251,7 @@ class SGTFacade(EstimatorMixin, VersionedState):
         """Add ``n`` learned items to ``n_seen_`` (called by the engines' batch loops)."""
         self.n_seen_ += n
 
-    def _fit_rows(self, arr: np.ndarray, targets: list[float]) -> None:
+    def _fit_rows(self, arr: np.ndarray, targets: Any) -> None:
         """Learn validated rows in order (the C engine runs this loop in C). Ctrl-C
         stops the loop between two rows or pieces of rows (:mod:`reference.interrupt`)."""
         self._engine.learn_many(arr, targets, self._count)

@@ -14,6 +14,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from reference.batches import chunk_rows, chunks
 from reference.estimator import locks_itself
 from reference.interrupt import Interruptible
 from reference.sgt.atomic import atomic_first_call
@@ -22,7 +23,6 @@ from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SQUARED
 from reference.sgt.facade import PARAM_NAMES, SGTFacade, as_list, document
 from reference.sgt.losses import SquaredError
 from reference.sgt.multi_instance import SGTMultiInstanceClassifier
-from reference.sgt.params import check_matrix
 
 __all__ = ["SGTRegressor", "SGTClassifier", "SGTMultiInstanceClassifier", "SGT"]
 
@@ -68,8 +68,9 @@ class _SingleTarget(SGTFacade):
     @atomic_first_call
     def partial_fit(self, X: Any, y: Any) -> Any:
         """Learn the rows of X in order; the whole batch is validated first."""
-        arr, kinds = self._matrix(X)
-        targets = [self._target(v) for v in as_list(y, arr.shape[0])]
+        arr, kinds = self._batch(X)
+        assert kinds is not None
+        targets = self._targets(y, arr.shape[0])
         self._commit(arr.shape[1], None, kinds)
         self._fit_rows(arr, targets)
         return self
@@ -78,12 +79,30 @@ class _SingleTarget(SGTFacade):
     def progressive_predict(self, X: Any, y: Any) -> np.ndarray:
         """Test-then-train over a batch: the prediction for each row made just before
         learning it (prequential evaluation); validated as :meth:`partial_fit`."""
-        arr, kinds = self._matrix(X)
-        targets = [self._target(v) for v in as_list(y, arr.shape[0])]
+        arr, kinds = self._batch(X)
+        assert kinds is not None
+        targets = self._targets(y, arr.shape[0])
         self._commit(arr.shape[1], None, kinds)
         return self._progressive_rows(arr, targets)
 
-    def _progressive_rows(self, arr: np.ndarray, targets: list[float]) -> np.ndarray:
+    def _targets(self, y: Any, n: int) -> list[float] | np.ndarray:
+        """The ``n`` targets, validated: a list of floats, or (when the engine takes
+        arrays) a numeric 1-D ``y`` as it is, checked chunk by chunk with the errors of
+        :meth:`_target` on the first bad value."""
+        if not (self._engine_class.array_batches and type(y) in (np.ndarray, np.memmap)
+                and y.ndim == 1 and y.dtype.kind in "biuf" and y.dtype.itemsize <= 8):
+            return [self._target(v) for v in as_list(y, n)]
+        if y.shape[0] != n:
+            raise ValueError(f"y has {y.shape[0]} labels for {n} rows")
+        if y.dtype.kind == "f":
+            for start, stop in chunks(n, chunk_rows(1), y):
+                finite = np.isfinite(y[start:stop])
+                if not finite.all():
+                    self._target(y[start + int(np.argmin(finite))].item())
+        column: np.ndarray = y
+        return column
+
+    def _progressive_rows(self, arr: np.ndarray, targets: Any) -> np.ndarray:
         return self._transfer_column(self._engine.progressive(arr, targets, self._count))
 
     def _transfer(self, raw: float) -> float:
@@ -113,7 +132,7 @@ class _SingleTarget(SGTFacade):
 
     def predict(self, X: Any) -> np.ndarray:
         """Predictions for the rows of X."""
-        arr = check_matrix(X, self.n_features_in_, self._kinds)
+        arr, _ = self._batch(X, first=False)
         if self._engine is None:
             return self._transfer_column(np.zeros((arr.shape[0], 1)))
         return self._transfer_column(self._engine.raws_many(arr))
@@ -229,24 +248,24 @@ class SGT(_SingleTarget):
     def _transfer_column(self, raws: np.ndarray) -> np.ndarray:
         return np.array([self._transfer(r) for r in raws[:, 0].tolist()], dtype=np.float64)
 
-    def _fit_rows(self, arr: np.ndarray, targets: list[float]) -> None:
+    def _fit_rows(self, arr: np.ndarray, targets: Any) -> None:
         if self._loss_kind() != LOSS_CUSTOM:
             super()._fit_rows(arr, targets)
             return
         with Interruptible() as guard:      # Ctrl-C stops the loop between two rows
             for i in range(arr.shape[0]):
-                self._learn_rows([[float(v) for v in arr[i].tolist()]], targets[i])
+                self._learn_rows([[float(v) for v in arr[i].tolist()]], float(targets[i]))
                 self.n_seen_ += 1
                 guard.check()
 
-    def _progressive_rows(self, arr: np.ndarray, targets: list[float]) -> np.ndarray:
+    def _progressive_rows(self, arr: np.ndarray, targets: Any) -> np.ndarray:
         if self._loss_kind() != LOSS_CUSTOM:
             return super()._progressive_rows(arr, targets)
         out = np.empty(arr.shape[0])
         for i in range(arr.shape[0]):
             row = [float(v) for v in arr[i].tolist()]
             out[i] = self._transfer(self._raws(row)[0])
-            self._learn_rows([row], targets[i])
+            self._learn_rows([row], float(targets[i]))
             self.n_seen_ += 1
         return out
 

@@ -25,12 +25,13 @@ from typing import Any
 
 import numpy as np
 
+from reference.batches import as_float64, chunk_rows, chunks
 from reference.rows import plain_floats as _plain_floats
 
 INT32_MAX = 2**31 - 1
 """Largest count the C core stores in its int32 parameters."""
 
-__all__ = ["SGTParams", "check_row", "check_matrix", "check_feature_config"]
+__all__ = ["SGTParams", "check_row", "check_matrix", "check_array", "check_feature_config"]
 
 
 def _is_real(value: object) -> bool:
@@ -285,3 +286,33 @@ def check_matrix(X: Any, n_features: int | None, kinds: list[int] | None) -> np.
                         f"nominal feature {a} must hold integers in [0, {count})"
                     )
     return arr
+
+
+def check_array(arr: np.ndarray, n_features: int | None, kinds: list[int] | None,
+                finite: bool = True) -> None:
+    """:func:`check_matrix` of a numeric 2-D array (:func:`reference.batches.array_input`)
+    read chunk by chunk, without copying it: the same checks, in the same order, with the
+    same messages (``finite=False``: only the shape and the nominal values)."""
+    if arr.shape[0] == 0 or arr.shape[1] == 0:
+        raise ValueError(f"X must be a non-empty 2-D array, got shape {arr.shape}")
+    if n_features is not None and arr.shape[1] != n_features:
+        raise ValueError(f"X has {arr.shape[1]} features, expected {n_features}")
+    counts = list(kinds or [])
+    nominal = [(a, count) for a, count in enumerate(counts) if count]
+    finite = finite and arr.dtype.kind == "f"     # booleans and integers are finite
+    if not (finite or nominal):
+        return
+    bad = len(counts)                       # the first nominal column found wrong so far
+    for start, stop in chunks(arr.shape[0], chunk_rows(arr.shape[1]), arr):
+        if finite and not np.isfinite(arr[start:stop]).all():
+            raise ValueError(
+                "X contains NaN or infinite values (missing values are not supported)")
+        block = as_float64(arr[start:stop]) if nominal else arr
+        for a, count in nominal:
+            if a < bad:
+                col = block[:, a]
+                if not (np.all(col == np.floor(col)) and np.all(col >= 0)
+                        and np.all(col < count)):
+                    bad = a
+    if bad < len(counts):
+        raise ValueError(f"nominal feature {bad} must hold integers in [0, {counts[bad]})")

@@ -150,3 +150,21 @@ def test_the_lock_is_not_pickled_and_every_model_has_its_own(backend: ModuleType
     model.set_params(lam=0.5)                   # restarting keeps the same lock
     assert model._lock.acquire(blocking=False)
     model._lock.release()
+
+
+@pytest.mark.parametrize("name", ["SGTRegressor", "SGTClassifier"])
+def test_a_pickled_state_is_the_model_when_the_state_was_taken(
+        backend: ModuleType, name: str) -> None:
+    """``__getstate__`` runs under the model's lock, pickle reads the state later: what it
+    writes must be the model at ``__getstate__``, not the C engine as another thread has
+    changed it since."""
+    y = _targets("class" if name == "SGTClassifier" else "reg")
+    model = getattr(backend, name)(warmup=100, grace_period=50)
+    model.partial_fit(X[:300], y[:300])
+    state = model.__getstate__()
+    taken = model.snapshot()
+    model.partial_fit(X[300:600], y[300:600])
+    restored = getattr(backend, name).__new__(getattr(backend, name))
+    restored.__setstate__(pickle.loads(pickle.dumps(state)))
+    assert restored.snapshot() == taken
+    assert restored.snapshot() != model.snapshot()
