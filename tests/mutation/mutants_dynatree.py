@@ -86,7 +86,7 @@ DYNATREE_MUTANTS: list[Mutant] = [
             ),
             (
                 "csrc/dynatree/leaf_models.c",
-                "ell = ell - 0.5 * log(n);",
+                "ell = ell - 0.5 * log_count(c, n);",
                 "ell = ell - 0.5 * log(n + 1.0);",
                 1,
             ),
@@ -234,7 +234,7 @@ DYNATREE_MUTANTS: list[Mutant] = [
         f"{LINEAR}::test_linear_leaf_evidence_is_the_integrated_likelihood",
         (
             (LM_PY, "(0.5 * prior_df * math.log(qp / 2.0)", "(0.5 * prior_df * math.log(qp)", 1),
-            (LM_C, "(0.5 * prior_df * log(qp / 2.0)", "(0.5 * prior_df * log(qp)", 1),
+            (LM_C, "return qp == c->qp0 ? c->log_qp0 : log(qp / 2.0);", "return log(qp);", 1),
         ),
     ),
     Mutant(
