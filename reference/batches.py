@@ -29,7 +29,7 @@ from reference.interrupt import pieces
 
 __all__ = ["CHUNK_BYTES", "array_input", "is_numeric_table", "chunk_rows", "chunks",
            "release", "as_float64", "all_finite", "label_input", "distinct_labels",
-           "label_codes", "LazyColumn", "CodedLabels", "take_labels"]
+           "label_codes", "first_unknown", "LazyColumn", "CodedLabels", "take_labels"]
 
 CHUNK_BYTES = 1 << 22
 """Bytes of float64 values per chunk (4 MiB): large enough that the Python around each
@@ -136,8 +136,10 @@ def all_finite(arr: np.ndarray) -> bool:
     for start, stop in chunks(arr.shape[0], size, arr):
         block = arr[start:stop]
         if block.dtype.itemsize > 8:
-            # wider floats may overflow float64; narrower ones convert exactly
-            block = as_float64(block)
+            # wider floats may overflow float64 (the answer, not a warning); narrower
+            # ones convert exactly
+            with np.errstate(over="ignore"):
+                block = as_float64(block)
         if not np.isfinite(block).all():
             return False
     return True
@@ -192,6 +194,17 @@ def label_codes(block: np.ndarray, index: dict[Hashable, int]) -> np.ndarray:
     table = np.array([index.get(v, -1) for v in values.tolist()], dtype=np.int64)
     codes: np.ndarray = table[inverse.reshape(-1)]
     return codes
+
+
+def first_unknown(y: np.ndarray, index: dict[Hashable, int], size: int) -> int | None:
+    """The row of the first label of a 1-D label array that ``index`` does not hold (so
+    that the error names it, in row order), read ``size`` at a time; None if every label
+    is known."""
+    for start, stop in chunks(y.shape[0], size, y):
+        codes = label_codes(y[start:stop], index)
+        if (codes < 0).any():
+            return start + int(np.argmin(codes))
+    return None
 
 
 def take_labels(classes: list[Any], indices: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from reference.batches import chunk_rows, chunks, distinct_labels, label_codes
+from reference.batches import chunk_rows, distinct_labels, first_unknown, label_codes
 from reference.dynatree import inputs
 from reference.dynatree.engine import ArrayRowEngine, RawRowEngine
 from reference.dynatree.facade import DynamicTreeFacade
@@ -238,17 +238,14 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
             classes = list(self.classes_)
         index = {c: i for i, c in enumerate(classes)}
 
-        def targets(start: int, stop: int) -> np.ndarray:
-            block = column[start:stop]
-            codes = label_codes(block, index)
-            unknown = np.flatnonzero(codes < 0)
-            if unknown.size:
-                self._label(block[int(unknown[0])], index)  # raises: the unknown label
-            found_targets: np.ndarray = codes.astype(np.float64)
-            return found_targets
+        unknown = first_unknown(column, index, size)
+        if unknown is not None:     # checked before anything is learned
+            self._label(column[unknown], index)  # raises, naming the label
 
-        for start, stop in chunks(n, size, column):
-            targets(start, stop)  # every label known, checked before anything is learned
+        def targets(start: int, stop: int) -> np.ndarray:
+            found_targets: np.ndarray = label_codes(column[start:stop], index).astype(
+                np.float64)
+            return found_targets
         if not self.classes_:
             self._set_classes(classes)
         return targets

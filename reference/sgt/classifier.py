@@ -17,6 +17,7 @@ from reference.batches import (
     chunk_rows,
     chunks,
     distinct_labels,
+    first_unknown,
     label_codes,
     label_input,
     take_labels,
@@ -261,10 +262,9 @@ class SGTClassifier(_Classifier):
         """The targets of a label array, checked chunk by chunk (an unknown label raises
         as :meth:`_index`, on the first one) and then computed a chunk at a time."""
         index = self._class_index
-        for start, stop in chunks(y.shape[0], chunk_rows(1), y):
-            codes = label_codes(y[start:stop], index)
-            if (codes < 0).any():
-                self._index(y[start + int(np.argmin(codes))].item())
+        unknown = first_unknown(y, index, chunk_rows(1))
+        if unknown is not None:
+            self._index(y[unknown].item())
         logistic = self._loss_kind() == LOSS_LOGISTIC
 
         def targets(start: int, stop: int) -> np.ndarray:
