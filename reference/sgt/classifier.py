@@ -223,18 +223,24 @@ class SGTClassifier(_Classifier):
                     seen.setdefault(label, None)
                 except TypeError:
                     raise ValueError(f"labels must be hashable, got {label!r}") from None
-            if len(seen) < 2:
-                raise ValueError("the first partial_fit needs two classes or classes= up front")
-            self._set_classes(list(seen))
-            try:
-                self._commit(arr.shape[1], None, kinds)
-            except MemoryError:
-                self.classes_, self._class_index = None, {}
-                raise
+            self._first_classes(list(seen), arr.shape[1], kinds)
         targets = [self._target(self._index(label)) for label in labels]
         self._commit(arr.shape[1], None, kinds)
         self._fit_rows(arr, targets)
         return self
+
+    def _first_classes(self, labels: list[Hashable], n_features: int,
+                       kinds: list[int]) -> None:
+        """Fix ``classes_`` to the distinct ``labels`` of a first batch (at least two) and
+        build the model; an allocation failure leaves the class set unknown."""
+        if len(labels) < 2:
+            raise ValueError("the first partial_fit needs two classes or classes= up front")
+        self._set_classes(labels)
+        try:
+            self._commit(n_features, None, kinds)
+        except MemoryError:
+            self.classes_, self._class_index = None, {}
+            raise
 
     def _fit_coded(self, arr: np.ndarray, kinds: list[int], y: np.ndarray) -> SGTClassifier:
         """:meth:`partial_fit` of a label array read chunk by chunk
@@ -244,15 +250,7 @@ class SGTClassifier(_Classifier):
         if y.shape[0] != n:
             raise ValueError(f"y has {y.shape[0]} labels for {n} rows")
         if self.classes_ is None:
-            labels = distinct_labels(y, chunk_rows(1))
-            if len(labels) < 2:
-                raise ValueError("the first partial_fit needs two classes or classes= up front")
-            self._set_classes(labels)
-            try:
-                self._commit(arr.shape[1], None, kinds)
-            except MemoryError:
-                self.classes_, self._class_index = None, {}
-                raise
+            self._first_classes(distinct_labels(y, chunk_rows(1)), arr.shape[1], kinds)
         targets = self._coded_targets(y)
         self._commit(arr.shape[1], None, kinds)
         self._fit_rows(arr, targets)
