@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from typing import Any, NoReturn
 
+import numpy as np
+
+from reference.batches import as_float64
+
 
 def missing_build(module: str, exc: ImportError) -> ImportError:
     """The error raised when the compiled extension ``module`` cannot be imported."""
@@ -19,7 +23,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without a build
     raise missing_build("fast._lib", exc) from exc
 
 __all__ = ["ffi", "lib", "missing_build", "check", "raise_status", "status_message", "doubles",
-           "STATUS_EXCEPTIONS"]
+           "piece_doubles", "STATUS_EXCEPTIONS"]
 
 STATUS_EXCEPTIONS: dict[int, type[Exception]] = {
     lib.ST_EINVAL: ValueError,
@@ -52,3 +56,10 @@ def check(rc: int, what: str = "") -> None:
 def doubles(values: Any) -> Any:
     """A fresh C ``double[]`` holding ``values`` (a sequence of floats)."""
     return ffi.new("double[]", [float(v) for v in values])
+
+
+def piece_doubles(X: np.ndarray, start: int, stop: int) -> Any:
+    """Rows ``start:stop`` of a numeric 2-D array as C doubles: the rows themselves when
+    the array is C-contiguous float64, else a float64 copy of this piece alone
+    (:mod:`reference.batches`)."""
+    return ffi.from_buffer("double[]", as_float64(X[start:stop]))

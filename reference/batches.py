@@ -1,39 +1,47 @@
-"""Batches read chunk by chunk: the array path of the facades whose engine takes arrays.
+"""Batches read chunk by chunk: the array path of the batch methods.
 
 A batch method that copied its whole input into float64 (and its labels into Python
 lists) held several times the batch in memory. The facades of the models whose engine
-reads arrays (``fast``, engines with ``array_batches = True``) instead read a numeric
-2-D array (and a numeric or text label vector) in chunks of at most :data:`CHUNK_BYTES`
-of float64 values: each chunk is converted (a view when it already is C-contiguous
-float64, a copy of the chunk otherwise), checked with vectorised numpy, and handed to
-the engine. Memory of a batch call is then its input plus one chunk, whatever the batch
-size, and a ``numpy.memmap`` streams through. Every chunk holds exactly the values the
-whole-batch conversion would give, so results do not change; the checks raise the
-errors of the whole-batch checks, with the same messages. Inputs of any other kind
-(lists, object arrays, mappings, ...) take the general path of each facade.
+reads arrays (the ``fast`` engines of every family, ``array_batches = True``) instead read
+a numeric 2-D array (and a numeric or text label vector) in chunks of at most
+:data:`CHUNK_BYTES` of float64 values: each chunk is converted (a view when it already is
+C-contiguous float64, a copy of the chunk otherwise), checked with vectorised numpy, and
+handed to the engine. Memory of a batch call is then its input plus one chunk, whatever
+the batch size. A ``numpy.memmap`` input is read through its mapping, and the pages of
+each chunk are handed back to the operating system once the chunk is done
+(:func:`release`), so that a file larger than memory streams through with flat resident
+memory; the data are untouched (the next read maps them again). Every chunk holds exactly
+the values the whole-batch conversion would give, so results do not change; the checks
+raise the errors of the whole-batch checks, with the same messages. Inputs of any other
+kind (lists, object arrays, mappings, ...) take the general path of each facade.
 """
 
 from __future__ import annotations
 
+import ctypes
 import mmap
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 import numpy as np
 
-__all__ = ["CHUNK_BYTES", "array_input", "chunk_rows", "chunks", "as_float64",
-           "all_finite", "label_input", "distinct_labels", "label_codes", "LazyColumn",
-           "CodedLabels", "take_labels"]
+from reference.interrupt import pieces
+
+__all__ = ["CHUNK_BYTES", "array_input", "is_numeric_table", "chunk_rows", "chunks",
+           "release", "as_float64", "all_finite", "label_input", "distinct_labels",
+           "label_codes", "first_unknown", "LazyColumn", "CodedLabels", "take_labels"]
 
 CHUNK_BYTES = 1 << 22
-"""Bytes of float64 values per chunk (4 MiB)."""
+"""Bytes of float64 values per chunk (4 MiB): large enough that the Python around each
+chunk costs nothing next to its rows, small enough to stay in cache-friendly sizes."""
 
 _NUMERIC = frozenset("biuf")
 
 
 def array_input(X: Any) -> np.ndarray | None:
     """``X`` itself if it is a 2-D ``numpy.ndarray`` (or ``numpy.memmap``) of booleans,
-    integers or floats of at most 64 bits, read chunk by chunk; None for anything else."""
+    integers or floats of at most 64 bits, read chunk by chunk; None for anything else
+    (the tables of the SGT and ABACOC facades)."""
     if type(X) is not np.ndarray and type(X) is not np.memmap:
         return None
     if X.ndim != 2 or X.dtype.kind not in _NUMERIC or X.dtype.itemsize > 8:
@@ -41,50 +49,76 @@ def array_input(X: Any) -> np.ndarray | None:
     return X
 
 
-def chunk_rows(n_features: int, limit: int = 50_000) -> int:
-    """Rows per chunk for ``n_features`` columns: :data:`CHUNK_BYTES` of float64 values,
-    at least 1 and at most ``limit``."""
-    return max(1, min(limit, CHUNK_BYTES // (8 * max(1, n_features))))
+def is_numeric_table(X: Any) -> bool:
+    """True for a 2-D array of floats or integers with at least one column (the inputs
+    whose every value converts to float64 without a Python object per value: the tables
+    of the dynamic-tree facades)."""
+    return (isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype.kind in "fiu"
+            and X.shape[1] > 0)
+
+
+def chunk_rows(width: int, limit: int = 50_000) -> int:
+    """Rows per chunk of ``width`` float64 values: :data:`CHUNK_BYTES` of them, at least 1
+    and at most ``limit``."""
+    return max(1, min(limit, CHUNK_BYTES // (8 * max(1, width))))
 
 
 def chunks(n: int, size: int, *sources: Any) -> Iterator[tuple[int, int]]:
     """``(start, stop)`` of consecutive chunks of at most ``size`` rows of ``range(n)``.
 
-    Each of ``sources`` that is a read-only, C-contiguous ``numpy.memmap`` (rows
-    ``start:stop`` of it being read) gives the pages of a chunk back to the kernel once the
-    caller asks for the next one (``madvise(MADV_DONTNEED)``: the file's pages stay in the
-    page cache and are read again on the next access), so that a memory-mapped file
-    larger than memory streams through with flat resident memory."""
-    releases = [release for release in map(_pages_release, sources) if release is not None]
-    for start in range(0, n, size):
-        stop = min(n, start + size)
+    Rows ``start:stop`` of each of ``sources`` (arrays, or :class:`LazyColumn` computed
+    from one) are read by the caller; once it asks for the next chunk, their
+    memory-mapped pages are given back (:func:`release`)."""
+    arrays = [source.source if isinstance(source, LazyColumn) else source
+              for source in sources]
+    arrays = [a for a in arrays if isinstance(a, np.memmap)]
+    for start, stop in pieces(n, size):
         yield start, stop
-        for release in releases:
-            release(start, stop)
+        for array in arrays:
+            release(array, start, stop)
 
 
-def _pages_release(source: Any) -> Callable[[int, int], None] | None:
-    """``release(start, stop)``: drop the resident pages of rows ``start:stop`` of a
-    read-only C-contiguous memmap; None for any other array (nothing to do)."""
-    if isinstance(source, LazyColumn):
-        source = source.source
-    advice = getattr(mmap, "MADV_DONTNEED", None)
-    handle = getattr(source, "_mmap", None)
-    if (type(source) is not np.memmap or source.mode != "r" or advice is None
-            or not isinstance(handle, mmap.mmap) or not source.flags.c_contiguous
-            or source.ndim == 0 or source.size == 0):
-        return None
-    offset = source.ctypes.data - np.frombuffer(handle, dtype=np.uint8).ctypes.data
-    row_bytes = source.strides[0]
+_MADV_DONTNEED = getattr(mmap, "MADV_DONTNEED", None)
+_madvise: Any = None
+if _MADV_DONTNEED is not None:
+    try:
+        _madvise = ctypes.CDLL(None, use_errno=True).madvise
+        _madvise.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int)
+        _madvise.restype = ctypes.c_int
+    except (OSError, AttributeError):  # pragma: no cover - platforms without madvise
+        _madvise = None
+
+
+_LOOKBACK = 1 << 22
+"""Bytes before a chunk released with it: reading a chunk maps the whole large folio (up to
+2 MiB) of the page cache around its first row again, rows released with the chunk before."""
+
+
+def release(X: Any, start: int, stop: int) -> None:
+    """Drop rows (items of a 1-D array) ``start:stop`` of a shared ``numpy.memmap`` (modes
+    ``r``, ``r+``, ``w+``) from this process's resident memory (``madvise(MADV_DONTNEED)``
+    on every page they touch, and on the pages just before them, which reading the rows
+    maps again). The file's data are unchanged: written pages stay in the page
+    cache and reach the file as usual, and reading them again maps them back. Other
+    arrays, copy-on-write maps (mode ``c``, whose pages would be lost) and row layouts
+    that are not one byte range per row are left alone."""
+    if _madvise is None or not isinstance(X, np.memmap) or stop <= start:
+        return
+    if getattr(X, "mode", "c") == "c" or getattr(X, "_mmap", None) is None:
+        return
+    row_bytes = X.strides[0]
+    width = 1 if X.ndim == 1 else X.shape[1]
+    if X.ndim > 2 or X.strides[-1] != X.itemsize or row_bytes < X.itemsize * width:
+        return
     page = mmap.PAGESIZE
-
-    def release(start: int, stop: int) -> None:
-        low = (offset + start * row_bytes) // page * page
-        high = (offset + stop * row_bytes) // page * page
-        if high > low:
-            handle.madvise(advice, low, high - low)
-
-    return release
+    base = X.ctypes.data
+    begin = max(base, base + start * row_bytes - _LOOKBACK)
+    end = base + stop * row_bytes
+    # whole pages, rounded outwards: a large folio only partly covered would stay mapped,
+    # and a neighbouring row that loses its page simply maps it again when read
+    first = begin // page * page
+    last = -(-end // page) * page
+    _madvise(first, last - first, _MADV_DONTNEED)
 
 
 def as_float64(block: np.ndarray) -> np.ndarray:
@@ -94,12 +128,19 @@ def as_float64(block: np.ndarray) -> np.ndarray:
 
 
 def all_finite(arr: np.ndarray) -> bool:
-    """True if no value of a numeric array (:func:`array_input`) is NaN or infinite,
-    checked a chunk at a time (booleans and integers always are finite)."""
+    """True if no value of a numeric 1-D or 2-D array is NaN or infinite once converted
+    to float64, checked a chunk at a time (booleans and integers always are finite)."""
     if arr.dtype.kind != "f":
         return True
-    for start, stop in chunks(arr.shape[0], chunk_rows(arr.shape[1]), arr):
-        if not np.isfinite(arr[start:stop]).all():
+    size = chunk_rows(arr.shape[1] if arr.ndim == 2 else 1)
+    for start, stop in chunks(arr.shape[0], size, arr):
+        block = arr[start:stop]
+        if block.dtype.itemsize > 8:
+            # wider floats may overflow float64 (the answer, not a warning); narrower
+            # ones convert exactly
+            with np.errstate(over="ignore"):
+                block = as_float64(block)
+        if not np.isfinite(block).all():
             return False
     return True
 
@@ -121,16 +162,18 @@ def label_input(y: Any) -> np.ndarray | None:
     return y
 
 
-def distinct_labels(y: np.ndarray, size: int) -> list[Hashable]:
-    """The distinct labels of ``y`` (from :func:`label_input`) in order of first
-    appearance, as Python scalars (the first occurrence of each), read ``size`` at a time."""
-    seen: dict[Hashable, None] = {}
+def distinct_labels(y: np.ndarray, size: int, *, as_items: bool = True) -> list[Hashable]:
+    """The distinct labels of a 1-D label array in order of first appearance (the first
+    occurrence of each), read ``size`` at a time: as Python scalars, or with ``as_items``
+    False as the numpy scalars ``y[i]`` (what iterating over the array gives)."""
+    seen: dict[Hashable, Hashable] = {}
     for start, stop in chunks(y.shape[0], size, y):
         block = y[start:stop]
         _, first = np.unique(block, return_index=True)
         for i in np.sort(first).tolist():
-            seen.setdefault(block[i].item(), None)
-    return list(seen)
+            label = block[i]
+            seen.setdefault(label.item(), label)
+    return list(seen) if as_items else list(seen.values())
 
 
 def label_codes(block: np.ndarray, index: dict[Hashable, int]) -> np.ndarray:
@@ -151,6 +194,17 @@ def label_codes(block: np.ndarray, index: dict[Hashable, int]) -> np.ndarray:
     table = np.array([index.get(v, -1) for v in values.tolist()], dtype=np.int64)
     codes: np.ndarray = table[inverse.reshape(-1)]
     return codes
+
+
+def first_unknown(y: np.ndarray, index: dict[Hashable, int], size: int) -> int | None:
+    """The row of the first label of a 1-D label array that ``index`` does not hold (so
+    that the error names it, in row order), read ``size`` at a time; None if every label
+    is known."""
+    for start, stop in chunks(y.shape[0], size, y):
+        codes = label_codes(y[start:stop], index)
+        if (codes < 0).any():
+            return start + int(np.argmin(codes))
+    return None
 
 
 def take_labels(classes: list[Any], indices: np.ndarray) -> np.ndarray:

@@ -12,12 +12,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fast._ffi import check, ffi, lib, raise_status
+from fast._ffi import check, ffi, lib, piece_doubles, raise_status
 from fast._rows import ST_ENOMEM, plain_row
 from fast.rng import Rng
 from reference.abacoc.engine import Prequential
 from reference.abacoc.params import ABACOCParams
-from reference.batches import as_float64, chunk_rows, chunks
+from reference.batches import chunk_rows, chunks
 from reference.interrupt import Interruptible
 from reference.rng import MASK
 
@@ -39,12 +39,6 @@ class _ModelRng(Rng):
 
 def _i64(values: Any) -> Any:
     return np.ascontiguousarray(np.asarray(values, dtype=np.int64))
-
-
-def _piece(X: np.ndarray, start: int, stop: int) -> Any:
-    """Rows ``start:stop`` of a numeric 2-D array as C doubles: the rows themselves when
-    the array is C-contiguous float64, else a float64 copy of this piece alone."""
-    return ffi.from_buffer("double[]", as_float64(X[start:stop]))
 
 
 def _spans(X: np.ndarray) -> Any:
@@ -109,7 +103,7 @@ class CABACOCEngine:
             for start, stop in _spans(X):
                 check(
                     lib.ab_model_partial_fit(
-                        self._h, _piece(X, start, stop),
+                        self._h, piece_doubles(X, start, stop),
                         ffi.from_buffer("int64_t[]", _i64(ks[start:stop])), stop - start,
                     ),
                     "ab_model_partial_fit",
@@ -156,7 +150,7 @@ class CABACOCEngine:
             for start, stop in _spans(X):
                 check(
                     lib.ab_model_predict(
-                        self._h, _piece(X, start, stop), stop - start,
+                        self._h, piece_doubles(X, start, stop), stop - start,
                         ffi.from_buffer("int64_t[]", out[start:stop]),
                     ),
                     "ab_model_predict",
@@ -173,7 +167,7 @@ class CABACOCEngine:
             for start, stop in _spans(X):
                 check(
                     lib.ab_model_predict_proba(
-                        self._h, _piece(X, start, stop), stop - start,
+                        self._h, piece_doubles(X, start, stop), stop - start,
                         ffi.from_buffer("double[]", out[start:stop]),
                     ),
                     "ab_model_predict_proba",
@@ -196,7 +190,7 @@ class CABACOCEngine:
                 for start, stop in _spans(X):
                     check(
                         lib.ab_model_prequential(
-                            self._h, _piece(X, start, stop),
+                            self._h, piece_doubles(X, start, stop),
                             ffi.from_buffer("int64_t[]", _i64(labels[start:stop])),
                             stop - start,
                             rate, protocol_rng, ffi.from_buffer("int64_t[]", rarr),

@@ -85,7 +85,7 @@ class CDynamicTreeEngine:
     (None until :meth:`start`; before that the generator waits in ``_pending_rng``)."""
 
     raw_rows: ClassVar[bool] = True
-    array_rows: ClassVar[bool] = True
+    array_batches: ClassVar[bool] = True
     piece_work: ClassVar[int] = 100_000
     """Particle-steps per call into C in ``partial_fit`` (about 0.1-0.5 s)."""
     restores_checked: ClassVar[bool] = True

@@ -15,10 +15,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 import reference.sgt.losses as _losses
-from fast._ffi import check, ffi, lib, status_message
+from fast._ffi import check, ffi, lib, piece_doubles, status_message
 from fast._rows import ST_ENOMEM, RowBuffer, address
 from fast.sgt.losses import BinaryCrossEntropy, PseudoHuber, SquaredError
-from reference.batches import as_float64, chunk_rows, chunks
+from reference.batches import chunk_rows, chunks
 from reference.interrupt import Interruptible
 from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SOFTMAX, LOSS_SQUARED
 from reference.sgt.engine import Counter
@@ -37,12 +37,6 @@ _CELL = np.dtype([("n", "<i8"), ("sum_g", "<f8"), ("sum_h", "<f8"), ("m_g", "<f8
 
 def _c_doubles(arr: np.ndarray) -> Any:
     return ffi.from_buffer("double[]", arr)
-
-
-def _piece(arr: np.ndarray, start: int, stop: int) -> Any:
-    """Rows ``start:stop`` of a numeric 2-D array as C doubles: the rows themselves when
-    the array is C-contiguous float64, else a float64 copy of this piece alone."""
-    return _c_doubles(as_float64(arr[start:stop]))
 
 
 def _targets(targets: Any, start: int, stop: int) -> np.ndarray:
@@ -132,8 +126,8 @@ class CSGTEngine:
         out = np.empty((arr.shape[0], self.n_trees))
         with Interruptible() as guard:         # Ctrl-C between pieces of rows
             for start, stop in self._spans(arr):
-                check(lib.sgt_model_raws_many(self._m, _piece(arr, start, stop), stop - start,
-                                              _c_doubles(out[start:stop])),
+                check(lib.sgt_model_raws_many(self._m, piece_doubles(arr, start, stop),
+                                              stop - start, _c_doubles(out[start:stop])),
                       "sgt_model_raws_many")
                 guard.check()
         return out
@@ -191,7 +185,7 @@ class CSGTEngine:
             for start, stop in self._spans(arr, targets):
                 t = _targets(targets, start, stop)
                 try:
-                    check(lib.sgt_model_learn_many(self._m, _piece(arr, start, stop),
+                    check(lib.sgt_model_learn_many(self._m, piece_doubles(arr, start, stop),
                                                    stop - start, _c_doubles(t)),
                           "sgt_model_learn_many")
                 except MemoryError:
@@ -209,7 +203,7 @@ class CSGTEngine:
                 t = _targets(targets, start, stop)
                 try:
                     check(lib.sgt_model_progressive_many(
-                        self._m, _piece(arr, start, stop), stop - start, _c_doubles(t),
+                        self._m, piece_doubles(arr, start, stop), stop - start, _c_doubles(t),
                         _c_doubles(out[start:stop])), "sgt_model_progressive_many")
                 except MemoryError:
                     counted(self.done)

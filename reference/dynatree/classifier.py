@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from reference.array_chunks import chunk_rows, release
+from reference.batches import chunk_rows, distinct_labels, first_unknown, label_codes
 from reference.dynatree import inputs
 from reference.dynatree.engine import ArrayRowEngine, RawRowEngine
 from reference.dynatree.facade import DynamicTreeFacade
@@ -159,7 +159,7 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
 
         The ``fast`` backend reads a numeric 2-D array a chunk at a time, in place if it is
         float64 and C-contiguous: the call needs little memory beyond its input (see
-        ``reference.array_chunks``).
+        ``reference.batches``).
         """
         if classes is not None:
             saved = (self.classes_, self._index)
@@ -213,10 +213,13 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
     def _table_targets(self, y: Any, n: int) -> Callable[[int, int], np.ndarray]:
         """The class indices of a numeric table's ``n`` labels, checked as the list path
         checks them (and the class set fixed on a first call), as a function of a chunk's
-        ``(start, stop)`` giving them in float64. An array of numbers, booleans or text
-        (no NaN) is read a chunk at a time, each chunk's distinct labels mapped once."""
+        ``(start, stop)`` giving them in float64. An array of numbers (of at most 64 bits),
+        booleans or text (no NaN) is read a chunk at a time, its distinct labels found
+        (:func:`reference.batches.distinct_labels`, as the numpy scalars the list path
+        holds) and mapped (:func:`reference.batches.label_codes`) a chunk at a time."""
         size = chunk_rows(8)  # np.unique makes a few temporaries of 8 bytes per label
         if not (isinstance(y, np.ndarray) and y.dtype.kind in "biufUS"
+                and (y.dtype.kind in "US" or y.dtype.itemsize <= 8)
                 and not (y.dtype.kind == "f" and any(
                     bool(np.isnan(y[start:stop]).any()) for start, stop in pieces(
                         y.shape[0] if y.ndim else 1, size)))):
@@ -229,36 +232,20 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
         column = y if y.ndim == 1 else np.ravel(y)
         if column.shape[0] != n:
             raise ValueError(f"X has {n} rows but y has {column.shape[0]} values")
-
-        def distinct(start: int, stop: int) -> tuple[list[Any], np.ndarray]:
-            """The chunk's distinct labels in order of first appearance, and each row's
-            position among them."""
-            block = column[start:stop]
-            _, first, inverse = np.unique(block, return_index=True, return_inverse=True)
-            order = np.argsort(first, kind="stable")
-            rank = np.empty(len(order), dtype=np.intp)
-            rank[order] = np.arange(len(order))
-            return [block[i] for i in first[order].tolist()], rank[inverse.reshape(-1)]
-
         if not self.classes_:
-            found: list[Any] = []
-            for start, stop in pieces(n, size):
-                found += distinct(start, stop)[0]
-                release(column, start, stop)
-            classes = self._discover(found)
+            classes = self._discover(distinct_labels(column, size, as_items=False))
         else:
             classes = list(self.classes_)
         index = {c: i for i, c in enumerate(classes)}
 
-        def targets(start: int, stop: int) -> np.ndarray:
-            labels, rows = distinct(start, stop)
-            lut = np.array([self._label(v, index) for v in labels], dtype=np.float64)
-            found_targets: np.ndarray = lut[rows]
-            return found_targets
+        unknown = first_unknown(column, index, size)
+        if unknown is not None:     # checked before anything is learned
+            self._label(column[unknown], index)  # raises, naming the label
 
-        for start, stop in pieces(n, size):
-            targets(start, stop)  # every label known, checked before anything is learned
-            release(column, start, stop)
+        def targets(start: int, stop: int) -> np.ndarray:
+            found_targets: np.ndarray = label_codes(column[start:stop], index).astype(
+                np.float64)
+            return found_targets
         if not self.classes_:
             self._set_classes(classes)
         return targets

@@ -70,7 +70,7 @@ class DynamicTreeEngine(Protocol):
 
     raw_rows: ClassVar[bool]
     """True if the engine offers the lean one-row hooks (``*_raw``) below."""
-    array_rows: ClassVar[bool]
+    array_batches: ClassVar[bool]
     """True if the engine takes batches as float64 arrays (:class:`ArrayRowEngine`)."""
     piece_work: ClassVar[int]
     """Particle-steps per :meth:`learn` call in ``partial_fit`` (Ctrl-C is checked between)."""
@@ -165,9 +165,9 @@ class RawRowEngine(DynamicTreeEngine, Protocol):
 
 
 class ArrayRowEngine(DynamicTreeEngine, Protocol):
-    """The optional array methods of an engine whose ``array_rows`` is True (the C
+    """The optional array methods of an engine whose ``array_batches`` is True (the C
     engine): the facade hands a numeric batch over one chunk at a time
-    (:mod:`reference.array_chunks`), each chunk a float64 C-contiguous ``(n, d)`` array of
+    (:mod:`reference.batches`), each chunk a float64 C-contiguous ``(n, d)`` array of
     values it has already validated, and the engine reads it in place. Each method gives
     the values of its list twin above, bit for bit; ``out`` arrays are filled in place."""
 
@@ -193,7 +193,7 @@ class PythonDynamicTreeEngine:
     store ``X``, ``y``, updated by the modules of this package."""
 
     raw_rows: ClassVar[bool] = False
-    array_rows: ClassVar[bool] = False
+    array_batches: ClassVar[bool] = False
     piece_work: ClassVar[int] = 2_000
     restores_checked: ClassVar[bool] = False
     pickle_keys: ClassVar[tuple[str, ...]] = (

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from reference.array_chunks import (
+from reference.batches import (
     all_finite,
     as_float64,
     chunk_rows,
@@ -221,16 +221,16 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
 
     # -- numeric arrays handed to an array engine a chunk at a time (fast backend) --------
     def _takes_array(self, X: Any) -> bool:
-        """True if ``X`` goes to the engine as float64 chunks (:mod:`reference.array_chunks`)
-        instead of lists: a numeric table and an engine with ``array_rows``."""
-        return self._engine.array_rows and is_numeric_table(X)
+        """True if ``X`` goes to the engine as float64 chunks (:mod:`reference.batches`)
+        instead of lists: a numeric table and an engine with ``array_batches``."""
+        return self._engine.array_batches and is_numeric_table(X)
 
     def _checked_table(self, X: np.ndarray) -> None:
         """The checks :func:`reference.dynatree.inputs.batch_rows` makes on a numeric
         table, a chunk at a time (same exceptions, same order)."""
         if self._d is not None and X.shape[1] != self._d:
             raise ValueError(f"x must have {self._d} features, got {X.shape[1]}")
-        if not all_finite(X, chunk_rows(X.shape[1])):
+        if not all_finite(X):
             raise ValueError("x must not contain NaN or infinite values")
 
     def _learn_table(self, X: np.ndarray, targets: Callable[[int, int], np.ndarray],
@@ -256,8 +256,8 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
         """Validate a numeric table and call ``fill(rows, start, stop)`` for each chunk
         (``rows`` its float64 form), ``width`` output values per row bounding the chunk."""
         self._checked_table(X)
-        for start, stop, rows in chunks(X, chunk_rows(max(X.shape[1], width))):
-            fill(rows, start, stop)
+        for start, stop in chunks(X.shape[0], chunk_rows(max(X.shape[1], width)), X):
+            fill(as_float64(X[start:stop]), start, stop)
 
     def tree_stats(self) -> dict[str, float]:
         """Particle averages of tree height (a lone root is 1), leaves, mean leaf size,
@@ -397,8 +397,8 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
         engine: ArrayRowEngine = self._engine  # type: ignore[assignment]
         size = chunk_rows(d, engine.piece_work // self._params.n_particles)
         with Interruptible() as guard:          # Ctrl-C between chunks of rows
-            for start, stop, rows in chunks(X, size):
-                engine.alc_array(rows, box, out[start:stop])
+            for start, stop in chunks(n, size, X):
+                engine.alc_array(as_float64(X[start:stop]), box, out[start:stop])
                 guard.check()
         return out
 
@@ -413,7 +413,8 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
         pool, _ = self._engine.pool()
         box = data_box(pool, d) if pool else None
         cols = np.arange(d)
-        for _, _, rows in chunks(X, chunk_rows(d)):
+        for start, stop in chunks(X.shape[0], chunk_rows(d), X):
+            rows = as_float64(X[start:stop])
             lows = rows[np.argmin(rows, axis=0), cols].tolist()
             highs = rows[np.argmax(rows, axis=0), cols].tolist()
             if box is None:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from reference.array_chunks import all_finite, as_float64, chunk_rows
+from reference.batches import all_finite, as_float64
 from reference.dynatree import inputs
 from reference.dynatree.classifier import DynamicTreeClassifier
 from reference.dynatree.engine import ArrayRowEngine, RawRowEngine, RegressionSummary
@@ -145,7 +145,7 @@ class DynamicTreeRegressor(DynamicTreeFacade):
 
         The ``fast`` backend reads a numeric 2-D array a chunk at a time, in place if it is
         float64 and C-contiguous: the call needs little memory beyond its input (see
-        ``reference.array_chunks``).
+        ``reference.batches``).
         """
         if self._takes_array(X):
             self._checked_table(X)
@@ -182,7 +182,7 @@ class DynamicTreeRegressor(DynamicTreeFacade):
         column = y if y.ndim == 1 else np.ravel(y)
         if column.shape[0] != n:
             raise ValueError(f"X has {n} rows but y has {column.shape[0]} values")
-        if not all_finite(column.reshape(-1, 1), chunk_rows(1)):
+        if not all_finite(column):
             raise ValueError("y must not be NaN or infinite")
         return lambda start, stop: as_float64(column[start:stop])
 

@@ -17,6 +17,7 @@ from reference.batches import (
     chunk_rows,
     chunks,
     distinct_labels,
+    first_unknown,
     label_codes,
     label_input,
     take_labels,
@@ -222,18 +223,24 @@ class SGTClassifier(_Classifier):
                     seen.setdefault(label, None)
                 except TypeError:
                     raise ValueError(f"labels must be hashable, got {label!r}") from None
-            if len(seen) < 2:
-                raise ValueError("the first partial_fit needs two classes or classes= up front")
-            self._set_classes(list(seen))
-            try:
-                self._commit(arr.shape[1], None, kinds)
-            except MemoryError:
-                self.classes_, self._class_index = None, {}
-                raise
+            self._first_classes(list(seen), arr.shape[1], kinds)
         targets = [self._target(self._index(label)) for label in labels]
         self._commit(arr.shape[1], None, kinds)
         self._fit_rows(arr, targets)
         return self
+
+    def _first_classes(self, labels: list[Hashable], n_features: int,
+                       kinds: list[int]) -> None:
+        """Fix ``classes_`` to the distinct ``labels`` of a first batch (at least two) and
+        build the model; an allocation failure leaves the class set unknown."""
+        if len(labels) < 2:
+            raise ValueError("the first partial_fit needs two classes or classes= up front")
+        self._set_classes(labels)
+        try:
+            self._commit(n_features, None, kinds)
+        except MemoryError:
+            self.classes_, self._class_index = None, {}
+            raise
 
     def _fit_coded(self, arr: np.ndarray, kinds: list[int], y: np.ndarray) -> SGTClassifier:
         """:meth:`partial_fit` of a label array read chunk by chunk
@@ -243,15 +250,7 @@ class SGTClassifier(_Classifier):
         if y.shape[0] != n:
             raise ValueError(f"y has {y.shape[0]} labels for {n} rows")
         if self.classes_ is None:
-            labels = distinct_labels(y, chunk_rows(1))
-            if len(labels) < 2:
-                raise ValueError("the first partial_fit needs two classes or classes= up front")
-            self._set_classes(labels)
-            try:
-                self._commit(arr.shape[1], None, kinds)
-            except MemoryError:
-                self.classes_, self._class_index = None, {}
-                raise
+            self._first_classes(distinct_labels(y, chunk_rows(1)), arr.shape[1], kinds)
         targets = self._coded_targets(y)
         self._commit(arr.shape[1], None, kinds)
         self._fit_rows(arr, targets)
@@ -261,10 +260,9 @@ class SGTClassifier(_Classifier):
         """The targets of a label array, checked chunk by chunk (an unknown label raises
         as :meth:`_index`, on the first one) and then computed a chunk at a time."""
         index = self._class_index
-        for start, stop in chunks(y.shape[0], chunk_rows(1), y):
-            codes = label_codes(y[start:stop], index)
-            if (codes < 0).any():
-                self._index(y[start + int(np.argmin(codes))].item())
+        unknown = first_unknown(y, index, chunk_rows(1))
+        if unknown is not None:
+            self._index(y[unknown].item())
         logistic = self._loss_kind() == LOSS_LOGISTIC
 
         def targets(start: int, stop: int) -> np.ndarray:

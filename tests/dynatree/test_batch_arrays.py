@@ -2,7 +2,7 @@
 results and errors.
 
 A ``fast`` dynamic tree hands a 2-D numeric array to C in chunks of
-:data:`reference.array_chunks.CHUNK_BYTES` (a float64 C-contiguous array is read in place,
+:data:`reference.batches.CHUNK_BYTES` (a float64 C-contiguous array is read in place,
 other layouts and dtypes are converted a chunk at a time), validates it a chunk at a time,
 and never builds Python lists of its rows. Checked here, with chunks shrunk to a few rows so
 that every batch spans several: the results equal those of the same rows given as lists
@@ -26,7 +26,7 @@ import pytest
 from _alloc_hook import fail_at
 from _compare import assert_snapshot_equal
 from conftest import REFERENCE, require_fast
-from reference import array_chunks
+from reference import batches
 
 N_ROWS = 60
 ROWS_PER_CHUNK = 7
@@ -37,7 +37,7 @@ def small_chunks(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
     """Shrink the chunks to ``ROWS_PER_CHUNK`` rows of a table of ``d`` columns."""
 
     def shrink(d: int) -> None:
-        monkeypatch.setattr(array_chunks, "CHUNK_BYTES", 8 * d * ROWS_PER_CHUNK)
+        monkeypatch.setattr(batches, "CHUNK_BYTES", 8 * d * ROWS_PER_CHUNK)
 
     return shrink
 
@@ -267,9 +267,9 @@ def test_releasing_a_memory_map_keeps_its_data(mode: str, tmp_path: Path) -> Non
     if mode != "r":
         X[5, 1] = -1.0
     expected = np.array(X)
-    for start, stop, rows in array_chunks.chunks(X, 1000):
-        assert np.array_equal(rows, expected[start:stop])
-    array_chunks.release(X, 0, X.shape[0])
+    for start, stop in batches.chunks(X.shape[0], 1000, X):
+        assert np.array_equal(batches.as_float64(X[start:stop]), expected[start:stop])
+    batches.release(X, 0, X.shape[0])
     assert np.array_equal(X, expected)
     del X
     on_disk = np.fromfile(path).reshape(-1, 3)
@@ -283,7 +283,8 @@ def test_chunks_are_views_of_float64_tables_and_bounded_copies_otherwise(
     for table, copied in ((X, False), (np.asfortranarray(X), True), (X.astype(np.float32),
                                                                       True)):
         sizes = []
-        for start, stop, rows in array_chunks.chunks(table, array_chunks.chunk_rows(4)):
+        for start, stop in batches.chunks(table.shape[0], batches.chunk_rows(4), table):
+            rows = batches.as_float64(table[start:stop])
             assert rows.dtype == np.float64 and rows.flags.c_contiguous
             assert np.shares_memory(rows, table) is not copied
             assert np.array_equal(rows, table[start:stop].astype(np.float64))
@@ -302,7 +303,7 @@ def _rss_file() -> int:
 def test_a_memory_mapped_batch_does_not_stay_resident(tmp_path: Path) -> None:
     """After ``partial_fit`` and ``predict`` on a 24 MB memory map, the map's pages are no
     longer mapped into the process (a file larger than memory streams through)."""
-    if not Path("/proc/self/status").exists() or array_chunks._madvise is None:
+    if not Path("/proc/self/status").exists() or batches._madvise is None:
         pytest.skip("needs Linux's /proc and madvise")
     fast = require_fast()
     path = tmp_path / "rows.f64"

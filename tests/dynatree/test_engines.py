@@ -5,7 +5,7 @@ its engine, ``_engine_class``: :class:`~reference.dynatree.engine.PythonDynamicT
 or ``fast.dynatree.engine.CDynamicTreeEngine``. Checked here: both engines implement every
 method of the :class:`~reference.dynatree.engine.DynamicTreeEngine` protocol with its
 signature; the lean one-row hooks exist exactly when ``raw_rows`` says so, the array methods
-exactly when ``array_rows`` does; and the ``fast``
+exactly when ``array_batches`` does; and the ``fast``
 public classes add nothing to the reference facades but their engine (results are checked
 in lockstep elsewhere).
 """
@@ -43,7 +43,7 @@ def test_engine_implements_the_protocol(index: int) -> None:
     require_fast()
     engine = _engines()[index]
     protocols = [DynamicTreeEngine] + ([RawRowEngine] if engine.raw_rows else []) + (
-        [ArrayRowEngine] if engine.array_rows else [])
+        [ArrayRowEngine] if engine.array_batches else [])
     for protocol in protocols:
         for name in protocol.__annotations__:       # the class-level flags
             assert name in vars(engine), f"{engine.__name__} lacks {name}"
@@ -55,7 +55,7 @@ def test_engine_implements_the_protocol(index: int) -> None:
     if not engine.raw_rows:
         for name in set(_members(RawRowEngine)) - {"__init__"}:
             assert not hasattr(engine, name), f"{engine.__name__} has {name}"
-    if not engine.array_rows:
+    if not engine.array_batches:
         for name in set(_members(ArrayRowEngine)) - {"__init__"}:
             assert not hasattr(engine, name), f"{engine.__name__} has {name}"
 

@@ -213,6 +213,25 @@ def test_chunk_helpers_cover_every_row_once() -> None:
     assert batches.label_input(np.array([1.0, np.nan])) is None
 
 
+def test_label_helpers_name_labels_in_row_order_across_chunks() -> None:
+    y = np.array([3, 1, 3, 2, 1] * 30 + [8, 9])
+    first = batches.distinct_labels(y, 7, as_items=False)
+    assert first == [3, 1, 2, 8, 9] and all(type(v) is np.int64 for v in first)
+    assert batches.first_unknown(y, {3: 0, 1: 1, 2: 2}, 7) == 150     # chunk 22 of 22
+    assert batches.first_unknown(y, {3: 0, 1: 1, 2: 2, 8: 3, 9: 4}, 7) is None
+    assert batches.first_unknown(y, {1: 0}, 7) == 0
+
+
+def test_values_are_finite_as_float64_in_one_and_two_dimensions() -> None:
+    assert batches.all_finite(np.arange(300.0)) and batches.all_finite(np.ones((9, 4)))
+    late = np.ones(300, dtype=np.float32)
+    late[-1] = np.inf
+    assert not batches.all_finite(late) and not batches.all_finite(late.reshape(-1, 3))
+    if np.finfo(np.longdouble).max > np.finfo(np.float64).max:       # e.g. x86 long double
+        wide = np.full((3, 2), np.finfo(np.float64).max, dtype=np.longdouble) * 4
+        assert np.isfinite(wide).all() and not batches.all_finite(wide)
+
+
 @pytest.mark.parametrize("labels", [
     np.array([3, 1, 3, 9, 1, -4] * 20, dtype=np.int8), np.array([True, False, True] * 9),
     np.array([2**63 + 5, 1, 7], dtype=np.uint64), np.array([10**12, -(10**12), 7, 7]),
