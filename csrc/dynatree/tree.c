@@ -168,10 +168,15 @@ void dt_copy_particle(dt_model *m, dt_particle *dst, const dt_particle *src)
 {
     int32_t k;
     const dt_node *nd = src->nodes;
+    int32_t *refs = m->pool.refs;
     memcpy(dst->nodes, src->nodes, sizeof(dt_node) * (size_t)src->n_nodes);
-    /* live leaves share their point sets (points and statistics) */
-    for (k = 0; k < src->n_nodes; k++)
-        if (nd[k].var < 0 && nd[k].depth >= 0) m->pool.refs[nd[k].set]++;
+    /* live leaves share their point sets (points and statistics). Whether a slot is a
+     * live leaf is as unpredictable as a coin, so nothing branches on it: every slot adds
+     * live (0 or 1) to the count of its set if live, else to refs[0] (adding 0) */
+    for (k = 0; k < src->n_nodes; k++) {
+        int32_t live = (int32_t)(((uint32_t)nd[k].var >> 31) & ~((uint32_t)nd[k].depth >> 31));
+        refs[nd[k].set & -live] += live;
+    }
     dst->root = src->root;
     dst->n_nodes = src->n_nodes;
     dst->free_head = src->free_head;
@@ -439,9 +444,21 @@ int dt_leaf_append_shared(dt_model *m, dt_particle *t, int32_t leaf, int32_t poi
 /* drop the references of every live leaf of a particle (before its buffers are reused) */
 void dt_particle_release_sets(dt_model *m, dt_particle *t)
 {
-    int32_t k;
-    for (k = 0; k < t->n_nodes; k++)
-        if (t->nodes[k].var < 0 && t->nodes[k].depth >= 0) release_set(m, t->nodes[k].set);
+    int32_t k, *refs = m->pool.refs;
+    const dt_node *nd = t->nodes;
+    /* release_set of every live leaf, the slot's test without a branch (as in
+     * dt_copy_particle): a slot subtracts live (0 or 1) from its set's count if live,
+     * else from refs[0] (subtracting 0); only a count that reaches 0 takes the branch to
+     * release_set's freeing path (restored to 1 first, so that release_set frees it) */
+    for (k = 0; k < t->n_nodes; k++) {
+        int32_t live = (int32_t)(((uint32_t)nd[k].var >> 31) & ~((uint32_t)nd[k].depth >> 31));
+        int32_t id = nd[k].set & -live;
+        refs[id] -= live;
+        if (live & (refs[id] == 0)) {
+            refs[id] = 1;
+            release_set(m, id);
+        }
+    }
 }
 
 /* mirrors height: number of levels (a lone root has height 1) */
