@@ -92,6 +92,18 @@ void sgt_bag_gradients(const double *raws, int32_t n, double label, double *grad
     hess[best] = p * (1.0 - p);
 }
 
+/* the class probabilities of one row of raw scores (k of them into probs) */
+static void row_probas(const double *raws, int32_t n_trees, double *probs)
+{
+    if (n_trees == 1) {
+        double p = sgt_sigmoid(raws[0]);
+        probs[0] = 1.0 - p;
+        probs[1] = p;
+    } else {
+        sgt_softmax(raws, n_trees, probs);
+    }
+}
+
 /* class probabilities of each of n rows of raw scores (n_trees per row) into out (k per
  * row, k = 2 for one tree, else n_trees + 1), as SGTClassifier.predict_proba_one:
  * binary [1 - σ(f), σ(f)], else the softmax [GPF19, Eq. 19, 26] */
@@ -99,16 +111,8 @@ void sgt_predict_probas(const double *raws, int64_t n, int32_t n_trees, double *
 {
     int64_t i;
     int32_t k = n_trees == 1 ? 2 : n_trees + 1;
-    for (i = 0; i < n; i++) {
-        double *probs = out + i * k;
-        if (n_trees == 1) {
-            double p = sgt_sigmoid(raws[i]);
-            probs[0] = 1.0 - p;
-            probs[1] = p;
-        } else {
-            sgt_softmax(raws + i * n_trees, n_trees, probs);
-        }
-    }
+    for (i = 0; i < n; i++)
+        row_probas(raws + i * n_trees, n_trees, out + i * k);
 }
 
 /* most probable class of each of n rows of raw scores (n_trees per row), first on ties,
@@ -120,13 +124,7 @@ void sgt_predict_labels(const double *raws, int64_t n, int32_t n_trees, double *
     int32_t c, k = n_trees == 1 ? 2 : n_trees + 1;
     for (i = 0; i < n; i++) {
         int32_t best = 0;
-        if (n_trees == 1) {
-            double p = sgt_sigmoid(raws[i]);
-            probs[0] = 1.0 - p;
-            probs[1] = p;
-        } else {
-            sgt_softmax(raws + i * n_trees, n_trees, probs);
-        }
+        row_probas(raws + i * n_trees, n_trees, probs);
         for (c = 1; c < k; c++)
             if (probs[c] > probs[best])
                 best = c;

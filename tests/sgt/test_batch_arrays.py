@@ -16,6 +16,7 @@ import pytest
 
 import reference
 import reference.batches as batches
+from _compare import rejects_alike
 from conftest import require_fast
 
 N_ROWS = 700
@@ -138,19 +139,6 @@ def test_labels_taken_by_index_equal_the_array_of_the_list(classes: list[Any]) -
         assert got.tolist() == want.tolist()
 
 
-def _rejects_alike(ref: Any, fast_model: Any, call: str, *args: Any) -> str:
-    """Both models raise the same exception and message, and stay as they were."""
-    before = (ref.snapshot(), fast_model.snapshot())
-    outcomes = []
-    for model in (ref, fast_model):
-        with pytest.raises(ValueError) as info:
-            getattr(model, call)(*args)
-        outcomes.append(str(info.value))
-    assert outcomes[0] == outcomes[1]
-    assert (ref.snapshot(), fast_model.snapshot()) == before
-    return outcomes[0]
-
-
 @pytest.mark.parametrize("call", ["partial_fit", "progressive_predict"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_a_bad_value_in_a_later_chunk_rejects_the_whole_batch(call: str, dtype: Any) -> None:
@@ -160,19 +148,19 @@ def test_a_bad_value_in_a_later_chunk_rejects_the_whole_batch(call: str, dtype: 
         model.partial_fit(X[:100], y[:100])
     bad = X.astype(dtype)
     bad[500, 1] = np.nan                               # the 8th chunk of 64 rows
-    message = _rejects_alike(ref, fast_model, call, bad, y)
+    message = rejects_alike(ref, fast_model, call, bad, y)
     assert "NaN or infinite" in message
     nominal = X.copy()
     nominal[200, 2] = 1.5                              # not an integer category
-    assert "nominal feature 2" in _rejects_alike(ref, fast_model, call, nominal, y)
+    assert "nominal feature 2" in rejects_alike(ref, fast_model, call, nominal, y)
     nominal[650, 0] = np.inf                           # a later NaN still comes first
-    assert "NaN or infinite" in _rejects_alike(ref, fast_model, call, nominal, y)
+    assert "NaN or infinite" in rejects_alike(ref, fast_model, call, nominal, y)
     target = y.copy()
     target[600] = np.inf
-    assert _rejects_alike(ref, fast_model, call, X, target) == \
+    assert rejects_alike(ref, fast_model, call, X, target) == \
         "y must be a finite real number, got inf"
-    assert "labels for" in _rejects_alike(ref, fast_model, call, X, y[:-1])
-    assert "5 features" in _rejects_alike(ref, fast_model, call, np.zeros((3, 5)), y[:3])
+    assert "labels for" in rejects_alike(ref, fast_model, call, X, y[:-1])
+    assert "5 features" in rejects_alike(ref, fast_model, call, np.zeros((3, 5)), y[:3])
 
 
 def test_an_unknown_label_in_a_later_chunk_rejects_the_whole_batch() -> None:
@@ -181,17 +169,17 @@ def test_an_unknown_label_in_a_later_chunk_rejects_the_whole_batch() -> None:
     ref, fast_model = _pair("SGTClassifier", classes=["low", "high"])
     lab_bad = lab.copy().astype("<U6")
     lab_bad[450] = "other"
-    message = _rejects_alike(ref, fast_model, "partial_fit", X, lab_bad)
+    message = rejects_alike(ref, fast_model, "partial_fit", X, lab_bad)
     assert message.startswith("unknown label 'other'")
     ints = (y > 1.0).astype(np.int64)
     ints[300] = 7
     ref, fast_model = _pair("SGTClassifier", classes=[0, 1])
     for model in (ref, fast_model):
         model.partial_fit(X[:50], ints[:50])
-    assert _rejects_alike(ref, fast_model, "progressive_predict", X, ints).startswith(
+    assert rejects_alike(ref, fast_model, "progressive_predict", X, ints).startswith(
         "unknown label 7")
     ref, fast_model = _pair("SGTClassifier")
-    assert "two classes" in _rejects_alike(ref, fast_model, "partial_fit", X, np.ones(N_ROWS))
+    assert "two classes" in rejects_alike(ref, fast_model, "partial_fit", X, np.ones(N_ROWS))
     assert fast_model.classes_ is None
 
 
