@@ -22,8 +22,8 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without a build
     raise missing_build("fast._lib", exc) from exc
 
-__all__ = ["ffi", "lib", "missing_build", "check", "raise_status", "status_message", "doubles",
-           "piece_doubles", "STATUS_EXCEPTIONS"]
+__all__ = ["ffi", "lib", "missing_build", "check", "raise_status", "status_message",
+           "doubles", "view_doubles", "piece_doubles", "STATUS_EXCEPTIONS"]
 
 STATUS_EXCEPTIONS: dict[int, type[Exception]] = {
     lib.ST_EINVAL: ValueError,
@@ -58,8 +58,13 @@ def doubles(values: Any) -> Any:
     return ffi.new("double[]", [float(v) for v in values])
 
 
+def view_doubles(arr: np.ndarray) -> Any:
+    """A float64 C-contiguous array as a C ``double *`` over its own memory (no copy)."""
+    return ffi.from_buffer("double[]", arr)
+
+
 def piece_doubles(X: np.ndarray, start: int, stop: int) -> Any:
     """Rows ``start:stop`` of a numeric 2-D array as C doubles: the rows themselves when
     the array is C-contiguous float64, else a float64 copy of this piece alone
     (:mod:`reference.batches`)."""
-    return ffi.from_buffer("double[]", as_float64(X[start:stop]))
+    return view_doubles(as_float64(X[start:stop]))

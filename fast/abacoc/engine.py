@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fast._ffi import check, ffi, lib, piece_doubles, raise_status
+from fast._ffi import check, ffi, lib, piece_doubles, raise_status, view_doubles
 from fast._rows import ST_ENOMEM, plain_row
 from fast.rng import Rng
 from reference.abacoc.engine import Prequential
@@ -168,7 +168,7 @@ class CABACOCEngine:
                 check(
                     lib.ab_model_predict_proba(
                         self._h, piece_doubles(X, start, stop), stop - start,
-                        ffi.from_buffer("double[]", out[start:stop]),
+                        view_doubles(out[start:stop]),
                     ),
                     "ab_model_predict_proba",
                 )
@@ -213,7 +213,7 @@ class CABACOCEngine:
         out = np.empty(arr.shape[0], dtype=np.int64)
         check(
             lib.ab_model_nearest(
-                self._h, ffi.from_buffer("double[]", arr), arr.shape[0], int(use_tree),
+                self._h, view_doubles(arr), arr.shape[0], int(use_tree),
                 ffi.from_buffer("int64_t[]", out),
             ),
             "ab_model_nearest",

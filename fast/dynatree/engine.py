@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fast._ffi import check, ffi, lib, raise_status
+from fast._ffi import check, ffi, lib, raise_status, view_doubles
 from fast._rows import INT_EXACT, ST_ENOMEM, RowBuffer, address, plain_row
 from fast.rng import Rng
 from reference.dynatree.engine import Box, RegressionSummary, leaf_config
@@ -56,11 +56,6 @@ def _list_to_block(values: Sequence[Any], n: int, ell: float, cfg: LeafConfig) -
 def _flat(rows: list[list[float]]) -> Any:
     """The rows (each of the model's width) as one row-major C array."""
     return ffi.new("double[]", [v for r in rows for v in r])
-
-
-def _doubles(arr: np.ndarray) -> Any:
-    """A float64 C-contiguous array as a C ``double *`` over its own memory (no copy)."""
-    return ffi.from_buffer("double[]", arr)
 
 
 class _RowBuffers:
@@ -150,8 +145,8 @@ class CDynamicTreeEngine:
         out = np.empty(n, dtype=np.float64)
         before = int(self._m.store.n_total)
         try:
-            check(lib.dt_model_learn(self._m, _doubles(X), _doubles(targets), n,
-                                     _doubles(out)), "dt_model_learn")
+            check(lib.dt_model_learn(self._m, view_doubles(X), view_doubles(targets), n,
+                                     view_doubles(out)), "dt_model_learn")
         except MemoryError as exc:
             # the C loop learned the rows before the failing one (each row is atomic)
             exc.learned_lpreds = (  # type: ignore[attr-defined]
@@ -160,19 +155,21 @@ class CDynamicTreeEngine:
         return out.tolist()
 
     def means_array(self, X: np.ndarray, out: np.ndarray) -> None:
-        check(lib.dt_model_means(self._m, _doubles(X), X.shape[0], _doubles(out)), "predict")
+        check(lib.dt_model_means(self._m, view_doubles(X), X.shape[0], view_doubles(out)),
+              "predict")
 
     def summaries_array(self, X: np.ndarray, out: np.ndarray) -> None:
-        check(lib.dt_model_summaries(self._m, _doubles(X), X.shape[0], _doubles(out)),
+        check(lib.dt_model_summaries(self._m, view_doubles(X), X.shape[0], view_doubles(out)),
               "predict")
 
     def classify_array(self, X: np.ndarray, probs: np.ndarray, entropy: np.ndarray) -> None:
-        check(lib.dt_model_classes(self._m, _doubles(X), X.shape[0], _doubles(probs),
-                                   _doubles(entropy)), "predict")
+        check(lib.dt_model_classes(self._m, view_doubles(X), X.shape[0], view_doubles(probs),
+                                   view_doubles(entropy)), "predict")
 
     def alc_array(self, X: np.ndarray, box: Box, out: np.ndarray) -> None:
         flat = ffi.new("double[]", [v for pair in box for v in pair])
-        check(lib.dt_model_alc(self._m, _doubles(X), X.shape[0], flat, _doubles(out)), "alc")
+        check(lib.dt_model_alc(self._m, view_doubles(X), X.shape[0], flat, view_doubles(out)),
+              "alc")
 
     def discard(self) -> None:
         self._m = None

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 import reference.sgt.losses as _losses
-from fast._ffi import check, ffi, lib, piece_doubles, status_message
+from fast._ffi import check, ffi, lib, piece_doubles, status_message, view_doubles
 from fast._rows import ST_ENOMEM, RowBuffer, address
 from fast.sgt.losses import BinaryCrossEntropy, PseudoHuber, SquaredError
 from reference.batches import chunk_rows, chunks
@@ -33,10 +33,6 @@ PIECE_ROWS = 50_000
 
 _CELL = np.dtype([("n", "<i8"), ("sum_g", "<f8"), ("sum_h", "<f8"), ("m_g", "<f8"),
                   ("m_h", "<f8"), ("c", "<f8")])
-
-
-def _c_doubles(arr: np.ndarray) -> Any:
-    return ffi.from_buffer("double[]", arr)
 
 
 def _targets(targets: Any, start: int, stop: int) -> np.ndarray:
@@ -127,7 +123,7 @@ class CSGTEngine:
         with Interruptible() as guard:         # Ctrl-C between pieces of rows
             for start, stop in self._spans(arr):
                 check(lib.sgt_model_raws_many(self._m, piece_doubles(arr, start, stop),
-                                              stop - start, _c_doubles(out[start:stop])),
+                                              stop - start, view_doubles(out[start:stop])),
                       "sgt_model_raws_many")
                 guard.check()
         return out
@@ -186,7 +182,7 @@ class CSGTEngine:
                 t = _targets(targets, start, stop)
                 try:
                     check(lib.sgt_model_learn_many(self._m, piece_doubles(arr, start, stop),
-                                                   stop - start, _c_doubles(t)),
+                                                   stop - start, view_doubles(t)),
                           "sgt_model_learn_many")
                 except MemoryError:
                     counted(self.done)          # the rows before the failing one
@@ -203,8 +199,8 @@ class CSGTEngine:
                 t = _targets(targets, start, stop)
                 try:
                     check(lib.sgt_model_progressive_many(
-                        self._m, piece_doubles(arr, start, stop), stop - start, _c_doubles(t),
-                        _c_doubles(out[start:stop])), "sgt_model_progressive_many")
+                        self._m, piece_doubles(arr, start, stop), stop - start, view_doubles(t),
+                        view_doubles(out[start:stop])), "sgt_model_progressive_many")
                 except MemoryError:
                     counted(self.done)
                     raise
@@ -219,8 +215,8 @@ class CSGTEngine:
         sizes = ffi.new("int32_t[]", [a.shape[0] for a in arrays])
         t = np.asarray(targets, dtype=np.float64)
         try:
-            check(lib.sgt_model_learn_bags(self._m, _c_doubles(flat), sizes, len(arrays),
-                                           _c_doubles(t), epochs), "sgt_model_learn_bags")
+            check(lib.sgt_model_learn_bags(self._m, view_doubles(flat), sizes, len(arrays),
+                                           view_doubles(t), epochs), "sgt_model_learn_bags")
         except MemoryError:
             counted(self.done)                  # the bag steps before the failing one
             raise
@@ -243,7 +239,7 @@ class CSGTEngine:
         n = raws.shape[0]
         out = np.empty(n, dtype=np.int32)
         probs = ffi.new("double[]", self.n_classes)
-        lib.sgt_predict_labels(_c_doubles(np.ascontiguousarray(raws)), n, self.n_trees,
+        lib.sgt_predict_labels(view_doubles(np.ascontiguousarray(raws)), n, self.n_trees,
                                probs, ffi.from_buffer("int32_t[]", out))
         return out
 
@@ -251,8 +247,8 @@ class CSGTEngine:
         """Class probabilities of each row of raw scores, shape (n, classes)
         (``sgt_predict_probas``)."""
         out = np.empty((raws.shape[0], self.n_classes))
-        lib.sgt_predict_probas(_c_doubles(np.ascontiguousarray(raws)), raws.shape[0],
-                               self.n_trees, _c_doubles(out))
+        lib.sgt_predict_probas(view_doubles(np.ascontiguousarray(raws)), raws.shape[0],
+                               self.n_trees, view_doubles(out))
         return out
 
     # -- the one-row hooks (fast._rows) --------------------------------------------------
