@@ -27,9 +27,22 @@ ROWS_SOURCE = CSRC / "common" / "rows.c"
 ``fast._rows_ext`` (:func:`rows_extension`), not into ``fast._lib``."""
 SOURCES = sorted(p for p in CSRC.rglob("*.c") if p != ROWS_SOURCE)
 """Every C source of the library, all folders."""
-CFLAGS = ["-std=c99", "-O2", "-ffp-contract=off", "-Wall", "-Wextra"]
+CFLAGS = ["-std=c99", "-O3", "-ffp-contract=off", "-fvisibility=hidden", "-Wall", "-Wextra"]
+"""Compile flags of every C file. ``-O3`` does not change a result: GCC reorders
+floating-point operations only under ``-ffast-math`` (never used), and
+``-ffp-contract=off`` forbids fused multiply-adds. ``-fvisibility=hidden`` keeps the
+library's functions private to the module (only ``PyInit__lib`` is exported, by Python's
+own macro), so that calls between them are direct rather than through the PLT."""
+LTO_FLAGS = [] if os.environ.get("DRIFTWOOD_NO_LTO") else ["-flto=auto"]
+"""Link-time optimisation (inlining across the C files: ``dt_leaf_stats`` and the other
+small accessors are called from every file), on both the compile and the link line, with
+the compile flags repeated at the link, where GCC generates the code. About 10% off the
+dynamic trees' particle step (Performance page). ``DRIFTWOOD_NO_LTO=1`` turns it off."""
 EXTRA_FLAGS = os.environ.get("DRIFTWOOD_EXTRA_CFLAGS", "").split()
 """Extra compile and link flags, e.g. sanitizers for ``.ci/sanitize``; empty normally."""
+LINK_FLAGS = CFLAGS + LTO_FLAGS + EXTRA_FLAGS
+"""The link line's flags (with LTO the code is generated there, so it needs the same
+optimisation and floating-point flags as the compile)."""
 
 
 def cdef_from_header(text: str) -> str:
@@ -46,8 +59,8 @@ ffibuilder.set_source(
     include_dirs=[str(CSRC.relative_to(ROOT))],
     # ships every header in the sdist (no MANIFEST.in)
     depends=[str(h.relative_to(ROOT)) for h in sorted(CSRC.rglob("*.h"))],
-    extra_compile_args=CFLAGS + EXTRA_FLAGS,
-    extra_link_args=EXTRA_FLAGS,
+    extra_compile_args=CFLAGS + LTO_FLAGS + EXTRA_FLAGS,
+    extra_link_args=LINK_FLAGS,
     libraries=["m"],
     py_limited_api=False,
 )
@@ -58,7 +71,8 @@ def rows_extension() -> Extension:
     """The row packer ``fast._rows_ext`` (``csrc/common/rows.c``), same flags as the
     library; ``setup.py`` lists it next to the cffi module."""
     return Extension("fast._rows_ext", sources=[str(ROWS_SOURCE.relative_to(ROOT))],
-                     extra_compile_args=CFLAGS + EXTRA_FLAGS, extra_link_args=EXTRA_FLAGS)
+                     extra_compile_args=CFLAGS + LTO_FLAGS + EXTRA_FLAGS,
+                     extra_link_args=LINK_FLAGS)
 
 
 def build_rows_in_place() -> None:
