@@ -290,7 +290,8 @@ int dt_particle_reserve_nodes(dt_particle *t, int32_t cap_nodes);
 double *dt_leaf_stats(const dt_model *m, const dt_particle *t, int32_t leaf);
 int32_t dt_node_alloc(dt_model *m, dt_particle *t);
 void dt_node_release(dt_model *m, dt_particle *t, int32_t k);
-void dt_copy_particle(dt_model *m, dt_particle *dst, const dt_particle *src);
+void dt_particle_replace(dt_model *m, dt_particle *dst, const dt_node *dead, int32_t dead_n,
+                         const dt_particle *src);
 int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n);
 void dt_set_release(dt_model *m, int32_t id);
 void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point);

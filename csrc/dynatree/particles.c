@@ -155,10 +155,11 @@ double dt_resample(dt_model *m, const double *x, double y)
             counts[i] = 1;
             m->pf.tmp[j] = m->pf.parts[i];
         } else {
+            const dt_node *gone;
             m->pf.tmp[j] = m->pf.parts[dead[n_dead++]];
-            dt_particle_release_sets(m, &m->pf.tmp[j]);
+            gone = m->pf.tmp[j].nodes;
             m->pf.tmp[j].nodes = dt_spare_take(m, m->pf.tmp[j].nodes);
-            dt_copy_particle(m, &m->pf.tmp[j], &m->pf.parts[i]);
+            dt_particle_replace(m, &m->pf.tmp[j], gone, m->pf.tmp[j].n_nodes, &m->pf.parts[i]);
         }
     }
     memcpy(m->pf.parts, m->pf.tmp, sizeof(dt_particle) * (size_t)n);

@@ -162,23 +162,55 @@ void dt_node_release(dt_model *m, dt_particle *t, int32_t k)
     t->n_free++;
 }
 
-/* explicit copy of a particle (mirrors copy_tree) into dst, whose own point sets must have
- * been released; dst has the same capacities. Point sets are shared, not copied. */
-void dt_copy_particle(dt_model *m, dt_particle *dst, const dt_particle *src)
+/* 1 if arena slot k is a live leaf (a split has var >= 0, a free slot depth -1), as 0 or 1
+ * without a branch: whether a slot is a live leaf is as unpredictable as a coin */
+static void release_set(dt_model *m, int32_t id);
+
+static int32_t live_leaf(const dt_node *nd)
 {
-    int32_t k;
+    return (int32_t)(((uint32_t)nd->var >> 31) & ~((uint32_t)nd->depth >> 31));
+}
+
+/* drop the reference of the live leaf in slot nd (if it is one) without a branch: the slot
+ * subtracts live (0 or 1) from its set's count if live, else from refs[0] (subtracting 0);
+ * only a count that reaches 0 takes the branch to release_set's freeing path (restored to
+ * 1 first, so that release_set frees it) */
+static void release_slot(dt_model *m, const dt_node *nd)
+{
+    int32_t *refs = m->pool.refs, live = live_leaf(nd), id = nd->set & -live;
+    refs[id] -= live;
+    if (live & (refs[id] == 0)) {
+        refs[id] = 1;
+        release_set(m, id);
+    }
+}
+
+/* resampling's replacement of a dead particle by a copy of src (mirrors copy_tree): dst is
+ * the dead particle with a spare arena of the same capacity in place of its own, whose
+ * dead_n slots dead are kept intact for a rollback. The dead leaves' references are
+ * dropped (dt_particle_release_sets) and src's leaves take one each (point sets are
+ * shared, not copied), slot by slot in one pass. The counts end the same as releasing
+ * first: a set src holds keeps src's reference, so only the sets held by the dead particle
+ * alone reach 0, in the same (slot) order. */
+void dt_particle_replace(dt_model *m, dt_particle *dst, const dt_node *dead, int32_t dead_n,
+                         const dt_particle *src)
+{
+    int32_t k, n_nodes = src->n_nodes, both = dead_n < n_nodes ? dead_n : n_nodes;
     const dt_node *nd = src->nodes;
     int32_t *refs = m->pool.refs;
-    memcpy(dst->nodes, src->nodes, sizeof(dt_node) * (size_t)src->n_nodes);
-    /* live leaves share their point sets (points and statistics). Whether a slot is a
-     * live leaf is as unpredictable as a coin, so nothing branches on it: every slot adds
-     * live (0 or 1) to the count of its set if live, else to refs[0] (adding 0) */
-    for (k = 0; k < src->n_nodes; k++) {
-        int32_t live = (int32_t)(((uint32_t)nd[k].var >> 31) & ~((uint32_t)nd[k].depth >> 31));
+    memcpy(dst->nodes, nd, sizeof(dt_node) * (size_t)n_nodes);
+    for (k = 0; k < both; k++) {
+        int32_t live = live_leaf(&nd[k]);
+        release_slot(m, &dead[k]);
+        refs[nd[k].set & -live] += live;
+    }
+    for (k = both; k < dead_n; k++) release_slot(m, &dead[k]);
+    for (k = both; k < n_nodes; k++) {
+        int32_t live = live_leaf(&nd[k]);
         refs[nd[k].set & -live] += live;
     }
     dst->root = src->root;
-    dst->n_nodes = src->n_nodes;
+    dst->n_nodes = n_nodes;
     dst->free_head = src->free_head;
     dst->n_free = src->n_free;
 }
@@ -444,21 +476,8 @@ int dt_leaf_append_shared(dt_model *m, dt_particle *t, int32_t leaf, int32_t poi
 /* drop the references of every live leaf of a particle (before its buffers are reused) */
 void dt_particle_release_sets(dt_model *m, dt_particle *t)
 {
-    int32_t k, *refs = m->pool.refs;
-    const dt_node *nd = t->nodes;
-    /* release_set of every live leaf, the slot's test without a branch (as in
-     * dt_copy_particle): a slot subtracts live (0 or 1) from its set's count if live,
-     * else from refs[0] (subtracting 0); only a count that reaches 0 takes the branch to
-     * release_set's freeing path (restored to 1 first, so that release_set frees it) */
-    for (k = 0; k < t->n_nodes; k++) {
-        int32_t live = (int32_t)(((uint32_t)nd[k].var >> 31) & ~((uint32_t)nd[k].depth >> 31));
-        int32_t id = nd[k].set & -live;
-        refs[id] -= live;
-        if (live & (refs[id] == 0)) {
-            refs[id] = 1;
-            release_set(m, id);
-        }
-    }
+    int32_t k, n_nodes = t->n_nodes; /* a local: the counts could alias it */
+    for (k = 0; k < n_nodes; k++) release_slot(m, &t->nodes[k]);
 }
 
 /* mirrors height: number of levels (a lone root has height 1) */
