@@ -167,6 +167,16 @@ def test_point_set_references_balance(lib: Any, leaf: str) -> None:
     h = m._engine._m
     refs = sum(h.pool.refs[i] for i in range(h.pool.n_sets))
     assert refs == sum(m.leaf_counts())
+    # set by set: the count is the number of live leaves, over all particles' arenas,
+    # that hold the set (what resampling's dt_particle_replace keeps balanced)
+    holders = [0] * h.pool.n_sets
+    for i in range(h.par.n_particles):
+        t = h.pf.parts[i]
+        for k in range(t.n_nodes):
+            node = t.nodes[k]
+            if node.var < 0 and node.depth >= 0:
+                holders[node.set] += 1
+    assert holders == [h.pool.refs[i] for i in range(h.pool.n_sets)]
     free = 0
     k = h.pool.free_set
     while k >= 0:
