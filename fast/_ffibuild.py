@@ -12,6 +12,10 @@ bit-parity with the Python reference, [DET-SPEC §2]).
 from __future__ import annotations
 
 import os
+import shlex
+import subprocess
+import sysconfig
+import tempfile
 from pathlib import Path
 
 from cffi import FFI
@@ -33,11 +37,46 @@ floating-point operations only under ``-ffast-math`` (never used), and
 ``-ffp-contract=off`` forbids fused multiply-adds. ``-fvisibility=hidden`` keeps the
 library's functions private to the module (only ``PyInit__lib`` is exported, by Python's
 own macro), so that calls between them are direct rather than through the PLT."""
-LTO_FLAGS = [] if os.environ.get("DRIFTWOOD_NO_LTO") else ["-flto=auto"]
+
+
+def compiler_command() -> list[str]:
+    """The C compiler the build calls: ``$CC`` if set (setuptools honours it), else the one
+    Python was configured with."""
+    return shlex.split(os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc")
+
+
+def lto_flags(compiler: list[str] | None = None) -> list[str]:
+    """Link-time optimisation flags the compiler accepts, found by building and linking a
+    two-function shared object: ``-flto=auto`` (GCC: parallel, without its warning about
+    serial jobs), else ``-flto`` (clang, whose older releases refuse ``=auto``), else none,
+    so that a compiler or linker without LTO (clang with a linker lacking the LLVM plugin,
+    say) still builds the library, without it. ``DRIFTWOOD_NO_LTO=1`` skips the probe and
+    LTO."""
+    if os.environ.get("DRIFTWOOD_NO_LTO"):
+        return []
+    cc = compiler_command() if compiler is None else compiler
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "probe.c"
+        src.write_text("static int twice(int x) { return 2 * x; }\n"
+                       "int probe(int x) { return twice(x) + 1; }\n")
+        for flag in ("-flto=auto", "-flto"):
+            try:
+                done = subprocess.run([*cc, "-O2", "-fPIC", "-shared", flag, str(src), "-o",
+                                       str(Path(tmp) / "probe.so")],
+                                      capture_output=True, timeout=120, check=False)
+            except (OSError, subprocess.SubprocessError):
+                return []
+            if done.returncode == 0:
+                return [flag]
+    return []
+
+
+LTO_FLAGS = lto_flags()
 """Link-time optimisation (inlining across the C files: ``dt_leaf_stats`` and the other
 small accessors are called from every file), on both the compile and the link line, with
 the compile flags repeated at the link, where GCC generates the code. About 10% off the
-dynamic trees' particle step (Performance page). ``DRIFTWOOD_NO_LTO=1`` turns it off."""
+dynamic trees' particle step (Performance page). Empty where the compiler cannot
+(:func:`lto_flags`) or with ``DRIFTWOOD_NO_LTO=1``."""
 EXTRA_FLAGS = os.environ.get("DRIFTWOOD_EXTRA_CFLAGS", "").split()
 """Extra compile and link flags, e.g. sanitizers for ``.ci/sanitize``; empty normally."""
 LINK_FLAGS = CFLAGS + LTO_FLAGS + EXTRA_FLAGS
