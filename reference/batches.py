@@ -180,8 +180,9 @@ def label_codes(block: np.ndarray, index: dict[Hashable, int]) -> np.ndarray:
     """The class index of each label of a chunk of :func:`label_input` labels (int64),
     -1 for a label ``index`` does not hold."""
     if block.dtype.kind in "biu" and block.size:
-        # integers in a short range: a lookup table over the range, no sort
-        ints = block.astype(np.int64) if block.dtype.kind == "b" else block
+        # integers in a short range: a lookup table over the range, no sort (offsets in
+        # 64 bits: in a narrow type, 127 - (-128) would wrap)
+        ints = block if block.dtype.kind == "u" else block.astype(np.int64, copy=False)
         low, high = int(ints.min()), int(ints.max())
         if high - low <= 4 * block.size + 1024:
             offsets = (ints - low).astype(np.intp)

@@ -50,6 +50,7 @@ def _layouts(X: np.ndarray, tmp_path: Path) -> dict[str, np.ndarray]:
 
 LABELS = {
     "int": lambda k: k + 3,
+    "int8_extremes": lambda k: np.where(k == 1, 127, -128).astype(np.int8),
     "str": lambda k: np.where(k == 1, "yes", "no"),
     "float_signed_zero": lambda k: np.where(k == 1, -0.0, 0.5),
     "list": lambda k: np.where(k == 1, "yes", "no").tolist(),

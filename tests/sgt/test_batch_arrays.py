@@ -95,6 +95,7 @@ LABELS = {
     "bool": lambda y: y > 1.0,
     "float_signed_zero": lambda y: np.where(y > 1.0, 2.5, np.where(y > 0.0, 0.0, -0.0)),
     "three_int8": lambda y: np.digitize(y, [0.5, 1.5]).astype(np.int8),
+    "int8_extremes": lambda y: np.where(y > 1.0, 127, -128).astype(np.int8),
     "list": lambda y: np.where(y > 1.0, "high", "low").tolist(),
 }
 
@@ -224,8 +225,9 @@ def test_values_are_finite_as_float64_in_one_and_two_dimensions() -> None:
     np.array([3, 1, 3, 9, 1, -4] * 20, dtype=np.int8), np.array([True, False, True] * 9),
     np.array([2**63 + 5, 1, 7], dtype=np.uint64), np.array([10**12, -(10**12), 7, 7]),
     np.array([0.5, -0.0, 0.0, 2.0]), np.array(["b", "a", "zz", "a"]),
-], ids=["int8", "bool", "uint64_wide", "int64_wide", "float", "str"])
+    np.array([-128, 127, 1, -128], dtype=np.int8),
+], ids=["int8", "bool", "uint64_wide", "int64_wide", "float", "str", "int8_extremes"])
 def test_label_codes_are_the_dict_lookups_of_the_labels(labels: np.ndarray) -> None:
-    index = {1: 0, 7: 1, 2**63 + 5: 2, -(10**12): 3, 0.0: 4, "a": 5, -4: 6}
+    index = {1: 0, 7: 1, 2**63 + 5: 2, -(10**12): 3, 0.0: 4, "a": 5, -4: 6, -128: 7, 127: 8}
     want = [index.get(v, -1) for v in labels.tolist()]
     assert batches.label_codes(labels, index).tolist() == want
