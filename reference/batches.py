@@ -28,7 +28,7 @@ import numpy as np
 from reference.interrupt import pieces
 
 __all__ = ["CHUNK_BYTES", "array_input", "is_numeric_table", "chunk_rows", "chunks",
-           "release", "as_float64", "all_finite", "label_input", "distinct_labels",
+           "release", "as_float64", "all_finite", "label_input", "has_nan", "distinct_labels",
            "label_codes", "first_unknown", "LazyColumn", "CodedLabels", "take_labels"]
 
 CHUNK_BYTES = 1 << 22
@@ -154,12 +154,16 @@ def label_input(y: Any) -> np.ndarray | None:
     if y.ndim != 1 or y.dtype.kind not in "biufU" or (
             y.dtype.kind != "U" and y.dtype.itemsize > 8):
         return None
-    if y.dtype.kind == "f":
+    if has_nan(y, chunk_rows(1)):
         # NaN labels are distinct Python objects that never compare equal: general path
-        for start, stop in chunks(y.shape[0], chunk_rows(1), y):
-            if np.isnan(y[start:stop]).any():
-                return None
+        return None
     return y
+
+
+def has_nan(y: np.ndarray, size: int) -> bool:
+    """Whether a 1-D array holds a NaN (floats only), read ``size`` at a time."""
+    return y.dtype.kind == "f" and any(
+        bool(np.isnan(y[start:stop]).any()) for start, stop in chunks(y.shape[0], size, y))
 
 
 def distinct_labels(y: np.ndarray, size: int, *, as_items: bool = True) -> list[Hashable]:

@@ -13,13 +13,18 @@ from typing import Any
 
 import numpy as np
 
-from reference.batches import chunk_rows, distinct_labels, first_unknown, label_codes
+from reference.batches import (
+    chunk_rows,
+    distinct_labels,
+    first_unknown,
+    has_nan,
+    label_codes,
+)
 from reference.dynatree import inputs
 from reference.dynatree.engine import ArrayRowEngine, RawRowEngine
 from reference.dynatree.facade import DynamicTreeFacade
 from reference.dynatree.params import DynamicTreeParams
 from reference.estimator import ClassifierEstimatorMixin, locks_itself
-from reference.interrupt import pieces
 
 __all__ = ["DynamicTreeClassifier"]
 
@@ -218,18 +223,16 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
         (:func:`reference.batches.distinct_labels`, as the numpy scalars the list path
         holds) and mapped (:func:`reference.batches.label_codes`) a chunk at a time."""
         size = chunk_rows(8)  # np.unique makes a few temporaries of 8 bytes per label
+        column = y if not isinstance(y, np.ndarray) or y.ndim == 1 else np.ravel(y)
         if not (isinstance(y, np.ndarray) and y.dtype.kind in "biufUS"
                 and (y.dtype.kind in "US" or y.dtype.itemsize <= 8)
-                and not (y.dtype.kind == "f" and any(
-                    bool(np.isnan(y[start:stop]).any()) for start, stop in pieces(
-                        y.shape[0] if y.ndim else 1, size)))):
+                and not has_nan(column, size)):
             labels = inputs.batch_targets(y, n)
             index = {c: i for i, c in enumerate(self._discover(labels))}
             table = np.array([self._label(v, index) for v in labels], dtype=np.float64)
             if not self.classes_:
                 self._set_classes(list(index))
             return lambda start, stop: table[start:stop]
-        column = y if y.ndim == 1 else np.ravel(y)
         if column.shape[0] != n:
             raise ValueError(f"X has {n} rows but y has {column.shape[0]} values")
         if not self.classes_:

@@ -124,6 +124,9 @@ def _generic_cases(spec: Spec) -> dict[str, Case]:
         _batch(spec, [GOOD, GOOD]), _ys(spec, 3))
     cases["partial_fit-y-2d"] = lambda m: m.partial_fit(
         _batch(spec, [GOOD, GOOD]), [[_y(spec)], [_y(spec)]])
+    cases["partial_fit-y-0d-array"] = lambda m: m.partial_fit(
+        _batch(spec, [GOOD, GOOD]) if spec.kind == "mil" else np.array([GOOD, GOOD]),
+        np.asarray(0.5))  # a float array of 0 dimensions
     cases["predict-1d"] = lambda m: m.predict(
         [GOOD] if spec.kind == "mil" else GOOD)
     cases["predict-wrong-width"] = lambda m: m.predict(
