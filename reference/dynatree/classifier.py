@@ -19,6 +19,7 @@ from reference.batches import (
     first_unknown,
     has_nan,
     label_codes,
+    take_labels,
 )
 from reference.dynatree import inputs
 from reference.dynatree.engine import ArrayRowEngine, RawRowEngine
@@ -323,8 +324,7 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
         """Most probable classes at the rows of ``X``."""
         if self._d is not None and self._takes_array(X):
             _, best = self._classify_table(X, False, False)
-            classes = self.classes_
-            return np.array([classes[k] for k in best.tolist()])
+            return take_labels(self.classes_, best)
         rows = inputs.batch_rows(X, self._keys, self._d)
         return np.array([self.predict_one(r) for r in rows])
 
