@@ -294,6 +294,8 @@ void dt_particle_replace(dt_model *m, dt_particle *dst, const dt_node *dead, int
                          const dt_particle *src);
 int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n);
 void dt_set_release(dt_model *m, int32_t id);
+void dt_set_changed(dt_pointset *ps);
+int32_t dt_live_leaf(const dt_node *nd);
 void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point);
 int dt_leaf_append_shared(dt_model *m, dt_particle *t, int32_t leaf, int32_t point);
 void dt_particle_release_sets(dt_model *m, dt_particle *t);

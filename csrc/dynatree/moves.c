@@ -370,12 +370,14 @@ static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_
     if (m->cfg.kind != DT_CLASS) { /* the class evidence costs less than the count */
         col = m->store.X + *j;
         for (a = 0; a < n_points; a++) left += col[(int64_t)pts[a] * m->par.d] <= *xi;
+        /* the split's left count (x_j <= xi, as partition counts it) fixes whether both
+         * children keep minp points: a split that cannot is not built */
+        if (left < m->par.minp || n_points - left < m->par.minp) return -INFINITY;
         e = grow_memo_entry(m, set, *j, left, &hit);
     }
     if (hit) {
         *nl = left;
         *nr = n_points - left;
-        if (*nl < m->par.minp || *nr < m->par.minp) return -INFINITY;
         ell_l = e->ell[0];
         ell_r = e->ell[1];
         *grown = 3;

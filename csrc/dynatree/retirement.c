@@ -63,12 +63,7 @@ void dt_retire_from_set(dt_model *m, int32_t set, int32_t index, double lam)
     dt_log_points(m, set); /* and the list closes up */
     for (a = pos; a + 1 < ps->n; a++) ps->pts[a] = ps->pts[a + 1];
     ps->n--;
-    ps->alc_ok = 0;
-    ps->ent_ok = 0;
-    ps->w_txn = 0;
-    ps->kth_txn = 0;
-    ps->prune_txn = 0;
-    ps->ver++;
+    dt_set_changed(ps);
     st[DT_OFF_N] -= 1.0;
     if (c->kind == DT_CLASS) {
         st[c->off_counts + (int)yi] -= 1.0;

@@ -162,27 +162,54 @@ void dt_node_release(dt_model *m, dt_particle *t, int32_t k)
     t->n_free++;
 }
 
-/* 1 if arena slot k is a live leaf (a split has var >= 0, a free slot depth -1), as 0 or 1
- * without a branch: whether a slot is a live leaf is as unpredictable as a coin */
-static void release_set(dt_model *m, int32_t id);
+/* a set's points or statistics changed (or its slot was reused): every memo of the set
+ * is dropped and its version moves on (C only) */
+void dt_set_changed(dt_pointset *ps)
+{
+    ps->alc_ok = 0;
+    ps->ent_ok = 0;
+    ps->w_txn = 0;
+    ps->kth_txn = 0;
+    ps->prune_txn = 0;
+    ps->ver++;
+}
 
-static int32_t live_leaf(const dt_node *nd)
+/* 1 if an arena slot is a live leaf (a split has var >= 0, a free slot depth -1), as 0 or
+ * 1 without a branch: whether a slot is a live leaf is as unpredictable as a coin */
+int32_t dt_live_leaf(const dt_node *nd)
 {
     return (int32_t)(((uint32_t)nd->var >> 31) & ~((uint32_t)nd->depth >> 31));
 }
 
-/* drop the reference of the live leaf in slot nd (if it is one) without a branch: the slot
- * subtracts live (0 or 1) from its set's count if live, else from refs[0] (subtracting 0);
- * only a count that reaches 0 takes the branch to release_set's freeing path (restored to
- * 1 first, so that release_set frees it) */
+/* a set whose last reference was dropped joins the free list (at commit inside a
+ * transaction, so that its contents survive until then) */
+static void set_freed(dt_model *m, int32_t id)
+{
+    if (m->txn.in_txn) {
+        m->pool.sets[id].next_free = -1;
+        dt_log_freed(m, id);
+    } else {
+        m->pool.sets[id].next_free = m->pool.free_set;
+        m->pool.free_set = id;
+    }
+}
+
+/* the reference of the live leaf in slot nd (if it is one) dropped without a branch: the
+ * slot subtracts live (0 or 1) from its set's count if live, else from refs[0]
+ * (subtracting 0); only a count that reaches 0 takes the branch to the freeing path */
 static void release_slot(dt_model *m, const dt_node *nd)
 {
-    int32_t *refs = m->pool.refs, live = live_leaf(nd), id = nd->set & -live;
+    int32_t *refs = m->pool.refs, live = dt_live_leaf(nd), id = nd->set & -live;
     refs[id] -= live;
-    if (live & (refs[id] == 0)) {
-        refs[id] = 1;
-        release_set(m, id);
-    }
+    if (live & (refs[id] == 0)) set_freed(m, id);
+}
+
+/* a reference taken by the live leaf in slot nd (if it is one), the same way: refs[0]
+ * gains 0 for any other slot */
+static void take_slot(int32_t *refs, const dt_node *nd)
+{
+    int32_t live = dt_live_leaf(nd);
+    refs[nd->set & -live] += live;
 }
 
 /* resampling's replacement of a dead particle by a copy of src (mirrors copy_tree): dst is
@@ -200,15 +227,11 @@ void dt_particle_replace(dt_model *m, dt_particle *dst, const dt_node *dead, int
     int32_t *refs = m->pool.refs;
     memcpy(dst->nodes, nd, sizeof(dt_node) * (size_t)n_nodes);
     for (k = 0; k < both; k++) {
-        int32_t live = live_leaf(&nd[k]);
         release_slot(m, &dead[k]);
-        refs[nd[k].set & -live] += live;
+        take_slot(refs, &nd[k]);
     }
     for (k = both; k < dead_n; k++) release_slot(m, &dead[k]);
-    for (k = both; k < n_nodes; k++) {
-        int32_t live = live_leaf(&nd[k]);
-        refs[nd[k].set & -live] += live;
-    }
+    for (k = both; k < n_nodes; k++) take_slot(refs, &nd[k]);
     dst->root = src->root;
     dst->n_nodes = n_nodes;
     dst->free_head = src->free_head;
@@ -379,13 +402,8 @@ int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
     m->pool.sets[id].n = 0;
     m->pool.sets[id].next_free = -1;
     m->pool.sets[id].mark = 0;
-    m->pool.sets[id].alc_ok = 0;
-    m->pool.sets[id].ent_ok = 0;
     m->pool.sets[id].memo_txn = 0;
-    m->pool.sets[id].w_txn = 0;
-    m->pool.sets[id].kth_txn = 0;
-    m->pool.sets[id].prune_txn = 0;
-    m->pool.sets[id].ver++;
+    dt_set_changed(&m->pool.sets[id]);
     if (n > 0 && set_reserve(m, id, n)) {
         memcpy(m->pool.sets[id].pts, pts, sizeof(int32_t) * (size_t)n);
         m->pool.sets[id].n = n;
@@ -393,24 +411,10 @@ int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
     return id;
 }
 
-/* drop one reference; a set left without any joins the free list (at commit inside a
- * transaction, so that its contents survive until then) */
-static void release_set(dt_model *m, int32_t id)
-{
-    if (--m->pool.refs[id] == 0) {
-        if (m->txn.in_txn) {
-            m->pool.sets[id].next_free = -1;
-            dt_log_freed(m, id);
-        } else {
-            m->pool.sets[id].next_free = m->pool.free_set;
-            m->pool.free_set = id;
-        }
-    }
-}
-
+/* drop one reference; a set left without any is freed (set_freed) */
 void dt_set_release(dt_model *m, int32_t id)
 {
-    release_set(m, id);
+    if (--m->pool.refs[id] == 0) set_freed(m, id);
 }
 
 /* append a point to a leaf's set, copying the set first if another leaf shares it */
@@ -434,12 +438,7 @@ void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
     if (!set_reserve(m, id, m->pool.sets[id].n + 1)) return;
     dt_log_set(m, id); /* before the size and (by the caller) the statistics change */
     m->pool.sets[id].pts[m->pool.sets[id].n++] = point;
-    m->pool.sets[id].alc_ok = 0; /* the caller updates the statistics next */
-    m->pool.sets[id].ent_ok = 0;
-    m->pool.sets[id].w_txn = 0;
-    m->pool.sets[id].kth_txn = 0;
-    m->pool.sets[id].prune_txn = 0;
-    m->pool.sets[id].ver++;
+    dt_set_changed(&m->pool.sets[id]); /* the caller updates the statistics next */
 }
 
 /* dt_leaf_append for the new point of a learned row (the same point for every leaf of the

@@ -269,22 +269,12 @@ static void undo(dt_model *m, const dt_log_trailer *tr, unsigned char *p)
         ps->n = head[0];
         ps->mark = head[1];
         memcpy(m->pool.set_stats + (int64_t)tr->id * sw, p + 8, sizeof(double) * (size_t)sw);
-        ps->alc_ok = 0;
-        ps->ent_ok = 0;
-        ps->w_txn = 0;
-        ps->kth_txn = 0;
-        ps->prune_txn = 0;
-        ps->ver++;
+        dt_set_changed(ps);
         break;
     case LOG_PTS:
         ps = &m->pool.sets[tr->id];
         if (tr->aux > 0) memcpy(ps->pts, p, sizeof(int32_t) * (size_t)tr->aux);
-        ps->alc_ok = 0;
-        ps->ent_ok = 0;
-        ps->w_txn = 0;
-        ps->kth_txn = 0;
-        ps->prune_txn = 0;
-        ps->ver++;
+        dt_set_changed(ps);
         break;
     case LOG_STORE:
         n_before = tr->aux; /* rows index+1 .. n_before-1 moved down by one: move back */
@@ -335,7 +325,7 @@ void dt_txn_rollback(dt_model *m)
     for (i = 0; i < m->par.n_particles; i++) {
         t = &m->pf.parts[i];
         for (k = 0; k < t->n_nodes; k++)
-            if (t->nodes[k].var < 0 && t->nodes[k].depth >= 0) m->pool.refs[t->nodes[k].set]++;
+            if (dt_live_leaf(&t->nodes[k])) m->pool.refs[t->nodes[k].set]++;
     }
     m->pool.free_set = -1;
     for (s = m->pool.n_sets - 1; s >= 0; s--)
