@@ -79,9 +79,9 @@ dynamic trees' particle step (Performance page). Empty where the compiler cannot
 (:func:`lto_flags`) or with ``DRIFTWOOD_NO_LTO=1``."""
 EXTRA_FLAGS = os.environ.get("DRIFTWOOD_EXTRA_CFLAGS", "").split()
 """Extra compile and link flags, e.g. sanitizers for ``.ci/sanitize``; empty normally."""
-LINK_FLAGS = CFLAGS + LTO_FLAGS + EXTRA_FLAGS
-"""The link line's flags (with LTO the code is generated there, so it needs the same
-optimisation and floating-point flags as the compile)."""
+BUILD_FLAGS = CFLAGS + LTO_FLAGS + EXTRA_FLAGS
+"""The flags of both the compile and the link line (with LTO the code is generated at the
+link, so it needs the same optimisation and floating-point flags as the compile)."""
 
 
 def cdef_from_header(text: str) -> str:
@@ -98,8 +98,8 @@ ffibuilder.set_source(
     include_dirs=[str(CSRC.relative_to(ROOT))],
     # ships every header in the sdist (no MANIFEST.in)
     depends=[str(h.relative_to(ROOT)) for h in sorted(CSRC.rglob("*.h"))],
-    extra_compile_args=CFLAGS + LTO_FLAGS + EXTRA_FLAGS,
-    extra_link_args=LINK_FLAGS,
+    extra_compile_args=BUILD_FLAGS,
+    extra_link_args=BUILD_FLAGS,
     libraries=["m"],
     py_limited_api=False,
 )
@@ -110,8 +110,7 @@ def rows_extension() -> Extension:
     """The row packer ``fast._rows_ext`` (``csrc/common/rows.c``), same flags as the
     library; ``setup.py`` lists it next to the cffi module."""
     return Extension("fast._rows_ext", sources=[str(ROWS_SOURCE.relative_to(ROOT))],
-                     extra_compile_args=CFLAGS + LTO_FLAGS + EXTRA_FLAGS,
-                     extra_link_args=LINK_FLAGS)
+                     extra_compile_args=BUILD_FLAGS, extra_link_args=BUILD_FLAGS)
 
 
 def build_rows_in_place() -> None:

@@ -126,19 +126,9 @@ class CDynamicTreeEngine:
         Rng._wrap(lib.dt_model_rng(self._m)).state = self._pending_rng.state
 
     def learn(self, rows: list[list[float]], targets: list[float]) -> list[float]:
-        n = len(rows)
-        flat = ffi.new("double[]", [v for row in rows for v in row])
-        ys = ffi.new("double[]", targets)
-        out = ffi.new("double[]", n)
-        before = int(self._m.store.n_total)
-        try:
-            check(lib.dt_model_learn(self._m, flat, ys, n, out), "dt_model_learn")
-        except MemoryError as exc:
-            # the C loop learned the rows before the failing one (each row is atomic)
-            exc.learned_lpreds = [  # type: ignore[attr-defined]
-                out[i] for i in range(int(self._m.store.n_total) - before)]
-            raise
-        return [out[i] for i in range(n)]
+        # validated floats: the arrays hold the same doubles
+        return self.learn_array(np.array(rows, dtype=np.float64).reshape(len(rows), -1),
+                                np.array(targets, dtype=np.float64))
 
     def learn_array(self, X: np.ndarray, targets: np.ndarray) -> list[float]:
         n = X.shape[0]

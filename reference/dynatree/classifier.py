@@ -234,8 +234,7 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
             if not self.classes_:
                 self._set_classes(list(index))
             return lambda start, stop: table[start:stop]
-        if column.shape[0] != n:
-            raise ValueError(f"X has {n} rows but y has {column.shape[0]} values")
+        column = inputs.target_column(column, n)
         if not self.classes_:
             classes = self._discover(distinct_labels(column, size, as_items=False))
         else:

@@ -104,6 +104,15 @@ def batch_rows(X: Any, keys: list[Hashable] | None, d: int | None) -> list[list[
     return rows
 
 
+def target_column(y: np.ndarray, n: int) -> np.ndarray:
+    """An array of targets or labels as the 1-D column of a batch of ``n`` rows (flattened,
+    as :func:`batch_targets` flattens it), checked for its length alike."""
+    column = y if y.ndim == 1 else np.ravel(y)
+    if column.shape[0] != n:
+        raise ValueError(f"X has {n} rows but y has {column.shape[0]} values")
+    return column
+
+
 def batch_targets(y: Any, n: int) -> list[Any]:
     """The targets of a batch as a list of length ``n``."""
     try:

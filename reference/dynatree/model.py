@@ -179,9 +179,7 @@ class DynamicTreeRegressor(DynamicTreeFacade):
             values = [inputs.target_value(v) for v in inputs.batch_targets(y, n)]
             table = np.array(values, dtype=np.float64)
             return lambda start, stop: table[start:stop]
-        column = y if y.ndim == 1 else np.ravel(y)
-        if column.shape[0] != n:
-            raise ValueError(f"X has {n} rows but y has {column.shape[0]} values")
+        column = inputs.target_column(y, n)
         if not all_finite(column):
             raise ValueError("y must not be NaN or infinite")
         return lambda start, stop: as_float64(column[start:stop])
