@@ -126,7 +126,7 @@ def test_restore_rejects_a_cover_larger_than_the_default_budget(backend: Any,
     big = _learn_rows(backend.ABACOCClassifier(budget=None), X, y)
     doc = to_document(big)
     doc["params"]["budget"] = "auto"
-    with pytest.raises(StateFormatError, match="more than the budget 6"):
+    with pytest.raises(StateFormatError, match=f"more than the budget {SMALL}"):
         from_document(doc, backend=backend.__name__)
     doc["params"]["budget"] = None
     assert from_document(doc, backend=backend.__name__).snapshot() == big.snapshot()

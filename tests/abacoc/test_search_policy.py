@@ -75,7 +75,7 @@ def test_both_backends_count_the_same_work_and_drop_the_tree_alike(both: Any) ->
 def test_the_tree_is_kept_where_it_prunes(both: Any) -> None:
     """Two features: the tree visits a small share of the balls and stays."""
     ref, fast = both
-    X, y = _uniform(1500, 2, seed=2)
+    X, _ = _uniform(1500, 2, seed=2)
     g = np.random.default_rng(3)
     y = [int(v) for v in g.integers(0, 2, size=len(X))]      # noise: many balls
     kwargs = {"variant": "auto", "search": "auto", "search_threshold": 32}
