@@ -45,10 +45,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _checkout import run_in_checkout  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -144,6 +146,7 @@ if spec["scenario"] == "array":
     except ValueError:
         out["reject"] = time.process_time() - reject
     out["learned_before_bad"] = getattr(fresh, "n_seen_", 0)
+out["file"] = fast.__file__
 print(json.dumps(out))
 """
 
@@ -170,15 +173,7 @@ def _write_memmap(folder: Path, rows: int) -> dict[str, str]:
 
 
 def _measure(spec: dict[str, object], path: str | None) -> dict[str, object]:
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (path or str(ROOT),
-                                                    env.get("PYTHONPATH", "")) if p)
-    proc = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(spec)], env=env,
-                          cwd=path or str(ROOT), capture_output=True, text=True, check=False)
-    if proc.returncode != 0:
-        raise RuntimeError(proc.stderr)
-    result: dict[str, object] = json.loads(proc.stdout.strip().splitlines()[-1])
-    return result
+    return run_in_checkout(_CHILD, Path(path or ROOT), json.dumps(spec))
 
 
 def _line(name: str, build: str, spec: dict[str, object], r: dict[str, object]) -> str:

@@ -20,12 +20,13 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from _checkout import run_in_checkout  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -75,13 +76,7 @@ print(json.dumps({"file": fast.__file__, "us": out}))
 
 def _measure(checkout: Path) -> dict[str, float]:
     """One measurement of every model, in a fresh interpreter importing ``checkout``."""
-    env = dict(os.environ, PYTHONPATH=str(checkout), OPENBLAS_NUM_THREADS="1")
-    run = subprocess.run([sys.executable, "-c", _MEASURE], cwd=checkout, env=env,
-                         capture_output=True, text=True, check=True)
-    result = json.loads(run.stdout.strip().splitlines()[-1])
-    if not Path(result["file"]).resolve().is_relative_to(checkout.resolve()):
-        raise SystemExit(f"{checkout}: imported fast from {result['file']}")
-    us: dict[str, float] = result["us"]
+    us: dict[str, float] = run_in_checkout(_MEASURE, checkout)["us"]
     return us
 
 
