@@ -294,8 +294,6 @@ void dt_particle_replace(dt_model *m, dt_particle *dst, const dt_node *dead, int
                          const dt_particle *src);
 int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n);
 void dt_set_release(dt_model *m, int32_t id);
-void dt_set_changed(dt_pointset *ps);
-int32_t dt_live_leaf(const dt_node *nd);
 void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point);
 int dt_leaf_append_shared(dt_model *m, dt_particle *t, int32_t leaf, int32_t point);
 void dt_particle_release_sets(dt_model *m, dt_particle *t);
@@ -395,6 +393,8 @@ void dt_log_store(dt_model *m, int32_t index);
 int dt_log_renumber(dt_model *m, int32_t index);
 int dt_spare_reserve(dt_model *m, int32_t count);
 dt_node *dt_spare_take(dt_model *m, dt_node *dead);
+void dt_set_changed(dt_pointset *ps);
+int32_t dt_live_leaf(const dt_node *nd);
 /* active-discarding statistics (dynatree/discard_stats.c) */
 double dt_leaf_entropy(const double *st, const dt_leaf_config *c);
 void dt_entropy_active(dt_model *m, double *out);

@@ -162,25 +162,6 @@ void dt_node_release(dt_model *m, dt_particle *t, int32_t k)
     t->n_free++;
 }
 
-/* a set's points or statistics changed (or its slot was reused): every memo of the set
- * is dropped and its version moves on (C only) */
-void dt_set_changed(dt_pointset *ps)
-{
-    ps->alc_ok = 0;
-    ps->ent_ok = 0;
-    ps->w_txn = 0;
-    ps->kth_txn = 0;
-    ps->prune_txn = 0;
-    ps->ver++;
-}
-
-/* 1 if an arena slot is a live leaf (a split has var >= 0, a free slot depth -1), as 0 or
- * 1 without a branch: whether a slot is a live leaf is as unpredictable as a coin */
-int32_t dt_live_leaf(const dt_node *nd)
-{
-    return (int32_t)(((uint32_t)nd->var >> 31) & ~((uint32_t)nd->depth >> 31));
-}
-
 /* a set whose last reference was dropped joins the free list (at commit inside a
  * transaction, so that its contents survive until then) */
 static void set_freed(dt_model *m, int32_t id)

@@ -49,6 +49,26 @@ typedef struct {
 #define TRAILER ((int64_t)sizeof(dt_log_trailer))
 #define PAD8(b) (((b) + 7) & ~(int64_t)7)
 
+/* a set's points or statistics changed (or its slot was reused): every memo of the set
+ * is dropped and its version moves on (C only; here, below tree.c, because
+ * the rollback restores sets and recounts live leaves too) */
+void dt_set_changed(dt_pointset *ps)
+{
+    ps->alc_ok = 0;
+    ps->ent_ok = 0;
+    ps->w_txn = 0;
+    ps->kth_txn = 0;
+    ps->prune_txn = 0;
+    ps->ver++;
+}
+
+/* 1 if an arena slot is a live leaf (a split has var >= 0, a free slot depth -1), as 0 or
+ * 1 without a branch: whether a slot is a live leaf is as unpredictable as a coin */
+int32_t dt_live_leaf(const dt_node *nd)
+{
+    return (int32_t)(((uint32_t)nd->var >> 31) & ~((uint32_t)nd->depth >> 31));
+}
+
 int dt_log_room(dt_model *m, int64_t bytes)
 {
     int64_t cap = m->txn.log_cap < 4096 ? 4096 : m->txn.log_cap;
