@@ -282,55 +282,125 @@ static int reserve_alc(dt_pointset *ps, int need)
     return 1;
 }
 
+/* the ALC values of one leaf (rectangle lo, hi) added to the running sums out of its points:
+ * from the set's cache when it holds them for this rectangle, else computed (and cached
+ * when room allows) */
+static void add_leaf_alc(dt_model *m, const dt_particle *t, int32_t leaf, const double *lo,
+                         const double *hi, double *buf, double *out)
+{
+    int mc = dt_alc_columns(m);
+    dt_pointset *ps = &m->pool.sets[t->nodes[leaf].set];
+    const double *st = dt_leaf_stats(m, t, leaf), *vals = cached_alc(ps, lo, hi, mc);
+    int32_t b, pt;
+    if (vals == NULL) {
+        dt_leaf_alc_prep(st, &m->cfg, lo, hi, mc, m->ret.approx, buf, m->ret.areg);
+        if (reserve_alc(ps, 2 * mc + ps->n)) {
+            for (b = 0; b < mc; b++) {
+                ps->alc[b] = lo[b];
+                ps->alc[mc + b] = hi[b];
+            }
+            for (b = 0; b < ps->n; b++)
+                ps->alc[2 * mc + b] = dt_leaf_alc_point(
+                    st, &m->cfg, buf, m->ret.areg, mc, m->store.X + (int64_t)ps->pts[b] * m->par.d,
+                    buf + 6 + 2 * mc);
+            ps->alc_ok = 1;
+            vals = ps->alc + 2 * mc;
+        }
+    }
+    if (vals != NULL) {
+        for (b = 0; b < ps->n; b++) out[ps->pts[b]] = out[ps->pts[b]] + vals[b];
+    } else {
+        for (b = 0; b < ps->n; b++) {
+            pt = ps->pts[b];
+            out[pt] = out[pt] + dt_leaf_alc_point(st, &m->cfg, buf, m->ret.areg, mc,
+                                                  m->store.X + (int64_t)pt * m->par.d,
+                                                  buf + 6 + 2 * mc);
+        }
+    }
+}
+
+/* a bound's value: the split value of node src, or the box's (src < 0) */
+static double bound_of(const dt_particle *t, double src, double box)
+{
+    return src >= 0.0 ? t->nodes[(int32_t)src].value : box;
+}
+
+/* add_leaf_alc on every non-empty leaf of particle t, in preorder (the order of
+ * dt_collect_leaves), with each leaf's rectangle built from the root down as leaf_rectangle
+ * defines it ([DT-SPEC §7.3]: a split on j at xi sets hi_j = xi on the left and lo_j = xi
+ * on the right, the deepest winning), so the same bounds as dt_leaf_rectangle's walk up,
+ * at one substitution per split rather than one walk per leaf. The node that set each
+ * bound (-1 = the box) is kept in src (2 mc doubles: src[2 j] for lo_j, src[2 j + 1] for
+ * hi_j), so that the stack holds ints: pairs (right child, hi_j's source before the left
+ * subtree) and (-(j + 1), lo_j's source before the right subtree), one pair per split on
+ * the path, within the 2 cap_nodes ints of buf.stack */
+static void alc_particle(dt_model *m, const dt_particle *t, const double *ibox, double *lo,
+                         double *hi, double *src, double *buf, double *out)
+{
+    const dt_node *nd = t->nodes;
+    int32_t *stack = m->buf.stack, sp = 0, k = t->root, c, p, tag;
+    int j, mc = dt_alc_columns(m), s = m->cfg.augmented ? 1 : 0;
+    for (j = 0; j < mc; j++) {
+        lo[j] = ibox[2 * j];
+        hi[j] = ibox[2 * j + 1];
+        src[2 * j] = -1.0;
+        src[2 * j + 1] = -1.0;
+    }
+    for (;;) {
+        while (nd[k].var >= 0) { /* down the left side: hi_j = xi */
+            j = nd[k].var + s;
+            stack[sp++] = nd[k].right;
+            stack[sp++] = (int32_t)src[2 * j + 1];
+            hi[j] = nd[k].value;
+            src[2 * j + 1] = (double)k;
+            k = nd[k].left;
+        }
+        if (m->pool.sets[nd[k].set].n > 0) add_leaf_alc(m, t, k, lo, hi, buf, out);
+        for (;;) {
+            if (sp == 0) return;
+            sp -= 2;
+            tag = stack[sp];
+            if (tag < 0) { /* the right subtree is done: lo_j as before it */
+                j = -tag - 1;
+                src[2 * j] = (double)stack[sp + 1];
+                lo[j] = bound_of(t, src[2 * j], ibox[2 * j]);
+                continue;
+            }
+            /* the left subtree is done: hi_j as before it, then lo_j = xi on the right */
+            c = tag;
+            p = nd[c].parent;
+            j = nd[p].var + s;
+            src[2 * j + 1] = (double)stack[sp + 1];
+            hi[j] = bound_of(t, src[2 * j + 1], ibox[2 * j + 1]);
+            stack[sp++] = -(j + 1);
+            stack[sp++] = (int32_t)src[2 * j];
+            lo[j] = nd[p].value;
+            src[2 * j] = (double)p;
+            k = c;
+            break;
+        }
+    }
+}
+
 /* mirrors alc_active; out has m->store.n doubles. Leaf values are cached per point set (the
- * same doubles as a recomputation: same function, same inputs) */
+ * same doubles as a recomputation: same function, same inputs). The next particle's node
+ * arena is requested ahead while one is walked (a hint: no effect on values) */
 void dt_alc_active(dt_model *m, const double *box, double *out)
 {
     int mc = dt_alc_columns(m);
-    double *ibox = m->ret.abuf, *lo = ibox + 2 * mc, *hi = lo + mc, *done = hi + mc;
-    double *buf = done + 2 * mc, denom;
-    int32_t i, a, b, n_leaves, pt;
-    int32_t *lv = m->buf.stack + m->pf.cap_nodes;
-    const dt_particle *t;
-    dt_pointset *ps;
-    const double *st, *vals;
+    double *ibox = m->ret.abuf, *lo = ibox + 2 * mc, *hi = lo + mc, *src = hi + mc;
+    double *buf = src + 2 * mc, denom;
+    int32_t i;
+    int64_t off, bytes;
     dt_integrated_box(m, box, ibox);
     for (i = 0; i < (int32_t)m->store.n; i++) out[i] = 0.0;
     for (i = 0; i < m->par.n_particles; i++) {
-        t = &m->pf.parts[i];
-        n_leaves = dt_collect_leaves(m, t, t->root, lv);
-        for (a = 0; a < n_leaves; a++) {
-            ps = &m->pool.sets[t->nodes[lv[a]].set];
-            if (ps->n == 0) continue;
-            dt_leaf_rectangle(m, t, lv[a], ibox, lo, hi, done);
-            st = dt_leaf_stats(m, t, lv[a]);
-            vals = cached_alc(ps, lo, hi, mc);
-            if (vals == NULL) {
-                dt_leaf_alc_prep(st, &m->cfg, lo, hi, mc, m->ret.approx, buf, m->ret.areg);
-                if (reserve_alc(ps, 2 * mc + ps->n)) {
-                    for (b = 0; b < mc; b++) {
-                        ps->alc[b] = lo[b];
-                        ps->alc[mc + b] = hi[b];
-                    }
-                    for (b = 0; b < ps->n; b++)
-                        ps->alc[2 * mc + b] = dt_leaf_alc_point(
-                            st, &m->cfg, buf, m->ret.areg, mc, m->store.X + (int64_t)ps->pts[b] * m->par.d,
-                            buf + 6 + 2 * mc);
-                    ps->alc_ok = 1;
-                    vals = ps->alc + 2 * mc;
-                }
-            }
-            if (vals != NULL) {
-                for (b = 0; b < ps->n; b++) out[ps->pts[b]] = out[ps->pts[b]] + vals[b];
-            } else {
-                for (b = 0; b < ps->n; b++) {
-                    pt = ps->pts[b];
-                    out[pt] = out[pt] + dt_leaf_alc_point(st, &m->cfg, buf, m->ret.areg, mc,
-                                                          m->store.X + (int64_t)pt * m->par.d,
-                                                          buf + 6 + 2 * mc);
-                }
-            }
+        if (i + 1 < m->par.n_particles) {
+            const char *next = (const char *)m->pf.parts[i + 1].nodes;
+            bytes = (int64_t)sizeof(dt_node) * m->pf.parts[i + 1].n_nodes;
+            for (off = 0; off < bytes; off += 64) __builtin_prefetch(next + off);
         }
+        alc_particle(m, &m->pf.parts[i], ibox, lo, hi, src, buf, out);
     }
     denom = (double)m->par.n_particles * dt_box_area(ibox, mc, m->ret.approx, m->store.n_total);
     for (i = 0; i < (int32_t)m->store.n; i++) out[i] = out[i] / denom;
