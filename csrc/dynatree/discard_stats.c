@@ -391,15 +391,16 @@ void dt_alc_active(dt_model *m, const double *box, double *out)
     double *ibox = m->ret.abuf, *lo = ibox + 2 * mc, *hi = lo + mc, *src = hi + mc;
     double *buf = src + 2 * mc, denom;
     int32_t i;
-    int64_t off, bytes;
     dt_integrated_box(m, box, ibox);
     for (i = 0; i < (int32_t)m->store.n; i++) out[i] = 0.0;
     for (i = 0; i < m->par.n_particles; i++) {
+#if defined(__GNUC__)
         if (i + 1 < m->par.n_particles) {
             const char *next = (const char *)m->pf.parts[i + 1].nodes;
-            bytes = (int64_t)sizeof(dt_node) * m->pf.parts[i + 1].n_nodes;
+            int64_t off, bytes = (int64_t)sizeof(dt_node) * m->pf.parts[i + 1].n_nodes;
             for (off = 0; off < bytes; off += 64) __builtin_prefetch(next + off);
         }
+#endif
         alc_particle(m, &m->pf.parts[i], ibox, lo, hi, src, buf, out);
     }
     denom = (double)m->par.n_particles * dt_box_area(ibox, mc, m->ret.approx, m->store.n_total);
