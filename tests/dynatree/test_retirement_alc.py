@@ -167,3 +167,23 @@ def test_entropy_active_equals_per_point_recomputation() -> None:
             total += leaf_entropy(find_leaf(root, x).stats, m._engine._cfg)
         want.append(total / len(m._engine._roots))
     np.testing.assert_allclose(m.entropy_active(), want, rtol=1e-13)
+
+
+@pytest.mark.parametrize("leaf", ["constant", "linear"])
+@pytest.mark.parametrize("d", [1, 2])
+def test_alc_active_walk_equals_per_row_descent(backend: object, leaf: str, d: int) -> None:
+    """``alc_active`` (one walk per particle, each leaf's rectangle built from the root
+    down, in C) and ``alc`` at the same rows (a descent to the row's leaf, then its
+    rectangle from the leaf up) take the same terms in the same order: equal bit for bit,
+    on trees deep enough that a column is split several times on one path (d = 1, 2)."""
+    kw = {"intercept": "augmented", "min_leaf": 3} if leaf == "linear" else {"min_leaf": 1}
+    m = backend.DynamicTreeRegressor(  # type: ignore[attr-defined]
+        leaf=leaf, n_particles=8, seed=5, active_size=100, retirement="alc", **kw)
+    for x, y in regression_stream(11, 200, d=d):
+        m.learn_one(x, y)
+    assert m.tree_stats()["mean_height"] >= 4.0  # several splits per column on a path
+    X = m.active_X_
+    box = [(float(X[:, j].min()), float(X[:, j].max())) for j in range(d)]
+    walk = m.alc_active()
+    descent = m.alc(X, rect=box)
+    np.testing.assert_array_equal(walk, descent)
