@@ -73,6 +73,8 @@ double special_lgamma(double x);                     /* log Gamma(x), x > 0 (Lan
 double special_log_beta(double a, double b);          /* log B(a, b) */
 double special_log_sum_exp(const double *v, size_t n);
 double special_student_t_logpdf(double x, double df);
+/* C only: the same, given lb = special_log_beta(0.5 df, 0.5) */
+double special_student_t_logpdf_lb(double x, double df, double lb);
 double special_student_t_cdf(double x, double df);
 double special_student_t_ppf(double p, double df);
 double special_betainc(double a, double b, double x); /* I_x(a, b), regularised */

@@ -89,10 +89,16 @@ double special_log_sum_exp(const double *v, size_t n)
     return m + log(s);
 }
 
+/* the Student-t log density given lb = special_log_beta(0.5 df, 0.5) (C only: a caller that
+ * caches lb per df gets the double special_student_t_logpdf returns) */
+double special_student_t_logpdf_lb(double x, double df, double lb)
+{
+    return -lb - 0.5 * log(df) - 0.5 * (df + 1.0) * log1p(x * x / df);
+}
+
 double special_student_t_logpdf(double x, double df)
 {
-    return -special_log_beta(0.5 * df, 0.5) - 0.5 * log(df) - 0.5 * (df + 1.0) * log1p(
-        x * x / df);
+    return special_student_t_logpdf_lb(x, df, special_log_beta(0.5 * df, 0.5));
 }
 
 /* continued fraction of I_x(a, b), modified Lentz; mirrors _betacf */

@@ -205,6 +205,9 @@ typedef struct {
     double *lg_frac;      /* owner of cfg.lg_frac */
     double *t05;          /* C-only cache, cfg.lg_len entries: special_student_t_ppf(0.05, k)
                            * for integer df = k, filled on first use (NaN until then) */
+    double *t_lbeta;      /* C-only cache, cfg.lg_len entries: special_log_beta(k / 2, 1/2)
+                           * for integer df = k (the particle weight's Student-t density),
+                           * filled on first use (NaN until then) */
 } dt_scratch;
 
 /* C-only undo log (dynatree/txn.c): one row of learn (or one manual retire) is a

@@ -32,6 +32,7 @@ static void free_scratch(dt_model *m)
     alloc_free(m->buf.work);
     alloc_free(m->buf.lg_half);
     alloc_free(m->buf.t05);
+    alloc_free(m->buf.t_lbeta);
     alloc_free(m->buf.lg_frac);
     alloc_free(m->ret.scores);
     alloc_free(m->ret.rect);
@@ -71,7 +72,8 @@ void dt_model_free(dt_model *m)
 
 /* lgamma(k/2) and lgamma(k + 1/C) with the same special_lgamma and the same arguments as
  * the direct calls, so that cached and computed values are the same doubles; and room for
- * the Student-t quantiles of dt_regression_summaries, computed on first use */
+ * the Student-t quantiles of dt_regression_summaries and the log-beta terms of the
+ * particle weights, computed on first use */
 static int fill_lgamma_cache(dt_model *m, int64_t len)
 {
     double *h = alloc_realloc(m->buf.lg_half, sizeof(double) * (size_t)len), *f, *q;
@@ -85,6 +87,10 @@ static int fill_lgamma_cache(dt_model *m, int64_t len)
     q = alloc_realloc(m->buf.t05, sizeof(double) * (size_t)len);
     if (!q) return ST_ENOMEM;
     m->buf.t05 = q;
+    for (k = old < 0 ? 0 : old; k < len; k++) q[k] = NAN;
+    q = alloc_realloc(m->buf.t_lbeta, sizeof(double) * (size_t)len);
+    if (!q) return ST_ENOMEM;
+    m->buf.t_lbeta = q;
     for (k = old < 0 ? 0 : old; k < len; k++) q[k] = NAN;
     if (old < 1) h[0] = NAN;
     for (k = old < 1 ? 1 : old; k < len; k++) h[k] = special_lgamma((double)k / 2.0);

@@ -15,6 +15,19 @@
 #include <string.h>
 #include "dynatree/dynatree.h"
 
+/* special_student_t_logpdf(x, df), its log-beta term cached per integer df (the cache
+ * holds the double special_log_beta returns for the same arguments, so the same value) */
+static double weight_logpdf(dt_model *m, double x, double df)
+{
+    double *slot;
+    if (!(df >= 1.0 && df < (double)m->cfg.lg_len && df == (double)(int64_t)df))
+        return special_student_t_logpdf(x, df);
+    slot = &m->buf.t_lbeta[(int64_t)df];
+    if (isnan(*slot))
+        *slot = special_log_beta(0.5 * df, 0.5);
+    return special_student_t_logpdf_lb(x, df, *slot);
+}
+
 /* the weight of particle t whose leaf of x is `leaf` (the body of particle_weight) */
 static int leaf_weight(dt_model *m, const dt_particle *t, int32_t leaf, const double *x,
                        double y, double *w)
@@ -29,7 +42,7 @@ static int leaf_weight(dt_model *m, const dt_particle *t, int32_t leaf, const do
         *w = 0.0;
         return 0;
     }
-    *w = exp(special_student_t_logpdf((y - loc) / scale, df)) / scale;
+    *w = exp(weight_logpdf(m, (y - loc) / scale, df)) / scale;
     return 1;
 }
 

@@ -48,6 +48,20 @@ def test_kernel_parity(lib: Any, py_fn: Callable[..., float], c_name: str, args:
     check()
 
 
+def test_student_t_logpdf_with_a_given_log_beta(lib: Any) -> None:
+    """The C-only split of the Student-t density (the particle weights cache its log-beta
+    term per integer df): handed ``log_beta(df / 2, 1 / 2)``, it returns the reference's
+    ``student_t_logpdf`` bit for bit."""
+
+    @given(real, hs.one_of(shape, hs.integers(1, 5000).map(float)))
+    def check(x: float, df: float) -> None:
+        lb = S.log_beta(0.5 * df, 0.5)
+        got = float(lib.special_student_t_logpdf_lb(x, df, lb))
+        assert_snapshot_equal(S.student_t_logpdf(x, df), got, path=f"t_logpdf_lb({x}, {df})")
+
+    check()
+
+
 def test_log_sum_exp_parity(lib: Any) -> None:
     from fast._ffi import ffi
 
