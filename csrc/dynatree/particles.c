@@ -15,16 +15,21 @@
 #include <string.h>
 #include "dynatree/dynatree.h"
 
+/* the slot of an integer df in a per-df cache of cfg.lg_len doubles (NaN until filled),
+ * or NULL when df is not such an integer (the caller then computes directly) */
+static double *df_slot(const dt_model *m, double *cache, double df)
+{
+    if (!(df >= 1.0 && df < (double)m->cfg.lg_len && df == (double)(int64_t)df)) return NULL;
+    return &cache[(int64_t)df];
+}
+
 /* special_student_t_logpdf(x, df), its log-beta term cached per integer df (the cache
  * holds the double special_log_beta returns for the same arguments, so the same value) */
 static double weight_logpdf(dt_model *m, double x, double df)
 {
-    double *slot;
-    if (!(df >= 1.0 && df < (double)m->cfg.lg_len && df == (double)(int64_t)df))
-        return special_student_t_logpdf(x, df);
-    slot = &m->buf.t_lbeta[(int64_t)df];
-    if (isnan(*slot))
-        *slot = special_log_beta(0.5 * df, 0.5);
+    double *slot = df_slot(m, m->buf.t_lbeta, df);
+    if (slot == NULL) return special_student_t_logpdf(x, df);
+    if (isnan(*slot)) *slot = special_log_beta(0.5 * df, 0.5);
     return special_student_t_logpdf_lb(x, df, *slot);
 }
 
@@ -201,12 +206,9 @@ double dt_pl_step(dt_model *m, int32_t index)
  * call returned: the same value, without its root search on every particle) */
 static double student_t05(dt_model *m, double df)
 {
-    double *slot;
-    if (!(df >= 1.0 && df < (double)m->cfg.lg_len && df == (double)(int64_t)df))
-        return special_student_t_ppf(0.05, df);
-    slot = &m->buf.t05[(int64_t)df];
-    if (isnan(*slot))
-        *slot = special_student_t_ppf(0.05, df);
+    double *slot = df_slot(m, m->buf.t05, df);
+    if (slot == NULL) return special_student_t_ppf(0.05, df);
+    if (isnan(*slot)) *slot = special_student_t_ppf(0.05, df);
     return *slot;
 }
 
