@@ -11,11 +11,11 @@
    side reports its best of ``--repeats`` runs. Each alternation (our run, then theirs)
    also gives a ratio of its own; their median and range are printed after the ratio of
    the bests (dynaTree's own time moves by up to a factor of 2 between runs on a shared
-   machine, and a ratio from adjacent runs follows the load both saw). The linear leaf uses the augmented
-   intercept (as demo/online.R), the classifier the Friedman-1 response thresholded at its
-   median (2 classes). Without R and dynaTree installed the script prints how to install
-   them and compares with stored figures of dynaTree 1.2-17 (constant 7.5 us, linear
-   10.7 us, class 4.6 us), labelled as stored.
+   machine, and a ratio from adjacent runs follows the load both saw). The linear leaf
+   uses the augmented intercept (as demo/online.R), the classifier the Friedman-1
+   response thresholded at its median (2 classes). Without R and dynaTree installed the
+   script prints how to install them and compares with stored figures of dynaTree 1.2-17
+   (constant 7.5 us, linear 10.7 us, class 4.6 us), labelled as stored.
 3. Accuracy (``--accuracy``): Friedman-1, n = 2000, N = 1000, RMSE of the predictive mean
    against the noiseless truth at 1000 test points, 3 seeds (dynaTree: constant 2.40 +- 0.05,
    linear 0.80 +- 0.10).
