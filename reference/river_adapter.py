@@ -2,9 +2,9 @@
 
 River decides whether a model may be scored by a metric, or put at the end of a
 ``river.compose.Pipeline``, by checking that it is a ``river.base.Regressor`` or
-``river.base.Classifier``. The adapters below are those, and forward every call to the
-wrapped model, which already speaks River's one-row protocol (``learn_one`` / ``predict_one``
-/ ``predict_proba_one`` with dict inputs). This module imports River, so it is imported only
+``river.base.Classifier``. The adapters below are those (and River's mini-batch
+``MiniBatchRegressor`` / ``MiniBatchClassifier``), and they pass River's own estimator
+checks (``river.checks.yield_checks``). This module imports River, so it is imported only
 when :func:`to_river` is first called: River is not a dependency of driftwood.
 
 Use :func:`reference.to_river` (or :func:`fast.to_river`, the same function)::
@@ -13,79 +13,196 @@ Use :func:`reference.to_river` (or :func:`fast.to_river`, the same function)::
     model = preprocessing.StandardScaler() | fast.to_river(fast.ABACOCClassifier())
     evaluate.progressive_val_score(dataset, model, metrics.Accuracy())
 
-Notes
------
-River registers classes as they appear. ABACOC does too; the dynamic-tree and SGT
-classifiers need their class set before the first ``learn_one`` (multinomial leaves and the
-softmax committee have one parameter block per class), so pass ``classes=[...]`` to their
-constructors when they are used one row at a time.
+Rows ([RIVER-ROWS], :mod:`reference.river_rows`): features are matched by name in sorted
+order; an absent feature takes the running mean of its learned values (or the constant
+``missing``); a feature first seen after the first learned row is ignored.
+
+Labels: ABACOC registers classes as they appear ([ABACOC-SPEC §10]). An SGT or
+dynamic-tree classifier built with ``classes=None`` learns its labels as they arrive
+through the adapter: the rows before a second distinct label are not learned (a model of
+one class has nothing to learn: its only class has probability 1, which the adapter
+predicts); at the second label the model is started with the two labels in order of
+arrival; each later new label joins the model as its family's spec states
+([SGT-SPEC §16], [DT-SPEC §12]). ``classes=[...]`` keeps a fixed class set, and a label
+outside it is a ``ValueError``, as in the model itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+import copy
+import math
+from collections.abc import Hashable, Iterator
 from typing import Any
 
+import numpy as np
 from river import base
+
+from reference.river_rows import FeatureSpace
 
 __all__ = ["RiverClassifier", "RiverRegressor", "wrap"]
 
+_GROWING = ("SGTClassifier", "DynamicTreeClassifier")
+"""Classifiers whose class set is fixed at the start (grown by the adapter)."""
 
-class _Forwarding:
-    """What both adapters share: the wrapped model, ``learn_one``, ``clone`` and the repr."""
+
+def _check_missing(missing: Any) -> None:
+    if isinstance(missing, str):
+        if missing != "mean":
+            raise ValueError(f"missing must be 'mean' or a finite number, got {missing!r}")
+        return
+    if isinstance(missing, bool) or not isinstance(missing, (int, float, np.number)) \
+            or not math.isfinite(float(missing)):
+        raise ValueError(f"missing must be 'mean' or a finite number, got {missing!r}")
+
+
+def _backends() -> list[Any]:
+    import reference
+
+    out = [reference]
+    try:
+        import fast
+    except ImportError:  # pragma: no cover - the C library is not built
+        return out
+    out.append(fast)
+    return out
+
+
+class _Adapter:
+    """What both adapters share: the wrapped model, its feature space, River's
+    parameters protocol (``_get_params``, ``clone``) and the repr."""
 
     model: Any
+    missing: Any
+    _space: FeatureSpace
+    _model_params: dict[str, Any]
 
-    def learn_one(self, x: dict[Hashable, float], y: Any) -> None:
-        """Learn one example (River's protocol): ``model.learn_one(x, y)``."""
-        self.model.learn_one(x, y)
+    def _setup(self, model: Any, missing: Any) -> None:
+        _check_missing(missing)
+        self.model = model
+        self.missing = missing
+        self._model_params = dict(model.get_params())
+        self._space = FeatureSpace(missing)
+
+    # -- River's parameter protocol --------------------------------------------------------
+    def _get_params(self) -> dict[str, Any]:
+        """The adapter's parameters; the model as River's ``(class, parameters)`` pair of
+        the parameters it was wrapped with (so ``clone`` builds it unfitted, and River's
+        ``seed_params`` reaches a ``seed``)."""
+        return {"model": (type(self.model), dict(self._model_params)),
+                "missing": self.missing}
 
     def clone(self, new_params: dict[str, Any] | None = None,
               include_attributes: bool = False) -> Any:
-        """A new adapter around an unfitted copy of the model (River's ``clone``)."""
+        """A new adapter around an unfitted model with the same parameters (River's
+        ``clone``). ``new_params`` may replace ``missing`` or the model: a model, a
+        ``(class, parameters)`` pair, or a dict of the model's parameters to change."""
+        params = self._get_params()
+        for name, value in (new_params or {}).items():
+            if name not in params:
+                raise ValueError(f"{name!r} is not a parameter of {type(self).__name__}")
+            if name == "model" and isinstance(value, dict):
+                value = (type(self.model), {**self._model_params, **value})
+            params[name] = value
+        model = params["model"]
+        if isinstance(model, tuple):
+            cls, kwargs = model
+            model = cls(**kwargs)
+        else:
+            model = copy.deepcopy(model)
+        clone = type(self)(model, missing=params["missing"])  # type: ignore[call-arg]
         if include_attributes:
-            import copy
-
-            return copy.deepcopy(self)
-        params = dict(new_params or {})
-        model = params.pop("model", None)
-        return type(self)(model if model is not None else self.model.clone())  # type: ignore[call-arg]
-
-    def _get_params(self) -> dict[str, Any]:
-        return {"model": self.model}
+            for name, value in self.__dict__.items():
+                if name not in ("model", "missing", "_model_params"):
+                    setattr(clone, name, copy.deepcopy(value))
+        return clone
 
     def __repr__(self) -> str:
-        return f"{type(self).__name__}({self.model!r})"
+        shown = type(self.model)(**self._model_params)
+        extra = "" if self.missing == "mean" else f", missing={self.missing!r}"
+        return f"{type(self).__name__}({shown!r}{extra})"
+
+    def _more_tags(self) -> set[str]:
+        return set()
 
 
-class RiverRegressor(_Forwarding, base.Regressor):
-    """A driftwood regressor as a ``river.base.Regressor``.
+class RiverRegressor(_Adapter, base.MiniBatchRegressor):
+    """A driftwood regressor as a River ``MiniBatchRegressor``.
 
     Parameters
     ----------
     model : driftwood regressor
-        ``DynamicTreeRegressor``, ``SGTRegressor`` or ``SGT`` of either backend.
+        ``DynamicTreeRegressor``, ``SGTRegressor`` or ``SGT`` of either backend, unfitted:
+        the adapter feeds it rows in its own feature order.
+    missing : "mean" or float, default "mean"
+        The value an absent feature takes: the running mean of its learned values, or
+        this constant (:mod:`reference.river_rows`).
     """
 
-    def __init__(self, model: Any) -> None:
-        self.model = model
+    def __init__(self, model: Any, missing: str | float = "mean") -> None:
+        self._setup(model, missing)
 
-    def predict_one(self, x: dict[Hashable, float]) -> float:
+    @classmethod
+    def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
+        """Small, fast models of each regressor family, in each backend."""
+        for backend in _backends():
+            yield {"model": backend.SGTRegressor(warmup=20, grace_period=20)}
+            yield {"model": backend.DynamicTreeRegressor(n_particles=5, active_size=50)}
+
+    def learn_one(self, x: dict[Hashable, Any], y: Any, **kwargs: Any) -> None:
+        """Learn one row (River's protocol)."""
+        row, update = self._space.take(x)
+        self.model.learn_one(row, y)
+        self._space.commit(update)
+
+    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> float:
         """The model's prediction at ``x``."""
-        return float(self.model.predict_one(x))
+        return float(self.model.predict_one(self._space.row(x)))
+
+    def learn_many(self, X: Any, y: Any, **kwargs: Any) -> None:
+        """Learn the rows of data frame ``X`` in order (the model's batch path); the same
+        model as ``learn_one`` row by row."""
+        rows, update = self._space.take_frame(X)
+        if len(rows):
+            self.model.partial_fit(rows, np.asarray(y, dtype=np.float64))
+        self._space.commit_frame(update)
+
+    def predict_many(self, X: Any, **kwargs: Any) -> Any:
+        """The model's predictions at the rows of data frame ``X`` (a ``pandas.Series``)."""
+        import pandas as pd
+
+        rows = self._space.frame(X)
+        values = self.model.predict(rows) if len(rows) else np.zeros(0)
+        return pd.Series(np.asarray(values, dtype=np.float64), index=X.index)
 
 
-class RiverClassifier(_Forwarding, base.Classifier):
-    """A driftwood classifier as a ``river.base.Classifier``.
+class RiverClassifier(_Adapter, base.MiniBatchClassifier):
+    """A driftwood classifier as a River ``MiniBatchClassifier``.
 
     Parameters
     ----------
     model : driftwood classifier
-        ``DynamicTreeClassifier``, ``SGTClassifier`` or ``ABACOCClassifier`` of either backend.
+        ``DynamicTreeClassifier``, ``SGTClassifier`` or ``ABACOCClassifier`` of either
+        backend, unfitted. With ``classes=None`` the first two come to know their labels
+        as they arrive (module doc); with ``classes=[...]`` they keep that set.
+    missing : "mean" or float, default "mean"
+        The value an absent feature takes (:mod:`reference.river_rows`).
     """
 
-    def __init__(self, model: Any) -> None:
-        self.model = model
+    _labels: list[Any]
+
+    def __init__(self, model: Any, missing: str | float = "mean") -> None:
+        self._setup(model, missing)
+        self._grows = (type(model).__name__ in _GROWING
+                       and self._model_params.get("classes") is None)
+        self._labels = []
+
+    @classmethod
+    def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
+        """Small, fast models of each classifier family, in each backend."""
+        for backend in _backends():
+            yield {"model": backend.SGTClassifier(warmup=20, grace_period=20)}
+            yield {"model": backend.DynamicTreeClassifier(n_particles=5, active_size=50)}
+            yield {"model": backend.ABACOCClassifier()}
 
     @property
     def _multiclass(self) -> bool:
@@ -95,13 +212,118 @@ class RiverClassifier(_Forwarding, base.Classifier):
                   and getattr(params, "mode", None) == "randomized")
         return not binary
 
-    def predict_one(self, x: dict[Hashable, float], **kwargs: Any) -> Any:
-        """The model's predicted label at ``x`` (``None`` before any label is known)."""
-        return self.model.predict_one(x)
+    # -- labels as they arrive ------------------------------------------------------------
+    def _started(self) -> bool:
+        return not self._grows or len(self._labels) >= 2
 
-    def predict_proba_one(self, x: dict[Hashable, float], **kwargs: Any) -> dict[Any, float]:
-        """The model's class probabilities at ``x``."""
-        return dict(self.model.predict_proba_one(x))
+    def _meet(self, y: Any) -> bool:
+        """Register label ``y`` (a growing model only); False while the model cannot
+        learn yet (fewer than two labels)."""
+        if y in self._labels:
+            return len(self._labels) >= 2
+        if len(self._labels) == 0:
+            self._labels.append(y)
+            return False
+        if len(self._labels) == 1:
+            self.model.set_params(classes=[self._labels[0], y])
+        else:
+            self.model._adopt(_with_new_class(self.model, y))
+        self._labels.append(y)
+        return True
+
+    def learn_one(self, x: dict[Hashable, Any], y: Any, **kwargs: Any) -> None:
+        """Learn one labelled row (River's protocol)."""
+        row, update = self._space.take(x)
+        if not self._grows:
+            self.model.learn_one(row, y)
+        elif self._meet(_label(y)):
+            self.model.learn_one(row, y)
+        self._space.commit(update)
+
+    def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
+        """The model's class probabilities at ``x`` (``{label: 1.0}`` while a growing
+        model has met one label, ``{}`` before any)."""
+        if not self._started():
+            self._space.row(x)     # the same errors for a bad row
+            return {label: 1.0 for label in self._labels}
+        return dict(self.model.predict_proba_one(self._space.row(x)))
+
+    def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> Any:
+        """The model's predicted label at ``x`` (``None`` before any label is known)."""
+        if not self._started():
+            self._space.row(x)
+            return self._labels[0] if self._labels else None
+        return self.model.predict_one(self._space.row(x))
+
+    def learn_many(self, X: Any, y: Any, **kwargs: Any) -> None:
+        """Learn the rows of data frame ``X`` with labels ``y`` in order (the model's batch
+        path between new labels); the same model as ``learn_one`` row by row."""
+        rows, update = self._space.take_frame(X)
+        labels = [_label(v) for v in list(y)]
+        if len(labels) != len(rows):
+            raise ValueError(f"{len(rows)} rows and {len(labels)} labels")
+        start = 0
+        if self._grows:
+            for i, label in enumerate(labels):
+                if label in self._labels:
+                    if len(self._labels) < 2:
+                        start = i + 1
+                    continue
+                if start < i:
+                    self.model.partial_fit(rows[start:i], labels[start:i])
+                if not self._meet(label):
+                    start = i + 1
+                else:
+                    start = i
+        if start < len(labels):
+            self.model.partial_fit(rows[start:], labels[start:])
+        self._space.commit_frame(update)
+
+    def predict_proba_many(self, X: Any, **kwargs: Any) -> Any:
+        """The class probabilities at the rows of data frame ``X`` (a ``pandas.DataFrame``
+        with one column per class)."""
+        import pandas as pd
+
+        rows = self._space.frame(X)
+        if not self._started():
+            return pd.DataFrame({label: np.ones(len(rows)) for label in self._labels},
+                                index=X.index)
+        classes = list(getattr(self.model, "classes_", None) or [])
+        if not len(rows) or not classes:
+            probs = [self.model.predict_proba_one(list(r)) for r in rows]
+            return pd.DataFrame(probs, index=X.index)
+        return pd.DataFrame(np.asarray(self.model.predict_proba(rows)), columns=classes,
+                            index=X.index)
+
+    def predict_many(self, X: Any, **kwargs: Any) -> Any:
+        """The predicted labels at the rows of data frame ``X`` (a ``pandas.Series``)."""
+        import pandas as pd
+
+        rows = self._space.frame(X)
+        if not self._started():
+            label = self._labels[0] if self._labels else None
+            return pd.Series([label] * len(rows), index=X.index, dtype=object)
+        if not len(rows) or not list(getattr(self.model, "classes_", None) or []):
+            return pd.Series([self.model.predict_one(list(r)) for r in rows],
+                             index=X.index, dtype=object)
+        return pd.Series(list(self.model.predict(rows)), index=X.index, dtype=object)
+
+
+def _label(y: Any) -> Any:
+    """A label as the adapter compares it: hashable, else TypeError."""
+    try:
+        hash(y)
+    except TypeError as exc:
+        raise TypeError(f"labels must be hashable: {exc}") from None
+    return y
+
+
+def _with_new_class(model: Any, label: Any) -> Any:
+    if type(model).__name__ == "SGTClassifier":
+        from reference.sgt.new_class import with_new_class
+    else:
+        from reference.dynatree.new_class import with_new_class  # type: ignore[assignment]
+    return with_new_class(model, label)
 
 
 def wrap(model: Any) -> Any:
@@ -111,3 +333,4 @@ def wrap(model: Any) -> Any:
     if getattr(model, "_estimator_type", None) == "regressor":
         return RiverRegressor(model)
     raise TypeError(f"to_river needs a driftwood model, got {type(model).__name__}")
+
