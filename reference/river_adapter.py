@@ -145,8 +145,8 @@ class RiverRegressor(_Adapter, base.MiniBatchRegressor):
     def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
         """Small, fast models of each regressor family, in each backend."""
         for backend in _backends():
-            yield {"model": backend.SGTRegressor(warmup=20, grace_period=20)}
-            yield {"model": backend.DynamicTreeRegressor(n_particles=5, active_size=50)}
+            yield {"model": backend.SGTRegressor(warmup=20, grace_period=50, bins=8)}
+            yield {"model": backend.DynamicTreeRegressor(n_particles=3, active_size=30)}
 
     def learn_one(self, x: dict[Hashable, Any], y: Any, **kwargs: Any) -> None:
         """Learn one row (River's protocol)."""
@@ -200,9 +200,11 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
     def _unit_test_params(cls) -> Iterator[dict[str, Any]]:
         """Small, fast models of each classifier family, in each backend."""
         for backend in _backends():
-            yield {"model": backend.SGTClassifier(warmup=20, grace_period=20)}
-            yield {"model": backend.DynamicTreeClassifier(n_particles=5, active_size=50)}
+            yield {"model": backend.SGTClassifier(warmup=20, grace_period=50, bins=8)}
+            yield {"model": backend.DynamicTreeClassifier(n_particles=3, active_size=30)}
             yield {"model": backend.ABACOCClassifier()}
+            yield {"model": backend.ABACOCClassifier(variant="base", mode="randomized",
+                                                     labels=(False, True))}
 
     @property
     def _multiclass(self) -> bool:

@@ -2,8 +2,9 @@
 
 ``river.evaluate.progressive_val_score`` runs a ``StandardScaler() | to_river(model)``
 pipeline; the same rows are then run through a hand-written prequential loop (predict with
-the scaler's current statistics, score, then update the scaler and learn the scaled row),
-and the two metrics must be equal exactly.
+the scaler's current statistics, score, then update the scaler and learn the scaled row,
+its keys in sorted order: the adapter's feature order), and the two metrics must be equal
+exactly.
 """
 
 from __future__ import annotations
@@ -33,12 +34,15 @@ REGRESSORS = [
 
 def _hand_written(model: Any, rows: list[tuple[dict[str, float], Any]], metric: Any) -> Any:
     scaler = preprocessing.StandardScaler()
+    def by_name(row: dict[str, float]) -> dict[str, float]:
+        return {k: row[k] for k in sorted(row)}
+
     for x, y in rows:
-        predicted = model.predict_one(scaler.transform_one(x))
+        predicted = model.predict_one(by_name(scaler.transform_one(x)))
         if predicted is not None:
             metric.update(y, predicted)
         scaler.learn_one(x)
-        model.learn_one(scaler.transform_one(x), y)
+        model.learn_one(by_name(scaler.transform_one(x)), y)
     return metric
 
 
