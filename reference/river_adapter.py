@@ -13,9 +13,10 @@ Use :func:`reference.to_river` (or :func:`fast.to_river`, the same function)::
     model = preprocessing.StandardScaler() | fast.to_river(fast.ABACOCClassifier())
     evaluate.progressive_val_score(dataset, model, metrics.Accuracy())
 
-Rows ([RIVER-ROWS], :mod:`reference.river_rows`): features are matched by name in sorted
-order; an absent feature takes the running mean of its learned values (or the constant
-``missing``); a feature first seen after the first learned row is ignored.
+Rows (:mod:`reference.river_rows`; [DT-SPEC §12.1], [SGT-SPEC §16.1], [ABACOC-SPEC §20]):
+features are matched by name in sorted order; an absent feature takes the running mean of
+its learned values (or the constant ``missing``); a feature first seen after the first
+learned row is ignored.
 
 Labels: ABACOC registers classes as they appear ([ABACOC-SPEC §10]). An SGT or
 dynamic-tree classifier built with ``classes=None`` learns its labels as they arrive
@@ -23,7 +24,7 @@ through the adapter: the rows before a second distinct label are not learned (a 
 one class has nothing to learn: its only class has probability 1, which the adapter
 predicts); at the second label the model is started with the two labels in order of
 arrival; each later new label joins the model as its family's spec states
-([SGT-SPEC §16], [DT-SPEC §12]). ``classes=[...]`` keeps a fixed class set, and a label
+([SGT-SPEC §16.2], [DT-SPEC §12.2]). ``classes=[...]`` keeps a fixed class set, and a label
 outside it is a ``ValueError``, as in the model itself.
 """
 
@@ -324,7 +325,7 @@ def _with_new_class(model: Any, label: Any) -> Any:
     if type(model).__name__ == "SGTClassifier":
         from reference.sgt.new_class import with_new_class
     else:
-        from reference.dynatree.new_class import with_new_class  # type: ignore[assignment]
+        from reference.dynatree.new_class import with_new_class
     return with_new_class(model, label)
 
 

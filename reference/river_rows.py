@@ -1,10 +1,11 @@
-"""River rows: features by name, and features that appear and disappear ([RIVER-ROWS]).
+"""River rows: features by name, and features that appear and disappear.
 
 A River row is a dict whose keys may come in any order and may change from row to row;
 a driftwood model takes a fixed-length row of floats. :class:`FeatureSpace` is the
 bridge the River adapters (:mod:`reference.river_adapter`) keep between the two, with one
 rule for every family (so it is the same in both backends: the adapter hands both the
-same dense rows). The rule is stated in ``docs/river.md`` and in each family's spec:
+same dense rows). The rule is stated in ``docs/river.md`` and in each family's spec
+([DT-SPEC §12.1], [SGT-SPEC §16.1], [ABACOC-SPEC §20]):
 
 * **Which features** — the features are the keys of the first *learned* row whose values
   are present (a value is absent when its key is missing or its value is ``None`` or

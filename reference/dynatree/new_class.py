@@ -1,4 +1,4 @@
-"""A label never seen before joins the class leaves ([DT-SPEC §12]).
+"""A label never seen before joins the class leaves ([DT-SPEC §12.2]).
 
 A class leaf of a model with C classes has the Dirichlet(1/C, ..., 1/C) prior of
 [DT-SPEC §3.3]: a symmetric prior of total mass 1. When class C (the new one, appended to

@@ -1,4 +1,4 @@
-"""A label never seen before joins the softmax committee ([SGT-SPEC §12]).
+"""A label never seen before joins the softmax committee ([SGT-SPEC §16.2]).
 
 The committee of K classes has K - 1 trees: tree c scores class c and the last class is
 pinned at the raw score 0 ([GPF19, Eq. 19]); two classes are one logistic tree scoring the

@@ -1,4 +1,6 @@
-"""River rows through the adapters: features by name, absent and new features ([RIVER-ROWS]).
+"""River rows through the adapters: features by name, absent and new features.
+
+[DT-SPEC §12.1], [SGT-SPEC §16.1], [ABACOC-SPEC §20].
 
 The rule (:mod:`reference.river_rows`, ``docs/river.md``): the features are the present
 keys of the first learned row in sorted order; an absent feature takes the running mean
@@ -22,7 +24,7 @@ import pytest
 pytest.importorskip("river")
 pd = pytest.importorskip("pandas")
 
-from reference.river_rows import FeatureSpace, ordered  # noqa: E402
+from reference.river_rows import ordered  # noqa: E402
 
 
 def _stored(adapter: Any) -> list[list[float]]:

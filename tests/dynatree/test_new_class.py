@@ -1,4 +1,4 @@
-"""A new label joins the class leaves ([DT-SPEC §12], :mod:`reference.dynatree.new_class`).
+"""A new label joins the class leaves ([DT-SPEC §12.2], :mod:`reference.dynatree.new_class`).
 
 The rule: every leaf's counts (and retired counts) are extended by 0, the prior becomes
 Dirichlet(1/(C+1), ..., 1/(C+1)) and each leaf's log evidence is recomputed with it.

@@ -1,4 +1,4 @@
-"""A new label joins SGT's softmax committee ([SGT-SPEC §16], :mod:`reference.sgt.new_class`).
+"""A new label joins SGT's softmax committee ([SGT-SPEC §16.2], ``reference.sgt.new_class``).
 
 The rule: the new class is appended and pinned at raw score 0; the formerly pinned class
 gets a fresh tree (raw score 0, as before); every other tree is kept. Worked by hand: with
