@@ -9,8 +9,8 @@ from typing import Any
 from reference.estimator import to_river as _to_river
 
 
-def to_river(model: Any) -> Any:
-    return _to_river(model)
+def to_river(model: Any, missing: str | float = "mean") -> Any:
+    return _to_river(model, missing)
 
 
 to_river.__doc__ = _to_river.__doc__

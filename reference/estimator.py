@@ -423,20 +423,28 @@ def _same(value: Any, default: Any) -> bool:
         return value is default
 
 
-def to_river(model: Any) -> Any:
-    """The model as a River estimator (``river.base.Regressor`` or ``Classifier``).
+def to_river(model: Any, missing: str | float = "mean") -> Any:
+    """The model as a River estimator (``river.base.MiniBatchRegressor`` or
+    ``MiniBatchClassifier``).
 
-    Imports River (a separate install) on first use; see :mod:`reference.river_adapter`.
+    Imports River (a separate install) on first use; see :mod:`reference.river_adapter`
+    and the documentation's River page (features matched by name, absent features filled,
+    labels learned as they arrive).
 
     Parameters
     ----------
     model : driftwood model
-        Any regressor or classifier of either backend.
+        Any regressor or classifier of either backend, unfitted.
+    missing : "mean" or float, default "mean"
+        The value of a feature absent from a River row: the running mean of its learned
+        values, or this constant.
 
     Returns
     -------
     river.base.Regressor or river.base.Classifier
-        An adapter that forwards ``learn_one`` / ``predict_one`` / ``predict_proba_one``.
+        An adapter with River's one-row and mini-batch methods (``learn_one``,
+        ``predict_one``, ``predict_proba_one``, ``learn_many``, ``predict_many``,
+        ``predict_proba_many``).
 
     Examples
     --------
@@ -446,4 +454,4 @@ def to_river(model: Any) -> Any:
     """
     from reference.river_adapter import wrap
 
-    return wrap(model)
+    return wrap(model, missing)

@@ -193,8 +193,10 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
 
     def __init__(self, model: Any, missing: str | float = "mean") -> None:
         self._setup(model, missing)
+        # a model whose classes are fixed (given, or by an earlier partial_fit) keeps them
         self._grows = (type(model).__name__ in _GROWING
-                       and self._model_params.get("classes") is None)
+                       and self._model_params.get("classes") is None
+                       and not getattr(model, "classes_", None))
         self._labels = []
 
     @classmethod
@@ -329,11 +331,11 @@ def _with_new_class(model: Any, label: Any) -> Any:
     return with_new_class(model, label)
 
 
-def wrap(model: Any) -> Any:
+def wrap(model: Any, missing: str | float = "mean") -> Any:
     """The River adapter of ``model``: :class:`RiverClassifier` or :class:`RiverRegressor`."""
     if getattr(model, "_estimator_type", None) == "classifier":
-        return RiverClassifier(model)
+        return RiverClassifier(model, missing)
     if getattr(model, "_estimator_type", None) == "regressor":
-        return RiverRegressor(model)
+        return RiverRegressor(model, missing)
     raise TypeError(f"to_river needs a driftwood model, got {type(model).__name__}")
 

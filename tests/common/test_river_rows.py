@@ -52,8 +52,7 @@ def test_absent_feature_takes_the_running_mean_worked_by_hand(backend: ModuleTyp
 
 
 def test_absent_feature_takes_the_constant_when_one_is_given(backend: ModuleType) -> None:
-    adapter = backend.to_river(backend.DynamicTreeRegressor(n_particles=3))
-    adapter = type(adapter)(adapter.model, missing=-1.5)
+    adapter = backend.to_river(backend.DynamicTreeRegressor(n_particles=3), missing=-1.5)
     adapter.learn_one({"y": 4.0, "x": 1.0}, 0.0)
     adapter.learn_one({"y": 5.0}, 1.0)
     assert _stored(adapter) == [[1.0, 4.0], [-1.5, 5.0]]

@@ -114,6 +114,12 @@ def test_adapter_learns_labels_as_they_arrive(backend: ModuleType) -> None:
     with pytest.raises(ValueError):
         fixed.learn_one({"u": 1.0}, "c")
     assert fixed.model.classes_ == ["a", "b"]
+    # classes fixed by an earlier partial_fit are kept too
+    fitted = backend.SGTClassifier().partial_fit([[0.0], [1.0]], ["a", "b"])
+    adapter = backend.to_river(fitted)
+    with pytest.raises(ValueError):
+        adapter.learn_one({"u": 1.0}, "c")
+    assert fitted.classes_ == ["a", "b"] and fitted.n_seen_ == 2
 
 
 def test_pickled_grown_adapter_continues_identically(backend: ModuleType) -> None:
