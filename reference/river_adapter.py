@@ -211,11 +211,13 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
 
     @property
     def _multiclass(self) -> bool:
-        # randomized BASE (ABACOC) is binary; every other driftwood classifier is multiclass
+        """False for a binary-only model (River then checks it on binary data only):
+        randomized BASE (ABACOC), and a model given a fixed set of two classes."""
         params = getattr(self.model, "_params", None)
         binary = (getattr(params, "variant", None) in ("base", "base_adj")
                   and getattr(params, "mode", None) == "randomized")
-        return not binary
+        given = self._model_params.get("classes")
+        return not binary and not (given is not None and len(list(given)) == 2)
 
     # -- labels as they arrive ------------------------------------------------------------
     def _started(self) -> bool:

@@ -85,3 +85,14 @@ def test_unit_test_params_cover_every_family_in_every_backend(backend: ModuleTyp
                 assert isinstance(cls(**params), cls)
     assert found == {"SGTRegressor", "DynamicTreeRegressor", "SGTClassifier",
                      "DynamicTreeClassifier", "ABACOCClassifier"}
+
+
+def test_multiclass_flag_marks_binary_only_models(backend: ModuleType) -> None:
+    """River picks its data sets by ``_multiclass``: binary-only models say False."""
+    wrap = backend.to_river
+    assert wrap(backend.SGTClassifier())._multiclass
+    assert wrap(backend.DynamicTreeClassifier(classes=["a", "b", "c"]))._multiclass
+    assert wrap(backend.ABACOCClassifier())._multiclass
+    assert not wrap(backend.SGTClassifier(classes=[False, True]))._multiclass
+    assert not wrap(backend.DynamicTreeClassifier(classes=[0, 1]))._multiclass
+    assert not wrap(backend.ABACOCClassifier(variant="base", mode="randomized"))._multiclass
