@@ -36,6 +36,8 @@ from typing import Any
 
 import numpy as np
 
+from reference.rows import INT_EXACT
+
 __all__ = ["FeatureSpace", "ordered"]
 
 
@@ -96,10 +98,35 @@ class FeatureSpace:
             raise ValueError("the first learned row has no feature with a value")
         return names
 
+    def _complete(self, x: Any) -> list[float] | None:
+        """The quick path: ``x`` is a dict holding every learned feature as a finite
+        Python float (``v - v == 0.0`` fails for NaN and infinities) or a small int; else
+        None (the general path then decides)."""
+        names = self.names
+        if names is None or type(x) is not dict:
+            return None
+        try:
+            row = [x[name] for name in names]
+        except (KeyError, TypeError):
+            return None
+        for i, v in enumerate(row):
+            kind = type(v)
+            if kind is float:
+                if v - v != 0.0:
+                    return None
+            elif kind is int and -INT_EXACT <= v <= INT_EXACT:
+                row[i] = float(v)
+            else:
+                return None
+        return row
+
     def row(self, x: Mapping[Hashable, Any]) -> list[float]:
         """The dense row of ``x`` for prediction (nothing is learned). Before the first
         learned row: the present values of ``x`` in sorted order (``[0.0]`` if none), for
         an unfitted model whose answer does not depend on them."""
+        quick = self._complete(x)
+        if quick is not None:
+            return quick
         if not isinstance(x, Mapping):
             raise TypeError(f"a River row is a dict, got {type(x).__name__}")
         if self.names is None:
@@ -115,6 +142,9 @@ class FeatureSpace:
     def take(self, x: Mapping[Hashable, Any]) -> tuple[list[float], Any]:
         """The dense row of ``x`` for learning and the update to :meth:`commit` once the
         model has learned it (nothing changes before)."""
+        quick = self._complete(x)
+        if quick is not None:
+            return quick, (None, quick)
         if not isinstance(x, Mapping):
             raise TypeError(f"a River row is a dict, got {type(x).__name__}")
         names = self.names if self.names is not None else self._first_names(x)
@@ -133,6 +163,10 @@ class FeatureSpace:
     def commit(self, update: Any) -> None:
         """Record a learned row (the second value of :meth:`take`)."""
         names, present = update
+        if names is None:              # the quick path: every feature present
+            self.sums = [a + b for a, b in zip(self.sums, present, strict=True)]
+            self.counts = [c + 1 for c in self.counts]
+            return
         if self.names is None:
             self.names = list(names)
             self.sums = [0.0] * len(names)
