@@ -96,7 +96,14 @@ class _Adapter:
               include_attributes: bool = False) -> Any:
         """A new adapter around an unfitted model with the same parameters (River's
         ``clone``). ``new_params`` may replace ``missing`` or the model: a model, a
-        ``(class, parameters)`` pair, or a dict of the model's parameters to change."""
+        ``(class, parameters)`` pair, or a dict of the model's parameters to change.
+        ``include_attributes=True`` returns a deep copy of the adapter as it is (learned
+        model, feature means and labels included)."""
+        if include_attributes:
+            if new_params:
+                raise ValueError("clone(include_attributes=True) copies the adapter as it "
+                                 "is, its learned model included: new_params cannot apply")
+            return copy.deepcopy(self)
         params = self._get_params()
         for name, value in (new_params or {}).items():
             if name not in params:
@@ -110,20 +117,12 @@ class _Adapter:
             model = cls(**kwargs)
         else:
             model = copy.deepcopy(model)
-        clone = type(self)(model, missing=params["missing"])  # type: ignore[call-arg]
-        if include_attributes:
-            for name, value in self.__dict__.items():
-                if name not in ("model", "missing", "_model_params"):
-                    setattr(clone, name, copy.deepcopy(value))
-        return clone
+        return type(self)(model, missing=params["missing"])  # type: ignore[call-arg]
 
     def __repr__(self) -> str:
         shown = type(self.model)(**self._model_params)
         extra = "" if self.missing == "mean" else f", missing={self.missing!r}"
         return f"{type(self).__name__}({shown!r}{extra})"
-
-    def _more_tags(self) -> set[str]:
-        return set()
 
 
 class RiverRegressor(_Adapter, base.MiniBatchRegressor):
@@ -317,11 +316,14 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
 
 
 def _label(y: Any) -> Any:
-    """A label as the adapter compares it: hashable, else TypeError."""
+    """A label as the adapter compares it: hashable (else TypeError) and not NaN (else
+    ValueError: NaN equals nothing, so it could never be found again among the classes)."""
     try:
         hash(y)
     except TypeError as exc:
         raise TypeError(f"labels must be hashable: {exc}") from None
+    if isinstance(y, (float, np.floating)) and math.isnan(y):
+        raise ValueError("a label must not be NaN")
     return y
 
 

@@ -154,3 +154,21 @@ def test_backends_agree_bit_for_bit_on_rows_that_come_and_go(
             ref.learn_one(x, y)
             fast.learn_one(x, y)
         assert ref.model.snapshot() == fast.model.snapshot(), name
+
+
+def test_adapter_clone_protocol(backend: ModuleType) -> None:
+    adapter = backend.to_river(backend.DynamicTreeClassifier(n_particles=3, seed=5))
+    for x, y in [({"a": 1.0}, "u"), ({"a": 2.0}, "v"), ({"a": 3.0}, "w")]:
+        adapter.learn_one(x, y)
+    fresh = adapter.clone()
+    assert fresh.model.n_seen_ == 0 and fresh._space.names is None and fresh._labels == []
+    assert fresh.model.get_params()["classes"] is None
+    seeded = adapter.clone({"model": {"seed": 42}, "missing": 0.0})
+    assert seeded.model.get_params()["seed"] == 42 and seeded.missing == 0.0
+    full = adapter.clone(include_attributes=True)
+    assert full.model.snapshot() == adapter.model.snapshot() and full._labels == ["u", "v", "w"]
+    with pytest.raises(ValueError, match="not a parameter"):
+        adapter.clone({"seed": 1})
+    with pytest.raises(ValueError, match="NaN"):
+        adapter.learn_one({"a": 1.0}, float("nan"))
+    assert adapter.model.classes_ == ["u", "v", "w"]
