@@ -7,13 +7,14 @@ rule for every family (so it is the same in both backends: the adapter hands bot
 same dense rows). The rule is stated in ``docs/river.md`` and in each family's spec
 ([DT-SPEC §12.1], [SGT-SPEC §16.1], [ABACOC-SPEC §20]):
 
-* **Which features** — the features are the keys of the first *learned* row whose values
+* **Which features** — the features are the keys of the first row given to learning
+  (``learn_one`` / ``learn_many``, even one the model does not learn) whose values
   are present (a value is absent when its key is missing or its value is ``None`` or
   NaN), in **sorted order** (:func:`ordered`), never in the order the keys happen to
   come in: a row with its keys shuffled is the same row.
 * **A feature that disappears** — an absent feature takes a *fill value*: by default
-  (``missing="mean"``) the running mean of the values the adapter has learned for that
-  feature so far (River's ``preprocessing.StatImputer`` rule), else the constant given.
+  (``missing="mean"``) the running mean of that feature's values in the rows given to
+  learning so far (River's ``preprocessing.StatImputer`` rule), else the constant given.
   The row is then learned, and predicted, as if it had that value; the fill value is the
   one before the row is learned (a row's own values enter the means only after it).
 * **A feature never seen before** — ignored, with every later value of it. The models fix
