@@ -32,6 +32,7 @@ order (:func:`numpy.cumsum` adds in order, as the one-row loop does).
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Hashable, Iterable, Mapping
 from typing import Any
 
@@ -107,9 +108,14 @@ class FeatureSpace:
         if names is None or type(x) is not dict:
             return None
         try:
-            row = [x[name] for name in names]
+            row = list(map(x.__getitem__, names))
         except (KeyError, TypeError):
             return None
+        if set(map(type, row)) == {float}:
+            total = sum(row)           # NaN or an infinity makes the sum non-finite
+            if total - total == 0.0:
+                return row
+            return None                # (or an overflow: the general path decides)
         for i, v in enumerate(row):
             kind = type(v)
             if kind is float:
@@ -165,8 +171,8 @@ class FeatureSpace:
         """Record a learned row (the second value of :meth:`take`)."""
         names, present = update
         if names is None:              # the quick path: every feature present
-            self.sums = [a + b for a, b in zip(self.sums, present, strict=True)]
-            self.counts = [c + 1 for c in self.counts]
+            self.sums = list(map(operator.add, self.sums, present))
+            self.counts = list(map((1).__add__, self.counts))
             return
         if self.names is None:
             self.names = list(names)
