@@ -195,7 +195,7 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
         # a model whose classes are fixed (given, or by an earlier partial_fit) keeps them
         self._grows = (type(model).__name__ in _GROWING
                        and self._model_params.get("classes") is None
-                       and not getattr(model, "classes_", None))
+                       and not _classes(model))
         self._labels = []
 
     @classmethod
@@ -294,7 +294,7 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
         if not self._started():
             return pd.DataFrame({label: np.ones(len(rows)) for label in self._labels},
                                 index=X.index)
-        classes = list(getattr(self.model, "classes_", None) or [])
+        classes = _classes(self.model)
         if not len(rows) or not classes:
             probs = [self.model.predict_proba_one(list(r)) for r in rows]
             return pd.DataFrame(probs, index=X.index)
@@ -309,10 +309,16 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
         if not self._started():
             label = self._labels[0] if self._labels else None
             return pd.Series([label] * len(rows), index=X.index, dtype=object)
-        if not len(rows) or not list(getattr(self.model, "classes_", None) or []):
+        if not len(rows) or not _classes(self.model):
             return pd.Series([self.model.predict_one(list(r)) for r in rows],
                              index=X.index, dtype=object)
         return pd.Series(list(self.model.predict(rows)), index=X.index, dtype=object)
+
+
+def _classes(model: Any) -> list[Any]:
+    """The model's ``classes_`` as a list (empty when it has none yet)."""
+    classes = getattr(model, "classes_", None)
+    return [] if classes is None else list(classes)
 
 
 def _label(y: Any) -> Any:
