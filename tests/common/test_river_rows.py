@@ -165,6 +165,10 @@ def test_adapter_clone_protocol(backend: ModuleType) -> None:
     assert fresh.model.get_params()["classes"] is None
     seeded = adapter.clone({"model": {"seed": 42}, "missing": 0.0})
     assert seeded.model.get_params()["seed"] == 42 and seeded.missing == 0.0
+    from river.checks.utils import seed_params
+
+    assert adapter.clone(seed_params(adapter._get_params(), 7)).model.get_params()["seed"] == 7
+    assert not adapter._is_stochastic          # driftwood models are always seeded
     full = adapter.clone(include_attributes=True)
     assert full.model.snapshot() == adapter.model.snapshot() and full._labels == ["u", "v", "w"]
     with pytest.raises(ValueError, match="not a parameter"):
