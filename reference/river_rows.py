@@ -129,17 +129,18 @@ class FeatureSpace:
 
     def row(self, x: Mapping[Hashable, Any]) -> list[float]:
         """The dense row of ``x`` for prediction (nothing is learned). Before the first
-        learned row: the present values of ``x`` in sorted order (``[0.0]`` if none), for
-        an unfitted model whose answer does not depend on them."""
+        learned row: ``[0.0]`` once ``x``'s values are checked, for an unfitted model
+        whose answer does not depend on the row."""
         quick = self._complete(x)
         if quick is not None:
             return quick
         if not isinstance(x, Mapping):
             raise TypeError(f"a River row is a dict, got {type(x).__name__}")
         if self.names is None:
-            values = [_number(k, x[k]) for k in ordered(k for k, v in x.items()
-                                                          if not _absent(v))]
-            return values or [0.0]
+            for k, v in x.items():
+                if not _absent(v):
+                    _number(k, v)
+            return [0.0]
         out = []
         for j, name in enumerate(self.names):
             value = x.get(name)
@@ -204,10 +205,9 @@ class FeatureSpace:
         """The dense rows of data frame ``X`` for prediction (nothing is learned)."""
         if not hasattr(X, "columns"):
             raise TypeError(f"a River mini-batch is a pandas DataFrame, got {type(X).__name__}")
-        if self.names is None:
-            return np.asarray([self.row(dict(zip(X.columns, r, strict=True)))
-                               for r in X.itertuples(index=False, name=None)],
-                              dtype=np.float64).reshape(len(X), -1)
+        if self.names is None:         # an unfitted model: checked, then one zero column
+            self._columns(X, list(X.columns))
+            return np.zeros((len(X), 1))
         values = self._columns(X, self.names)
         for j in range(len(self.names)):
             if self.missing == "mean":

@@ -176,3 +176,15 @@ def test_adapter_clone_protocol(backend: ModuleType) -> None:
     with pytest.raises(ValueError, match="NaN"):
         adapter.learn_one({"a": 1.0}, float("nan"))
     assert adapter.model.classes_ == ["u", "v", "w"]
+
+
+def test_predictions_before_any_row_is_learned(backend: ModuleType) -> None:
+    adapter = backend.to_river(backend.SGTRegressor())
+    frame = pd.DataFrame([{"a": 1.0}, {"b": 2.0}, {"a": 3.0, "b": 4.0}])   # NaN cells
+    assert adapter.predict_many(frame).tolist() == [0.0, 0.0, 0.0]
+    assert adapter.predict_one({"a": 1.0}) == 0.0 and adapter.predict_one({}) == 0.0
+    with pytest.raises(TypeError, match="feature 'a'"):
+        adapter.predict_one({"a": "text"})
+    assert adapter._space.names is None and adapter.model.n_seen_ == 0
+    adapter.learn_one({"b": 1.0, "a": 2.0}, 1.0)
+    assert adapter.model.n_features_in_ == 2
