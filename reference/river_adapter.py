@@ -62,7 +62,7 @@ def _backends() -> list[Any]:
     out = [reference]
     try:
         import fast
-    except ImportError:  # pragma: no cover - the C library is not built
+    except (ImportError, OSError):  # pragma: no cover - the C library is not built
         return out
     out.append(fast)
     return out
@@ -343,6 +343,9 @@ def _with_new_class(model: Any, label: Any) -> Any:
 
 def wrap(model: Any, missing: str | float = "mean") -> Any:
     """The River adapter of ``model``: :class:`RiverClassifier` or :class:`RiverRegressor`."""
+    if getattr(model, "_array_input", True) is False:
+        raise TypeError(f"to_river takes models of rows; {type(model).__name__} learns bags, "
+                        "which are not River rows")
     if getattr(model, "_estimator_type", None) == "classifier":
         return RiverClassifier(model, missing)
     if getattr(model, "_estimator_type", None) == "regressor":

@@ -96,3 +96,8 @@ def test_multiclass_flag_marks_binary_only_models(backend: ModuleType) -> None:
     assert not wrap(backend.SGTClassifier(classes=[False, True]))._multiclass
     assert not wrap(backend.DynamicTreeClassifier(classes=[0, 1]))._multiclass
     assert not wrap(backend.ABACOCClassifier(variant="base", mode="randomized"))._multiclass
+
+
+def test_bag_models_are_not_river_estimators(backend: ModuleType) -> None:
+    with pytest.raises(TypeError, match="bags"):
+        backend.to_river(backend.SGTMultiInstanceClassifier())
