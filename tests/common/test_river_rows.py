@@ -188,3 +188,21 @@ def test_predictions_before_any_row_is_learned(backend: ModuleType) -> None:
     assert adapter._space.names is None and adapter.model.n_seen_ == 0
     adapter.learn_one({"b": 1.0, "a": 2.0}, 1.0)
     assert adapter.model.n_features_in_ == 2
+
+
+@pytest.mark.parametrize("name", ["SGTRegressor", "SGTClassifier", "ABACOCClassifier"])
+def test_each_family_learns_the_rows_filled_by_hand(backend: ModuleType, name: str) -> None:
+    """The rows of the first test, learned through the adapter and as hand-filled lists
+    by the bare model: the same model (``snapshot``) in every family."""
+    kwargs: dict[str, Any] = {"warmup": 2} if name.startswith("SGT") else {}
+    if name == "SGTClassifier":
+        kwargs["classes"] = ["p", "q"]
+    labels: list[Any] = ["p", "q", "q", "p"] if "Classifier" in name else [0.5, 0.1, 0.2, 0.3]
+    adapter = backend.to_river(getattr(backend, name)(**kwargs))
+    bare = getattr(backend, name)(**kwargs)
+    rows = [{"b": 2.0, "a": 1.0}, {"a": 3.0}, {"b": 6.0, "c": 9.0}, {"a": float("nan")}]
+    by_hand = [[1.0, 2.0], [3.0, 2.0], [2.0, 6.0], [2.0, 4.0]]
+    for x, filled, y in zip(rows, by_hand, labels, strict=True):
+        adapter.learn_one(x, y)
+        bare.learn_one(filled, y)
+    assert adapter.model.snapshot() == bare.snapshot()
