@@ -133,3 +133,24 @@ def test_pickled_grown_adapter_continues_identically(backend: ModuleType) -> Non
         a.learn_one({"u": 1.0}, "e")
     assert copy.model.snapshot() == adapter.model.snapshot()
     assert math.isclose(sum(copy.predict_proba_one({"v": 2.0}).values()), 1.0)
+
+
+@pytest.mark.parametrize("kwargs", [{"quantization": "global"},
+                                    {"nominal": {0: 3}, "feature_ranges": {1: (-3.0, 3.0)}}])
+def test_growth_with_other_quantizer_settings_in_lockstep(
+        both: tuple[ModuleType, ModuleType], kwargs: dict[str, Any]) -> None:
+    grown = []
+    for b in both:
+        model = b.SGTClassifier(classes=["a", "b", "c"], warmup=5, grace_period=10, **kwargs)
+        rng = np.random.default_rng(6)
+        for i in range(60):
+            model.learn_one([float(i % 3), float(rng.normal())], "abc"[i % 3])
+        grown.append(with_new_class(model, "d"))
+    ref, fast = grown
+    assert ref.snapshot() == fast.snapshot()
+    for i in range(60):
+        x = [float(i % 3), float(i % 5) - 2.0]
+        ref.learn_one(x, "abcd"[i % 4])
+        fast.learn_one(x, "abcd"[i % 4])
+    assert ref.snapshot() == fast.snapshot()
+    assert ref.predict_proba_one([1.0, 0.0]) == fast.predict_proba_one([1.0, 0.0])
