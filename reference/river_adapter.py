@@ -240,9 +240,8 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
     def learn_one(self, x: dict[Hashable, Any], y: Any, **kwargs: Any) -> None:
         """Learn one labelled row (River's protocol)."""
         row, update = self._space.take(x)
-        if not self._grows:
-            self.model.learn_one(row, y)
-        elif self._meet(_label(y)):
+        y = _label(y)
+        if not self._grows or self._meet(y):
             self.model.learn_one(row, y)
         self._space.commit(update)
 
