@@ -11,6 +11,7 @@ b, a, a, then met c and learned it predicts ``(c_k + 1/3) / (4 + 1)``: 7/15, 4/1
 from __future__ import annotations
 
 from math import lgamma
+from pathlib import Path
 from types import ModuleType
 
 import numpy as np
@@ -90,3 +91,19 @@ def test_growth_in_lockstep(both: tuple[ModuleType, ModuleType]) -> None:
         ref.learn_one(x, i % 3)
         fast.learn_one(x, i % 3)
     assert ref.snapshot() == fast.snapshot()
+
+
+def test_grown_model_is_saved_and_loaded_in_either_backend(
+        both: tuple[ModuleType, ModuleType], tmp_path: Path) -> None:
+    import pickle
+
+    ref, fast = both
+    model = fast.DynamicTreeClassifier(classes=["a", "b"], n_particles=4, seed=3)
+    for i in range(20):
+        model.learn_one([float(i % 4)], "ab"[i % 2])
+    grown = with_new_class(model, "c")
+    grown.save(tmp_path / "m.gz")
+    for backend in (ref, fast):
+        loaded = backend.load(tmp_path / "m.gz")
+        assert loaded.classes_ == ["a", "b", "c"] and loaded.snapshot() == grown.snapshot()
+    assert pickle.loads(pickle.dumps(grown)).snapshot() == grown.snapshot()

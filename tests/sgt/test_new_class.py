@@ -11,6 +11,7 @@ class; from two classes (one logistic tree, f = log(p_1 / p_0)) to three:
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -154,3 +155,16 @@ def test_growth_with_other_quantizer_settings_in_lockstep(
         fast.learn_one(x, "abcd"[i % 4])
     assert ref.snapshot() == fast.snapshot()
     assert ref.predict_proba_one([1.0, 0.0]) == fast.predict_proba_one([1.0, 0.0])
+
+
+def test_grown_model_is_saved_and_loaded_in_either_backend(
+        both: tuple[ModuleType, ModuleType], tmp_path: Path) -> None:
+    import pickle
+
+    ref, fast = both
+    grown = with_new_class(_trained(fast, ["a", "b"]), "c")
+    grown.save(tmp_path / "m.gz")
+    for backend in (ref, fast):
+        loaded = backend.load(tmp_path / "m.gz")
+        assert loaded.classes_ == ["a", "b", "c"] and loaded.snapshot() == grown.snapshot()
+    assert pickle.loads(pickle.dumps(grown)).snapshot() == grown.snapshot()
