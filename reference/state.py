@@ -39,10 +39,24 @@ overflow. A model loaded at the bound learns on and saves and reloads in both ba
 until a counter passes it (``tests/common/test_state_invariants.py``)."""
 
 
+MAX_MESSAGE = 400
+"""Longest :class:`StateFormatError` message: a field quoted in it (a string of megabytes
+in a hostile file, say) is cut, keeping its start and its end."""
+
+
 class StateFormatError(ValueError):
     """A pickled state or a model file cannot be restored: written in a format this
     version cannot read, or holding a field that is out of range, of the wrong type or
-    inconsistent with the rest (the message names the field)."""
+    inconsistent with the rest (the message names the field; at most
+    :data:`MAX_MESSAGE` characters, whatever the field holds)."""
+
+    def __init__(self, message: object = "", *args: object) -> None:
+        text = str(message)
+        if len(text) > MAX_MESSAGE:
+            keep = MAX_MESSAGE // 2 - 10
+            text = f"{text[:keep]} ...[{len(text) - 2 * keep} characters cut]... " \
+                   f"{text[-keep:]}"
+        super().__init__(text, *args)
 
 
 def pack_state(state: dict[str, Any]) -> dict[str, Any]:

@@ -127,6 +127,10 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
                                "n_seen": self.n_seen_, "lpred": list(self._lpred)}
         return out
 
+    _file_arrays = True
+    """Model files of format 2 hand this model its arrays as they are (the particles as
+    columns, checked vectorised), not as lists."""
+
     def _check_state(self, fitted: Any, snapshot: Any) -> Any:
         """Raise ``StateFormatError`` naming the field unless ``fitted`` and ``snapshot``
         are a valid state for this model's parameters
