@@ -27,8 +27,8 @@ Costs are bounded by the file, for any input (:func:`read_container`):
 - the whole file, the header and the arrays' decompressed bytes together are capped by
   the caller's limit (:func:`reference.persist.document_limit`, 128 MiB by default);
 - before ``json.loads`` runs, the header's elements are counted on its bytes
-  (:func:`check_element_count`) and a header whose parse would cost more than the cap
-  in Python objects is refused; the header's keys are checked before any array is read,
+  (:func:`check_element_count`) and a header whose parse would cost more than
+  :func:`parse_budget` in Python objects is refused; the header's keys are checked before any array is read,
   and an unknown key is refused;
 - each array's declared shape is checked against its dtype, its stored size and the
   cap before a byte of it is inflated, and inflating stops at the declared size.
@@ -51,7 +51,8 @@ import numpy as np
 from reference.state import StateFormatError
 
 __all__ = ["MAGIC", "CONTAINER_VERSION", "DTYPES", "ArrayTable", "write_container",
-           "read_container", "is_container", "check_element_count", "ELEMENT_COST"]
+           "read_container", "is_container", "check_element_count", "parse_budget",
+           "CONTAINER_COST", "ELEMENT_COST", "PARSE_FACTOR", "PARSE_FLOOR"]
 
 MAGIC = b"\x89DWM\r\n\x1a\n"
 CONTAINER_VERSION = 2
@@ -61,10 +62,12 @@ HEADER_KEYS = ("format", "version", "class", "written_by", "params", "fitted", "
 REQUIRED_KEYS = ("format", "version", "class", "written_by", "params", "fitted", "snapshot",
                  "arrays")
 ARRAY_KEYS = ("dtype", "shape", "codec", "stored")
-ELEMENT_COST = 96
-"""Bytes of Python memory one JSON element (a container or a value) may cost once parsed:
-an empty dict is 64 bytes plus its slot in the parent, a float 24 plus 8. A JSON text
-whose count of elements times this passes the cap is refused before it is parsed."""
+CONTAINER_COST = 72
+"""Bytes of Python memory a JSON object or array costs once parsed, at least: an empty
+dict is 64 bytes, plus its slot in its parent."""
+ELEMENT_COST = 32
+"""Bytes a JSON value other than a container costs once parsed (a float: 24 bytes plus
+its slot); small integers and repeated strings cost less."""
 
 
 @dataclass
@@ -115,17 +118,36 @@ def quote(value: Any, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def check_element_count(text: bytes | bytearray, limit: int, where: str) -> None:
-    """Refuse a JSON text whose parse would cost more than ``limit`` bytes of Python
-    objects, counted on the bytes before parsing: every ``{``, ``[`` and ``,`` starts an
-    element (inside strings too, which only over-counts) and each costs at most
-    :data:`ELEMENT_COST` bytes."""
-    elements = text.count(b"{") + text.count(b"[") + text.count(b",") + 1
-    if elements * ELEMENT_COST > limit:
+def check_element_count(text: bytes | bytearray, budget: int, where: str) -> None:
+    """Refuse a JSON text whose parse would cost more than ``budget`` bytes of Python
+    objects, counted on the bytes before parsing: every ``{`` and ``[`` opens a container
+    (:data:`CONTAINER_COST`) and every ``,`` separates a further element
+    (:data:`ELEMENT_COST`); inside strings they only over-count. The count runs at
+    memory speed (``bytes.count``), so a text of empty objects is refused in the time it
+    takes to read it instead of costing some 24 times its size in the parser."""
+    containers = text.count(b"{") + text.count(b"[")
+    elements = text.count(b",") + 1
+    cost = containers * CONTAINER_COST + elements * ELEMENT_COST
+    if cost > budget:
         raise StateFormatError(
-            f"{where}: {elements} JSON elements in {len(text)} bytes would cost more than "
-            f"the {limit}-byte cap once parsed; a model file stores its bulk as arrays "
-            f"(or, in format 1, as numbers of several digits each)")
+            f"{where}: {containers} JSON objects and arrays and {elements} elements in "
+            f"{len(text)} bytes would cost about {cost} bytes once parsed, more than the "
+            f"{budget} bytes allowed for this cap; a model file stores its bulk as numbers "
+            f"(format 1) or arrays (format 2), not as empty containers")
+
+
+PARSE_FACTOR = 8
+"""A JSON text (a format-1 document or a format-2 header) may cost at most this many times
+the cap in Python objects once parsed (1 GiB at the default cap of 128 MiB); documents as
+written cost two to four times their size."""
+PARSE_FLOOR = 64 << 20
+"""... and at least this many bytes, however small the cap (a cap set to a small file's
+size still loads that file)."""
+
+
+def parse_budget(limit: int) -> int:
+    """The bytes a JSON text may cost once parsed under the cap ``limit``."""
+    return max(PARSE_FACTOR * limit, PARSE_FLOOR)
 
 
 def _constant(name: str) -> float:
@@ -143,7 +165,7 @@ def _parse_header(data: memoryview, limit: int, where: str) -> tuple[dict[str, A
         raise StateFormatError(f"{where}: the header of {size} bytes runs past the end of "
                                f"the file ({len(data)} bytes)")
     text = bytes(data[16:16 + size])
-    check_element_count(text, limit, where)
+    check_element_count(text, parse_budget(limit), where)
     try:
         header = json.loads(text.decode("utf-8"), parse_constant=_constant)
     except (ValueError, RecursionError) as exc:

@@ -68,6 +68,7 @@ from reference.container import (
     ArrayTable,
     check_element_count,
     is_container,
+    parse_budget,
     quote,
     read_container,
     write_container,
@@ -77,7 +78,7 @@ from reference.files import write_atomic
 from reference.state import StateFormatError
 
 __all__ = ["FILE_FORMAT", "FILE_VERSION", "READ_VERSIONS", "MAX_DEPTH", "MAX_DOCUMENT_BYTES",
-           "MAX_FILE_BYTES", "PARSE_FACTOR", "save", "load", "load_into", "read_document",
+           "MAX_FILE_BYTES", "save", "load", "load_into", "read_document",
            "to_document", "to_container", "from_document", "StateFormatError"]
 
 FILE_FORMAT = "driftwood-model"
@@ -85,11 +86,6 @@ FILE_VERSION = 2
 """The format :func:`save` writes (the binary container)."""
 READ_VERSIONS = (1, 2)
 """The formats :func:`load` reads: 1 (gzip JSON) and 2 (the binary container)."""
-PARSE_FACTOR = 8
-"""A JSON text (a format-1 document or a format-2 header) is refused before it is parsed
-when its elements would cost more than this many times the cap in Python objects
-(:func:`reference.container.check_element_count`): 1 GiB at the default cap. Documents
-as written cost two to four times their size."""
 TOP_LEVEL_KEYS = ("format", "version", "class", "written_by", "params", "fitted",
                   "snapshot", "feature_names_in")
 PACK_MIN = 16
@@ -389,9 +385,11 @@ def _put_arrays(header: dict[str, Any], arrays: list[np.ndarray], where: str) ->
 
 
 # -- files -------------------------------------------------------------------------------
-def save(model: Any, path: str | os.PathLike[str], compress: bool = True) -> None:
-    """Write ``model`` to ``path`` as a data-only model file of format 2 (see the module
-    doc), its arrays deflated with zlib if ``compress``.
+def save(model: Any, path: str | os.PathLike[str], compress: bool = True,
+         version: int = FILE_VERSION) -> None:
+    """Write ``model`` to ``path`` as a data-only model file of format ``version`` (see the
+    module doc): 2, its arrays deflated with zlib if ``compress``, or 1 (gzip JSON, for
+    readers older than format 2; ``compress`` is then ignored).
 
     The file is written next to ``path`` under a temporary name, flushed to disk and
     then renamed over ``path``: a full disk or an interruption leaves any previous file
@@ -399,7 +397,13 @@ def save(model: Any, path: str | os.PathLike[str], compress: bool = True) -> Non
     bits, a symbolic link keeps pointing at the (replaced) file, and a path that is not a
     regular file (a FIFO, a device) is refused (:func:`reference.files.write_atomic`).
     """
-    write_atomic(Path(path), to_container(model, compress))
+    if version == 1:
+        data = json.dumps(to_document(model), separators=(",", ":")).encode("utf-8")
+        write_atomic(Path(path), gzip.compress(data, mtime=0))
+    elif version == FILE_VERSION:
+        write_atomic(Path(path), to_container(model, compress))
+    else:
+        raise ValueError(f"version must be 1 or {FILE_VERSION}, got {version!r}")
 
 
 def document_limit(max_bytes: int | None = None) -> int:
@@ -478,7 +482,7 @@ def read_document(path: str | os.PathLike[str], max_bytes: int | None = None) ->
             raise
         raise StateFormatError(f"{os.fspath(path)} is not a readable driftwood model file "
                                f"({exc})") from None
-    check_element_count(data, PARSE_FACTOR * limit, where)
+    check_element_count(data, parse_budget(limit), where)
     try:
         doc = json.loads(data.decode("utf-8"), parse_constant=_constant)
     except (ValueError, RecursionError) as exc:
