@@ -28,8 +28,8 @@ Costs are bounded by the file, for any input (:func:`read_container`):
   the caller's limit (:func:`reference.persist.document_limit`, 128 MiB by default);
 - before ``json.loads`` runs, the header's elements are counted on its bytes
   (:func:`check_element_count`) and a header whose parse would cost more than
-  :func:`parse_budget` in Python objects is refused; the header's keys are checked before any array is read,
-  and an unknown key is refused;
+  :func:`parse_budget` in Python objects is refused; the header's keys are checked
+  before any array is read, and an unknown key is refused;
 - each array's declared shape is checked against its dtype, its stored size and the
   cap before a byte of it is inflated, and inflating stops at the declared size.
 
@@ -56,7 +56,8 @@ __all__ = ["MAGIC", "CONTAINER_VERSION", "DTYPES", "ArrayTable", "write_containe
 
 MAGIC = b"\x89DWM\r\n\x1a\n"
 CONTAINER_VERSION = 2
-DTYPES = {"<f8": np.dtype("<f8"), "<i4": np.dtype("<i4"), "<i8": np.dtype("<i8")}
+DTYPES: dict[str, np.dtype[Any]] = {"<f8": np.dtype("<f8"), "<i4": np.dtype("<i4"),
+                                     "<i8": np.dtype("<i8")}
 HEADER_KEYS = ("format", "version", "class", "written_by", "params", "fitted", "snapshot",
                "arrays", "feature_names_in")
 REQUIRED_KEYS = ("format", "version", "class", "written_by", "params", "fitted", "snapshot",
@@ -214,8 +215,6 @@ def _inflate(blob: memoryview, nbytes: int, at: str) -> bytes:
     inflater = zlib.decompressobj()
     try:
         out = inflater.decompress(blob, nbytes)
-        if len(out) < nbytes:
-            out += inflater.flush(nbytes - len(out))
     except zlib.error as exc:
         raise StateFormatError(f"{at}: the deflated bytes are corrupt ({exc})") from None
     if len(out) != nbytes or inflater.unconsumed_tail or not inflater.eof or \

@@ -58,6 +58,7 @@ import io
 import json
 import math
 import os
+import stat
 import zlib
 from pathlib import Path
 from typing import Any
@@ -441,6 +442,25 @@ def _inflate(raw: bytes, path: str | os.PathLike[str], limit: int) -> bytearray:
                     f"max_bytes= to load or set DRIFTWOOD_MAX_MODEL_BYTES")
 
 
+def _read_capped(path: str | os.PathLike[str], cap: int) -> bytes:
+    """The bytes of ``path``, at most ``cap`` + 1 of them (the cap leaves room for gzip's
+    overhead on incompressible data over the decompressed cap); ``read`` sizes its buffer
+    by the request, so a regular file is asked for no more than it holds."""
+    with open(path, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if stat.S_ISREG(info.st_mode):
+            return handle.read(min(cap + 1, info.st_size + 1))
+        chunks: list[bytes] = []
+        total = 0
+        while total <= cap:
+            chunk = handle.read(min(CHUNK_BYTES, cap + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return b"".join(chunks)
+
+
 def check_depth(doc: Any, where: str) -> None:
     """Refuse a parsed document nested deeper than :data:`MAX_DEPTH`, walking it with an
     explicit stack (no recursion), before any recursive code (decoding, the checks) sees
@@ -467,8 +487,7 @@ def read_document(path: str | os.PathLike[str], max_bytes: int | None = None) ->
     """
     limit = document_limit(max_bytes)
     where = quote(os.fspath(path), 200)
-    with open(path, "rb") as handle:
-        raw = handle.read(limit + 1)
+    raw = _read_capped(path, limit + (limit >> 6) + 4096)
     if is_container(raw):
         header, arrays = read_container(raw, limit, where)
         check_depth(header, where)

@@ -25,6 +25,7 @@ from reference.batches import (
     release,
 )
 from reference.dynatree import inputs
+from reference.dynatree.columns import RECORDS_TAG, columns_to_records, records_to_columns
 from reference.dynatree.discard_stats import data_box
 from reference.dynatree.engine import (
     ArrayRowEngine,
@@ -33,7 +34,6 @@ from reference.dynatree.engine import (
 )
 from reference.dynatree.params import DynamicTreeParams, check_lam, normalise_rect
 from reference.dynatree.retirement import positions_in_order
-from reference.dynatree.columns import RECORDS_TAG, columns_to_records, records_to_columns
 from reference.dynatree.state_check import check_model_state
 from reference.estimator import EstimatorMixin
 from reference.interrupt import Interruptible, pieces

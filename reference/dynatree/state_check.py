@@ -64,7 +64,6 @@ from typing import Any
 import numpy as np
 
 from reference.dynatree.columns import column_arrays, is_columns
-
 from reference.dynatree.engine import leaf_config
 from reference.dynatree.leaf_models import CLASS, CONSTANT, LeafConfig
 from reference.dynatree.params import DynamicTreeParams
@@ -347,6 +346,8 @@ def check_trees(cols: dict[str, np.ndarray], X: np.ndarray, y: np.ndarray, n_cla
     depth, var, value = cols["depth"], cols["var"], cols["value"]
     npoints, points = cols["npoints"], cols["points"]
     for i, size in enumerate(cols["sizes"].tolist()):
+        if size < 0 or first + size > len(depth):
+            return i, 0, 8, None, None
         pending = [(0, np.arange(n, dtype=np.int32))]
         k = 0
         while pending:
@@ -366,6 +367,8 @@ def check_trees(cols: dict[str, np.ndarray], X: np.ndarray, y: np.ndarray, n_cla
                 pending.append((want + 1, routed[~left]))
                 pending.append((want + 1, routed[left]))
                 continue
+            if leaf >= n_leaves or npoints[leaf] < 0 or pt + npoints[leaf] > len(points):
+                return i, k - 1, 8, None, None
             mine = points[pt:pt + npoints[leaf]]
             if ((mine < 0) | (mine >= n)).any():
                 return i, k - 1, 5, None, None
@@ -440,7 +443,7 @@ def _check_leaf_columns(cols: dict[str, np.ndarray], cfg: LeafConfig,
     if (np.isnan(ell) | (ell == math.inf)).any():
         raise fail("snapshot.particles.ell", "expected numbers below +inf")
     if c:
-        if not (found == stats[:, 1:1 + c]).all():
+        if found is None or not np.array_equal(found, stats[:, 1:1 + c]):
             raise fail(where, "class counts differ from the leaves' labels")
     elif cfg.kind != CONSTANT:
         p = cfg.p

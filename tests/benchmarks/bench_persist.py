@@ -72,8 +72,41 @@ def cpu(fn: Callable[[], Any], repeat: int) -> tuple[float, Any]:
     return best, out
 
 
+def bench(name: str, make: Callable[[], Any], X: np.ndarray, y: np.ndarray, path: str,
+          repeat: int) -> None:
+    """Fit one model, then time and print each operation."""
+    model = make()
+    start = time.process_time()
+    model.fit(X, y)
+    fit = time.process_time() - start
+    probe = X[:200]
+    expected = model.predict(probe)
+    target = max(0.1 * fit, 0.05)
+    print(f"{name:40s} {'fit':18s} {fit:8.3f}")
+
+    def row(op: str, seconds: float, nbytes: int, twin: Any) -> None:
+        mb = nbytes / 1e6
+        ok = "yes" if seconds <= target else "NO"
+        same = np.array_equal(twin.predict(probe), expected)
+        print(f"{'':40s} {op:18s} {seconds:8.3f} {mb:7.2f} {mb / seconds:8.1f} "
+              f"{seconds / fit:7.3f} {ok:>3s}" + ("" if same else "  DIFFERS"))
+
+    for compress in (True, False):
+        t_save, _ = cpu(lambda c=compress: model.save(path, compress=c), repeat)
+        size = os.path.getsize(path)
+        t_load, twin = cpu(lambda: fast.load(path), repeat)
+        label = "" if compress else " (raw)"
+        row("save" + label, t_save, size, twin)
+        row("load" + label, t_load, size, twin)
+    blob = pickle.dumps(model)
+    t_pickle, twin = cpu(lambda: pickle.loads(pickle.dumps(model)), repeat)
+    row("pickle round trip", t_pickle, len(blob), twin)
+    t_copy, twin = cpu(lambda: copy.deepcopy(model), repeat)
+    row("copy.deepcopy", t_copy, len(blob), twin)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--scale", type=int, default=1, help="rows times this (default 1)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per operation (best)")
     args = parser.parse_args()
@@ -82,34 +115,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.dwm")
         for name, make, X, y in models(args.scale):
-            model = make()
-            start = time.process_time()
-            model.fit(X, y)
-            fit = time.process_time() - start
-            probe = X[:200]
-            expected = model.predict(probe)
-            target = max(0.1 * fit, 0.05)
-            print(f"{name:40s} {'fit':18s} {fit:8.3f} {'':>7s} {'':>8s} {'':>7s} {'':>3s}")
-
-            def row(op: str, seconds: float, nbytes: int, twin: Any) -> None:
-                mb = nbytes / 1e6
-                ok = "yes" if seconds <= target else "NO"
-                same = np.array_equal(twin.predict(probe), expected)
-                print(f"{'':40s} {op:18s} {seconds:8.3f} {mb:7.2f} {mb / seconds:8.1f} "
-                      f"{seconds / fit:7.3f} {ok:>3s}" + ("" if same else "  DIFFERS"))
-
-            for compress in (True, False):
-                t_save, _ = cpu(lambda c=compress: model.save(path, compress=c), args.repeat)
-                size = os.path.getsize(path)
-                t_load, twin = cpu(lambda: fast.load(path), args.repeat)
-                label = "" if compress else " (raw)"
-                row("save" + label, t_save, size, twin)
-                row("load" + label, t_load, size, twin)
-            blob = pickle.dumps(model)
-            t_pickle, twin = cpu(lambda: pickle.loads(pickle.dumps(model)), args.repeat)
-            row("pickle round trip", t_pickle, len(blob), twin)
-            t_copy, twin = cpu(lambda: copy.deepcopy(model), args.repeat)
-            row("copy.deepcopy", t_copy, len(blob), twin)
+            bench(name, make, X, y, path, args.repeat)
 
 
 if __name__ == "__main__":

@@ -42,9 +42,8 @@ for path in (HERE, ROOT):
     if path not in sys.path:
         sys.path.insert(0, path)
 
-from _hardening_models import SPECS, Spec, prediction_calls, stream  # noqa: E402
-
 import numpy as np  # noqa: E402
+from _hardening_models import SPECS, Spec, prediction_calls, stream  # noqa: E402
 
 from reference.container import ArrayTable, write_container  # noqa: E402
 from reference.dynatree.columns import (  # noqa: E402
