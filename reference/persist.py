@@ -260,21 +260,32 @@ def from_document(doc: Any, backend: str = "reference") -> Any:
         model = cls(**params)
     except (TypeError, ValueError) as exc:
         raise StateFormatError(f"field params: {exc}") from None
-    if not getattr(cls, "_file_arrays", False):
-        fitted, snapshot = plain(fitted), plain(snapshot)
+    keep = getattr(cls, "_file_arrays", {})
+    fitted, snapshot = plain(fitted, keep.get("fitted", ())), \
+        plain(snapshot, keep.get("snapshot", ()))
     model._load_fitted(fitted, snapshot)
     if FEATURE_NAMES_KEY in doc:
         restore_names(model, doc[FEATURE_NAMES_KEY], FEATURE_NAMES_KEY)
     return model
 
 
-def plain(value: Any) -> Any:
-    """``value`` with every array of a format-2 file as (nested) lists of Python numbers:
-    the plain data of format 1, for the models whose checks read plain data."""
+COLUMN_TAGS = ("__records__", "__nodes__")
+"""The tags of a family's columns (dynamic-tree particles, SGT nodes), which the family's
+checks read as arrays."""
+
+
+def plain(value: Any, keep: tuple[str, ...] = ()) -> Any:
+    """``value`` with every array of a format-2 file as (nested) lists of Python numbers
+    (the plain data of format 1), except the arrays at the top-level keys ``keep`` and
+    inside a family's tagged columns (:data:`COLUMN_TAGS`), which its checks read as
+    arrays."""
     if isinstance(value, np.ndarray):
         return value.tolist()
     if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
+        if len(value) == 1 and next(iter(value)) in COLUMN_TAGS:
+            return value
+        return {k: v if k in keep and isinstance(v, np.ndarray) else plain(v)
+                for k, v in value.items()}
     if isinstance(value, list):
         return [plain(v) for v in value]
     if isinstance(value, tuple):
@@ -333,8 +344,10 @@ def _encode_arrays(value: Any, where: str) -> Any:
     """:func:`encode`, keeping numpy arrays as they are (a family's array state)."""
     if isinstance(value, np.ndarray):
         return value
-    if isinstance(value, dict) and all(isinstance(k, str) for k in value) and any(
-            isinstance(v, (np.ndarray, dict)) for v in value.values()):
+    if isinstance(value, list) and any(isinstance(v, (list, dict)) for v in value):
+        return [_encode_arrays(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value) and not (
+            set(value) & {"__tuple__", "__items__", "__loss__"}):
         return {k: _encode_arrays(v, f"{where}.{k}") for k, v in value.items()}
     return encode(value, where)
 

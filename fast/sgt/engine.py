@@ -20,6 +20,7 @@ from fast._rows import ST_ENOMEM, RowBuffer, address
 from fast.sgt.losses import BinaryCrossEntropy, PseudoHuber, SquaredError
 from reference.batches import chunk_rows, chunks
 from reference.interrupt import Interruptible
+from reference.sgt.columns import NODES_TAG, is_columns
 from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SOFTMAX, LOSS_SQUARED
 from reference.sgt.engine import Counter
 from reference.sgt.params import SGTParams, check_feature_config
@@ -346,9 +347,102 @@ class CSGTEngine:
             "trees": [self._tree_snapshot(c) for c in range(self.n_trees)],
         }
 
+    # -- columns (reference.sgt.columns): the C trees as flat arrays ----------------------
+    restores_columns = True
+    """:meth:`restore` takes trees whose nodes are columns."""
+
+    def _tree_columns(self, c: int) -> dict[str, object]:
+        """Tree ``c`` with its nodes as tagged columns, read from C with numpy."""
+        t = self._m.trees[c]
+        n_cells, d, n = int(self._m.q.n_cells), self._d, int(t.n_nodes)
+        per_leaf = bool(self._m.q.per_leaf)
+        ints = np.empty((5, n), dtype=np.int64)
+        value = np.empty(n, dtype=np.float64)
+        ranges = np.empty((n, 4 * d), dtype=np.float64) if per_leaf else None
+        leaves: list[int] = []
+        for i in range(n):
+            node = t.nodes[i]
+            ints[:, i] = (node.feature, node.threshold, node.first_child, node.n_children,
+                          node.depth)
+            value[i] = node.value
+            if ranges is not None:
+                ranges[i] = np.frombuffer(ffi.buffer(node.range, 8 * 4 * d), dtype=np.float64)
+            if node.feature < 0:
+                leaves.append(i)
+        cells = np.empty((len(leaves), n_cells), dtype=_CELL)
+        used = np.empty((len(leaves), d), dtype=np.int64)
+        for row, i in enumerate(leaves):
+            node = t.nodes[i]
+            cells[row] = np.frombuffer(ffi.buffer(node.cells, n_cells * _CELL.itemsize),
+                                       dtype=_CELL)
+            used[row] = ffi.unpack(node.used, d)
+        sums = np.stack([cells[name] for name in _CELL.names[1:]], axis=-1)
+        cols: dict[str, np.ndarray] = {
+            "feature": ints[0], "threshold": ints[1], "first_child": ints[2],
+            "n_children": ints[3], "depth": ints[4], "value": value, "used": used,
+            "counts": np.ascontiguousarray(cells["n"]),
+            "sums": sums.reshape(len(leaves), 5 * n_cells)}
+        if ranges is not None:
+            cols["range"] = ranges
+        return {"n_splits": int(t.n_splits), "n_updates": int(t.n_updates),
+                "depth": int(t.depth), "nodes": {NODES_TAG: cols}}
+
+    def snapshot_columns(self) -> dict[str, object]:
+        """:meth:`snapshot` with every tree's nodes as columns (no Python object per
+        cell)."""
+        snap = self.snapshot_without_trees()
+        snap["trees"] = [self._tree_columns(c) for c in range(self.n_trees)]
+        return snap
+
+    def snapshot_without_trees(self) -> dict[str, object]:
+        q, d = self._m.q, self._d
+        return {
+            "warm_rows": int(self._m.warm.warm_rows),
+            "frozen": int(q.frozen),
+            "lo": [float(v) for v in ffi.unpack(q.lo, d)],
+            "hi": [float(v) for v in ffi.unpack(q.hi, d)],
+            "seen": [int(v) for v in ffi.unpack(q.seen, d)],
+            "buffer": [{"rows": rows, "target": target} for rows, target in self._buffer_items()],
+        }
+
+    def _restore_tree_columns(self, c: int, tree: dict[str, Any]) -> None:
+        """:meth:`_restore_tree` from checked columns."""
+        t = self._m.trees[c]
+        cols = tree["nodes"][NODES_TAG]
+        feature = cols["feature"]
+        n = len(feature)
+        is_leaf = np.ascontiguousarray(feature < 0, dtype=np.uint8)
+        check(lib.sgt_tree_restore(ffi.addressof(t), ffi.addressof(self._m.q), n,
+                                   ffi.from_buffer("uint8_t[]", is_leaf)), "sgt_tree_restore")
+        t.n_splits, t.n_updates, t.depth = tree["n_splits"], tree["n_updates"], tree["depth"]
+        n_cells = int(self._m.q.n_cells)
+        cells = np.empty((int(is_leaf.sum()), n_cells), dtype=_CELL)
+        cells["n"] = cols["counts"]
+        sums = cols["sums"].reshape(len(cells), n_cells, 5)
+        for k, name in enumerate(_CELL.names[1:]):
+            cells[name] = sums[:, :, k]
+        ints = [cols[k].tolist() for k in ("feature", "threshold", "first_child",
+                                           "n_children", "depth")]
+        value = cols["value"].tolist()
+        used = np.ascontiguousarray(cols["used"], dtype=np.uint8) if len(cells) else None
+        ranges = cols.get("range")
+        row = 0
+        for i in range(n):
+            node = t.nodes[i]
+            node.feature, node.threshold = ints[0][i], ints[1][i]
+            node.first_child, node.n_children = ints[2][i], ints[3][i]
+            node.depth, node.value = ints[4][i], value[i]
+            if ranges is not None:
+                ffi.memmove(node.range, ranges[i].tobytes(), 8 * 4 * self._d)
+            if ints[0][i] < 0:
+                ffi.memmove(node.cells, cells[row].tobytes(), cells[row].nbytes)
+                if used is not None:
+                    ffi.memmove(node.used, used[row].tobytes(), self._d)
+                row += 1
+
     def __getstate__(self) -> dict[str, Any]:
         return {"params": self.params, "kinds": self.kinds, "loss_kind": self.loss_kind,
-                "n_trees": self.n_trees, "snapshot": self.snapshot()}
+                "n_trees": self.n_trees, "snapshot": self.snapshot_columns()}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Rebuild the C core from a pickled state, every field checked first
@@ -394,6 +488,9 @@ class CSGTEngine:
             self._restore_tree(c, tree)
 
     def _restore_tree(self, c: int, tree: dict[str, Any]) -> None:
+        if is_columns(tree["nodes"]):
+            self._restore_tree_columns(c, tree)
+            return
         t = self._m.trees[c]
         nodes = tree["nodes"]
         is_leaf = ffi.new("uint8_t[]", [1 if nd["feature"] < 0 else 0 for nd in nodes])

@@ -127,9 +127,9 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
                                "n_seen": self.n_seen_, "lpred": list(self._lpred)}
         return out
 
-    _file_arrays = True
-    """Model files of format 2 hand this model its arrays as they are (the particles as
-    columns, checked vectorised), not as lists."""
+    _file_arrays = {"fitted": ("lpred",), "snapshot": ("X", "y")}
+    """The arrays of a model file of format 2 this model reads as arrays, not lists
+    (besides the particles' columns)."""
 
     def _check_state(self, fitted: Any, snapshot: Any) -> Any:
         """Raise ``StateFormatError`` naming the field unless ``fitted`` and ``snapshot``
