@@ -356,32 +356,35 @@ class CSGTEngine:
         t = self._m.trees[c]
         n_cells, d, n = int(self._m.q.n_cells), self._d, int(t.n_nodes)
         per_leaf = bool(self._m.q.per_leaf)
-        ints = np.empty((5, n), dtype=np.int64)
-        value = np.empty(n, dtype=np.float64)
-        ranges = np.empty((n, 4 * d), dtype=np.float64) if per_leaf else None
+        rows: list[tuple[int, int, int, int, int]] = []
+        values: list[float] = []
         leaves: list[int] = []
         for i in range(n):
             node = t.nodes[i]
-            ints[:, i] = (node.feature, node.threshold, node.first_child, node.n_children,
-                          node.depth)
-            value[i] = node.value
-            if ranges is not None:
-                ranges[i] = np.frombuffer(ffi.buffer(node.range, 8 * 4 * d), dtype=np.float64)
+            rows.append((node.feature, node.threshold, node.first_child, node.n_children,
+                         node.depth))
+            values.append(node.value)
             if node.feature < 0:
                 leaves.append(i)
-        cells = np.empty((len(leaves), n_cells), dtype=_CELL)
-        used = np.empty((len(leaves), d), dtype=np.int64)
-        for row, i in enumerate(leaves):
-            node = t.nodes[i]
-            cells[row] = np.frombuffer(ffi.buffer(node.cells, n_cells * _CELL.itemsize),
-                                       dtype=_CELL)
-            used[row] = ffi.unpack(node.used, d)
-        sums = np.stack([cells[name] for name in _CELL.names[1:]], axis=-1)
+        ints = np.array(rows, dtype=np.int64).reshape(n, 5).T
+        value = np.array(values, dtype=np.float64)
+        ranges = np.frombuffer(b"".join(ffi.buffer(t.nodes[i].range, 8 * 4 * d)
+                                        for i in range(n)),
+                               dtype=np.float64).reshape(n, 4 * d) if per_leaf else None
+        # a cell is one int64 count and five doubles (_CELL): the leaves' cells as raw
+        # bytes, then read as both
+        size = n_cells * _CELL.itemsize
+        raw = b"".join(ffi.buffer(t.nodes[i].cells, size) for i in leaves)
+        used_raw = b"".join(ffi.buffer(t.nodes[i].used, d) for i in leaves)
+        words = (len(leaves), n_cells, 6)
         cols: dict[str, np.ndarray] = {
             "feature": ints[0], "threshold": ints[1], "first_child": ints[2],
-            "n_children": ints[3], "depth": ints[4], "value": value, "used": used,
-            "counts": np.ascontiguousarray(cells["n"]),
-            "sums": sums.reshape(len(leaves), 5 * n_cells)}
+            "n_children": ints[3], "depth": ints[4], "value": value,
+            "used": np.frombuffer(used_raw, dtype=np.uint8).reshape(len(leaves), d).astype(
+                np.int64),
+            "counts": np.frombuffer(raw, dtype="<i8").reshape(words)[:, :, 0].copy(),
+            "sums": np.frombuffer(raw, dtype="<f8").reshape(words)[:, :, 1:].reshape(
+                len(leaves), 5 * n_cells)}
         if ranges is not None:
             cols["range"] = ranges
         return {"n_splits": int(t.n_splits), "n_updates": int(t.n_updates),
@@ -416,28 +419,33 @@ class CSGTEngine:
                                    ffi.from_buffer("uint8_t[]", is_leaf)), "sgt_tree_restore")
         t.n_splits, t.n_updates, t.depth = tree["n_splits"], tree["n_updates"], tree["depth"]
         n_cells = int(self._m.q.n_cells)
-        cells = np.empty((int(is_leaf.sum()), n_cells), dtype=_CELL)
-        cells["n"] = cols["counts"]
-        sums = cols["sums"].reshape(len(cells), n_cells, 5)
-        for k, name in enumerate(_CELL.names[1:]):
-            cells[name] = sums[:, :, k]
+        n_leaves = int(is_leaf.sum())
+        cells = np.empty((n_leaves, n_cells, 6), dtype="<f8")   # the bytes of _CELL rows
+        cells[:, :, 1:] = cols["sums"].reshape(n_leaves, n_cells, 5)
+        cells.view("<i8")[:, :, 0] = cols["counts"]
+        cells_c = ffi.from_buffer("char[]", cells)
+        size = n_cells * _CELL.itemsize
         ints = [cols[k].tolist() for k in ("feature", "threshold", "first_child",
                                            "n_children", "depth")]
         value = cols["value"].tolist()
-        used = np.ascontiguousarray(cols["used"], dtype=np.uint8) if len(cells) else None
+        used = np.ascontiguousarray(cols["used"], dtype=np.uint8)
+        used_c = ffi.from_buffer("uint8_t[]", used) if used.size else None
         ranges = cols.get("range")
+        ranges_c = None if ranges is None or not ranges.size else ffi.from_buffer(
+            "double[]", np.ascontiguousarray(ranges))
+        width = 4 * self._d
         row = 0
         for i in range(n):
             node = t.nodes[i]
             node.feature, node.threshold = ints[0][i], ints[1][i]
             node.first_child, node.n_children = ints[2][i], ints[3][i]
             node.depth, node.value = ints[4][i], value[i]
-            if ranges is not None:
-                ffi.memmove(node.range, ranges[i].tobytes(), 8 * 4 * self._d)
+            if ranges_c is not None:
+                ffi.memmove(node.range, ranges_c + i * width, 8 * width)
             if ints[0][i] < 0:
-                ffi.memmove(node.cells, cells[row].tobytes(), cells[row].nbytes)
-                if used is not None:
-                    ffi.memmove(node.used, used[row].tobytes(), self._d)
+                ffi.memmove(node.cells, cells_c + row * size, size)
+                if used_c is not None:
+                    ffi.memmove(node.used, used_c + row * self._d, self._d)
                 row += 1
 
     def __getstate__(self) -> dict[str, Any]:

@@ -105,7 +105,7 @@ def nodes_to_columns(nodes: Any, d: int, per_leaf: bool) -> dict[str, np.ndarray
         counts.append([c[0] for c in cells])
         sums.append([float(v) for c in cells for v in c[1:]])
     n_cells = width or 0
-    out = {k: np.array(v, dtype=np.int64) for k, v in ints.items()}
+    out: dict[str, np.ndarray] = {k: np.array(v, dtype=np.int64) for k, v in ints.items()}
     out["value"] = np.array(value, dtype=np.float64)
     out["used"] = np.array(used, dtype=np.int64).reshape(len(used), d)
     out["counts"] = np.array(counts, dtype=np.int64).reshape(len(counts), n_cells)
@@ -134,7 +134,7 @@ def column_arrays(value: Any, where: str, d: int, n_cells: int,
                 "float64" if floats else "integers") + (" with two axes" if two else ""))
     n = cols["feature"].shape[0]
     n_leaves = int(np.count_nonzero(cols["feature"] < 0))
-    shapes = {k: (n,) for k in INT_KEYS + ("value",)}
+    shapes: dict[str, tuple[int, ...]] = {k: (n,) for k in INT_KEYS + ("value",)}
     shapes.update(used=(n_leaves, d), counts=(n_leaves, n_cells),
                   sums=(n_leaves, 5 * n_cells))
     if per_leaf:
