@@ -17,9 +17,10 @@ sanitizer report or a hang is caught and pinned to the case that was running.
 
 ``FORMAT`` is ``1`` (default: the case's document loaded as a model file of format 1
 holds it) or ``2``: the same document written as a model file of format 2
-(:func:`to_format2`, the dynamic trees' particles as columns, every long list of
-numbers as an array) and loaded from the file; a document that format 2 cannot hold
-exactly (a record of the wrong shape or type, which only format 1 can express) gives the
+(:func:`to_format2`, the dynamic trees' particles and the SGT trees' nodes as columns,
+every long list of numbers as an array) and loaded from the file; a document that format
+2 cannot hold exactly (a record of the wrong shape or type, which only format 1 can
+express) gives the
 outcome ``unrepresentable``.
 """
 
@@ -52,6 +53,8 @@ from reference.dynatree.columns import (  # noqa: E402
     records_to_columns,
 )
 from reference.persist import FILE_VERSION, from_document, load_into, pack, to_document  # noqa: E402
+from reference.sgt.columns import NODES_TAG, nodes_to_columns  # noqa: E402
+from reference.sgt.columns import NotColumns as SGTNotColumns  # noqa: E402
 from reference.state import StateFormatError  # noqa: E402
 
 FAMILIES = ("dynatree", "sgt", "abacoc")
@@ -481,7 +484,8 @@ def _floats(value: Any, shape: tuple[int, ...]) -> np.ndarray:
 def to_format2(doc: dict[str, Any]) -> bytes:
     """The bytes of a model file of format 2 holding ``doc`` (a document of format 1), as
     ``save`` writes a model: a fitted dynamic tree's rows, targets, ``lpred`` and
-    particles as arrays and columns; NotColumns if format 2 cannot hold it exactly."""
+    particles as arrays and columns, an SGT's tree nodes as columns; NotColumns (either
+    family's) if format 2 cannot hold it exactly."""
     fitted, snapshot = copy.deepcopy(doc["fitted"]), copy.deepcopy(doc["snapshot"])
     if doc["class"].startswith("DynamicTree") and isinstance(fitted, dict) and \
             isinstance(snapshot, dict) and type(fitted.get("n_features_in")) is int:
@@ -496,6 +500,17 @@ def to_format2(doc: dict[str, Any]) -> bytes:
             raise NotColumns("particles are a list")
         snapshot["particles"] = {RECORDS_TAG: records_to_columns(
             particles, doc["class"] == "DynamicTreeClassifier")}
+    core = snapshot.get("core") if isinstance(snapshot, dict) else None
+    if doc["class"].startswith("SGT") and isinstance(core, dict) and isinstance(
+            core.get("trees"), list) and type(fitted.get("n_features_in")) is int:
+        per_leaf = doc["params"].get("quantization") == "leaf"
+        trees = []
+        for tree in core["trees"]:
+            if not isinstance(tree, dict) or "nodes" not in tree:
+                raise NotColumns("a tree holds nodes")
+            trees.append({**tree, "nodes": {NODES_TAG: nodes_to_columns(
+                tree["nodes"], fitted["n_features_in"], per_leaf)}})
+        core["trees"] = trees
     table = ArrayTable()
     header = {k: v for k, v in doc.items() if k not in ("fitted", "snapshot")}
     header.update(version=FILE_VERSION, fitted=pack(fitted, table),
@@ -511,7 +526,7 @@ def run_case(family: str, index: int, backend: str, tmp: str, fmt: int = 1) -> s
         if fmt == 2:
             try:
                 data = to_format2(doc)
-            except NotColumns:
+            except (NotColumns, SGTNotColumns):
                 return "unrepresentable"
             case_path = os.path.join(tmp, f"case-{index}-v2.dwm")
             with open(case_path, "wb") as out:
