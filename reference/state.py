@@ -12,6 +12,11 @@ model. Format history (docs/guarantees.md):
   is written back into a new C handle. Dynamic trees keep ``lpred_`` there as a plain list;
   their ``lpred_window`` parameter, added later, lives in the parameters, and a state
   whose parameters lack it loads as ``None`` (no window).
+- 2: the fast models' engine state as typed arrays: a dynamic tree's ``_snap`` holds its
+  rows, targets and particles as arrays and columns (:mod:`reference.dynatree.columns`),
+  an SGT core's snapshot its trees' nodes as columns (:mod:`reference.sgt.columns`), each
+  checked vectorised before it reaches C. Reference models are laid out as in format 1.
+  States of format 1 still load.
 """
 
 from __future__ import annotations
@@ -26,8 +31,8 @@ __all__ = ["COUNTER_MAX", "STATE_FORMAT_KEY", "STATE_FORMAT_VERSION", "StateForm
            "pack_state", "unpack_state"]
 
 STATE_FORMAT_KEY = "__driftwood_state_format__"
-STATE_FORMAT_VERSION = 1
-SUPPORTED_FORMATS = (1,)
+STATE_FORMAT_VERSION = 2
+SUPPORTED_FORMATS = (1, 2)
 
 COUNTER_MAX = 2**53
 """The largest counter a restored state may hold (rows seen, class counts, cell counts,
