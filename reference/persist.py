@@ -269,9 +269,9 @@ def from_document(doc: Any, backend: str = "reference") -> Any:
     return model
 
 
-COLUMN_TAGS = ("__records__", "__nodes__")
-"""The tags of a family's columns (dynamic-tree particles, SGT nodes), which the family's
-checks read as arrays."""
+COLUMN_TAGS = ("__records__", "__nodes__", "__balls__")
+"""The tags of a family's columns (dynamic-tree particles, SGT nodes, ABACOC balls), which
+the family's checks read as arrays."""
 
 
 def plain(value: Any, keep: tuple[str, ...] = ()) -> Any:

@@ -17,11 +17,10 @@ sanitizer report or a hang is caught and pinned to the case that was running.
 
 ``FORMAT`` is ``1`` (default: the case's document loaded as a model file of format 1
 holds it) or ``2``: the same document written as a model file of format 2
-(:func:`to_format2`, the dynamic trees' particles and the SGT trees' nodes as columns,
-every long list of numbers as an array) and loaded from the file; a document that format
-2 cannot hold exactly (a record of the wrong shape or type, which only format 1 can
-express) gives the
-outcome ``unrepresentable``.
+(:func:`to_format2`, the dynamic trees' particles, the SGT trees' nodes and the ABACOC
+balls as columns, every long list of numbers as an array) and loaded from the file; a
+document that format 2 cannot hold exactly (a record of the wrong shape or type, which
+only format 1 can express) gives the outcome ``unrepresentable``.
 """
 
 from __future__ import annotations
@@ -46,6 +45,8 @@ for path in (HERE, ROOT):
 import numpy as np  # noqa: E402
 from _hardening_models import SPECS, Spec, prediction_calls, stream  # noqa: E402
 
+from reference.abacoc.columns import BALLS_TAG, balls_to_columns  # noqa: E402
+from reference.abacoc.columns import NotColumns as ABACOCNotColumns  # noqa: E402
 from reference.container import ArrayTable, write_container  # noqa: E402
 from reference.dynatree.columns import (  # noqa: E402
     RECORDS_TAG,
@@ -511,6 +512,12 @@ def to_format2(doc: dict[str, Any]) -> bytes:
             trees.append({**tree, "nodes": {NODES_TAG: nodes_to_columns(
                 tree["nodes"], fitted["n_features_in"], per_leaf)}})
         core["trees"] = trees
+    if doc["class"].startswith("ABACOC") and isinstance(snapshot, dict):
+        d, c = snapshot.get("n_features"), snapshot.get("n_classes")
+        if type(d) is not int or type(c) is not int or not 0 <= d < 2**20 or \
+                not 0 <= c < 2**20:
+            raise ABACOCNotColumns("widths")
+        snapshot["balls"] = {BALLS_TAG: balls_to_columns(snapshot.get("balls"), d, c)}
     table = ArrayTable()
     header = {k: v for k, v in doc.items() if k not in ("fitted", "snapshot")}
     header.update(version=FILE_VERSION, fitted=pack(fitted, table),
@@ -526,7 +533,7 @@ def run_case(family: str, index: int, backend: str, tmp: str, fmt: int = 1) -> s
         if fmt == 2:
             try:
                 data = to_format2(doc)
-            except (NotColumns, SGTNotColumns):
+            except (NotColumns, SGTNotColumns, ABACOCNotColumns):
                 return "unrepresentable"
             case_path = os.path.join(tmp, f"case-{index}-v2.dwm")
             with open(case_path, "wb") as out:
