@@ -9,6 +9,9 @@ Layout (every integer little-endian)::
     offset 16  H bytes   the header: one UTF-8 JSON object
     16 + H     the arrays' stored bytes, one after the other, in the header's order
 
+(the writer pads the header with spaces to a multiple of 8 bytes, so that the arrays start
+8-byte aligned; a reader copies an array that is not aligned).
+
 The header is the model document of format version 1 (``format``, ``version`` = 2,
 ``class``, ``written_by``, ``params``, ``fitted``, ``snapshot`` and the optional
 ``feature_names_in``) in which bulky numeric data stand as ``{"__array__": k}``, plus
@@ -105,6 +108,7 @@ def write_container(header: dict[str, Any], table: ArrayTable) -> bytes:
                         "codec": codec, "stored": len(blob)})
     text = json.dumps({**header, "arrays": entries}, separators=(",", ":"),
                       allow_nan=True).encode("utf-8")
+    text += b" " * (-len(text) % 8)      # the arrays start 8-byte aligned
     return b"".join([MAGIC, struct.pack("<II", CONTAINER_VERSION, len(text)), text, *blobs])
 
 
@@ -247,7 +251,9 @@ def read_container(data: bytes | bytearray | memoryview, limit: int,
         pos += stored
         raw = _inflate(blob, nbytes, f"{where}: arrays[{k}]") if codec == "zlib" else blob
         array = np.frombuffer(raw, dtype=dtype).reshape(shape)
-        if dtype.byteorder not in ("=", "|") and not dtype.isnative:
+        if not dtype.isnative:
             array = array.astype(dtype.newbyteorder("="))
-        arrays.append(array)
+        elif not array.flags.aligned:
+            array = array.copy()         # a raw array after one of odd length: C needs
+        arrays.append(array)             # its values aligned
     return header, arrays
