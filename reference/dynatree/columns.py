@@ -128,11 +128,11 @@ def column_arrays(value: Any, where: str) -> dict[str, np.ndarray]:
                 raise fail(at, f"expected integers, found {arr.dtype}")
             if arr.size and (int(arr.min()) < -2**31 or int(arr.max()) >= 2**31):
                 raise fail(at, "values outside the 32-bit range")
-            arr = np.require(arr, dtype=np.int32, requirements="CA")
+            arr = np.require(arr, dtype=np.int32, requirements=("C", "A"))
         else:
             if arr.dtype != np.float64:
                 raise fail(at, f"expected float64, found {arr.dtype}")
-            arr = np.require(arr, requirements="CA")   # C reads them: contiguous, aligned
+            arr = np.require(arr, requirements=("C", "A"))   # C reads them: contiguous, aligned
         out[key] = arr
     n_nodes = out["depth"].shape[0]
     if out["var"].shape[0] != n_nodes or out["value"].shape[0] != n_nodes:

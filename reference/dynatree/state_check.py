@@ -414,7 +414,7 @@ def _check_store(snap: dict[str, Any], params: DynamicTreeParams, cfg: LeafConfi
         raise fail("snapshot.y", "expected finite numbers")
     if cfg.kind == CLASS and ((y != np.floor(y)) | (y < 0) | (y >= cfg.n_classes)).any():
         raise fail("snapshot.y", f"a class index is in 0..{cfg.n_classes - 1}")
-    return np.require(X, requirements="CA"), np.require(y, requirements="CA")
+    return np.require(X, requirements=("C", "A")), np.require(y, requirements=("C", "A"))
 
 
 def _check_leaf_columns(cols: dict[str, np.ndarray], cfg: LeafConfig,
