@@ -19,8 +19,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
 sys.path[:0] = [ROOT, os.path.join(ROOT, "tests", "common")]
 
-import reference  # noqa: E402
 from _hardening_models import SPECS, stream  # noqa: E402
+
+import reference  # noqa: E402
 from reference.persist import save, to_document  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
