@@ -48,8 +48,8 @@ from reference.evaluation.datasets import friedman1  # noqa: E402
 def blobs(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """``n`` rows of ``d`` features from three Gaussian classes."""
     rng = np.random.default_rng(seed)
+    centres = rng.normal(0.0, 2.0, (3, d))      # drawn first: the same for every n
     y = rng.integers(0, 3, n)
-    centres = rng.normal(0.0, 2.0, (3, d))
     return centres[y] + rng.normal(0.0, 1.0, (n, d)), y
 
 
@@ -112,13 +112,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("--scale", type=int, default=1, help="rows times this (default 1)")
     parser.add_argument("--repeat", type=int, default=3, help="runs per operation (best)")
+    parser.add_argument("--only", default="", help="run the models whose name starts so")
     args = parser.parse_args()
     print(f"{'model':40s} {'operation':18s} {'CPU s':>8s} {'MB':>7s} {'MB/s':>8s} "
           f"{'/ fit':>7s} {'ok':>3s}")
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "model.dwm")
         for name, make, X, y in models(args.scale):
-            bench(name, make, X, y, path, args.repeat)
+            if name.startswith(args.only):
+                bench(name, make, X, y, path, args.repeat)
 
 
 if __name__ == "__main__":
