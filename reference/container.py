@@ -85,8 +85,10 @@ class ArrayTable:
     def add(self, array: np.ndarray) -> dict[str, int]:
         kind = array.dtype.kind
         code = "<f8" if kind == "f" else "<i4" if array.dtype.itemsize <= 4 else "<i8"
-        if kind not in "fiu" or array.ndim not in (1, 2):
-            raise TypeError(f"cannot store an array of {array.dtype} with {array.ndim} axes")
+        if kind not in "fiu" or array.ndim not in (1, 2) or (
+                kind == "u" and array.size and int(array.max()) >= 2**63):
+            raise TypeError(f"cannot store an array of {array.dtype} with {array.ndim} axes "
+                            f"(or unsigned values past 2**63 - 1)")
         self.arrays.append(np.ascontiguousarray(array, dtype=DTYPES[code]))
         return {"__array__": len(self.arrays) - 1}
 
