@@ -489,14 +489,18 @@ def check_depth(doc: Any, where: str) -> None:
 
 
 def read_document(path: str | os.PathLike[str], max_bytes: int | None = None) -> Any:
-    """The JSON document of a model file, or :class:`StateFormatError` if the file is
-    not gzip-compressed JSON (truncated, corrupted, an integer longer than the
-    interpreter parses), inflates past the cap (:func:`document_limit`) or nests deeper
-    than :data:`MAX_DEPTH`.
+    """The document of a model file of either format, or :class:`StateFormatError` if
+    the file is neither a container (:mod:`reference.container`) nor gzip-compressed
+    JSON (truncated, corrupted, an integer longer than the interpreter parses), inflates
+    past the cap (:func:`document_limit`), holds JSON whose parse would cost more than
+    :func:`reference.container.parse_budget`, nests deeper than :data:`MAX_DEPTH` or has
+    unknown top-level keys. A container's document holds its arrays (numpy, read-only)
+    where the header references them.
 
-    The cost is bounded by the cap: the file is inflated a chunk at a time and refused as
-    soon as it passes the cap, then parsed once; the nesting is checked without recursion
-    before anything else walks the document.
+    The cost is bounded by the cap: a gzip file is inflated a chunk at a time and refused
+    as soon as it passes the cap, its elements counted on the bytes before it is parsed
+    once; the nesting is checked without recursion before anything else walks the
+    document.
     """
     limit = document_limit(max_bytes)
     where = quote(os.fspath(path), 200)
