@@ -4,27 +4,78 @@
 disk and renames the file over the target, so that a full disk, a crash or Ctrl-C leaves
 either the previous file or the new one, never a partial file, and no temporary file
 behind.
+
+What a user of ``open(path, "wb")`` would expect is kept:
+
+- **mode**: a file that exists keeps its permission bits (a model shared with another
+  user's serving process stays readable after a retrain); a new file gets the mode
+  ``open`` would give it (``0o666`` less the umask, or the directory's default ACL),
+  because the temporary file is created with ``os.open(..., 0o666)`` and the kernel
+  applies them;
+- **symbolic links**: writing to a link replaces the file the link points to (resolved
+  through every link), atomically beside that target; the link itself stays;
+- **only regular files**: a target that exists and is not a regular file (a FIFO, a
+  device node, a socket) is refused with :class:`FileExistsError` and left alone; a
+  directory raises :class:`IsADirectoryError`.
+
+Owner and group of a replaced file are those of the writing process (as after any
+rename-based save; only root could keep another owner).
 """
 
 from __future__ import annotations
 
+import errno
 import os
-import tempfile
+import secrets
+import stat
 from pathlib import Path
 
-__all__ = ["write_atomic"]
+__all__ = ["write_atomic", "resolve_target"]
+
+
+def resolve_target(target: Path) -> tuple[Path, int | None]:
+    """The file that writing ``target`` replaces (symbolic links followed) and the
+    permission bits it has (None if it does not exist yet); refuses a target that exists
+    and is not a regular file."""
+    real = Path(os.path.realpath(target))
+    try:
+        info = os.stat(real)
+    except FileNotFoundError:
+        return real, None
+    if stat.S_ISDIR(info.st_mode):
+        raise IsADirectoryError(errno.EISDIR, "is a directory, not a file", os.fspath(target))
+    if not stat.S_ISREG(info.st_mode):
+        kind = ("a FIFO" if stat.S_ISFIFO(info.st_mode) else
+                "a device node" if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode)
+                else "a socket" if stat.S_ISSOCK(info.st_mode) else "not a regular file")
+        raise FileExistsError(errno.EEXIST, f"exists and is {kind}; driftwood writes only "
+                              f"regular files and leaves this one alone", os.fspath(target))
+    return real, stat.S_IMODE(info.st_mode)
+
+
+def _create_temporary(real: Path) -> tuple[int, Path]:
+    """A new, empty file beside ``real`` (mode 0o666 less the umask, as ``open`` gives)."""
+    for _ in range(100):
+        tmp = real.parent / f".{real.name}.{secrets.token_hex(6)}.part"
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no free temporary name", os.fspath(real.parent))
 
 
 def write_atomic(target: Path, content: bytes) -> None:
     """Replace ``target`` by a file holding ``content``, atomically (see the module doc)."""
-    fd, tmp = tempfile.mkstemp(prefix="." + target.name + ".", suffix=".part",
-                               dir=target.parent)
+    real, mode = resolve_target(Path(target))
+    fd, tmp = _create_temporary(real)
     try:
         with os.fdopen(fd, "wb") as handle:
+            if mode is not None:
+                os.fchmod(handle.fileno(), mode)
             handle.write(content)
             handle.flush()
             os.fsync(handle.fileno())
-        os.replace(tmp, target)
+        os.replace(tmp, real)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise

@@ -1,18 +1,29 @@
 """The data-only model file: ``model.save(path)`` and :func:`load` (both backends).
 
 A pickle runs code when it is loaded: it is for files you wrote yourself. A model file
-written by :func:`save` holds data only (numbers, strings, lists), is read without
-running any code from it, is checked field by field before anything is built from it,
-and loads into either backend: save from ``fast``, load into ``reference``, or the
-reverse, and learning continues bit for bit as in the saved model.
+written by :func:`save` holds data only (numbers, strings, lists and typed arrays), is
+read without running any code from it, is checked field by field before anything is
+built from it, and loads into either backend: save from ``fast``, load into
+``reference``, or the reverse, and learning continues bit for bit as in the saved model.
 
-The file is UTF-8 JSON, gzip-compressed, one document::
+Format 2 (written since 2026-11; :mod:`reference.container`): a binary container, a
+small JSON header and typed little-endian arrays, compressed with zlib or not (``save(...,
+compress=False)``). The header is the document of format 1 below with ``"version": 2``,
+in which bulky numeric data stand as ``{"__array__": k}``: a dynamic tree's stored rows,
+targets, ``lpred`` and particles (as columns, :mod:`reference.dynatree.columns`), and in
+every model any list of at least 16 numbers of one type (integers or floats; a list of
+such lists of one length as a two-axis array). Arrays are read with ``numpy.frombuffer``
+(no Python object per number); the dynamic trees' columns are checked on the arrays,
+vectorised (:func:`reference.dynatree.state_check.check_engine_columns`).
+
+Format 1 (written until 2026-11, still read): UTF-8 JSON, gzip-compressed, one
+document::
 
     {"format": "driftwood-model", "version": 1, "class": "SGTRegressor",
      "written_by": "fast", "params": {...}, "fitted": {...}, "snapshot": {...}}
 
 plus ``"feature_names_in": [...]`` for a model fitted on a data frame with string column
-names (its ``feature_names_in_``; older readers ignore the entry).
+names (its ``feature_names_in_``). A document with any other top-level key is refused.
 
 ``params`` are the constructor arguments, ``fitted`` the facade state (feature count and
 names, class labels, rows seen, ...) and ``snapshot`` the engine state in the plain-data
@@ -32,6 +43,10 @@ pickle such a model.
 Every problem found when loading raises :class:`~reference.state.StateFormatError`
 (a ``ValueError``) naming the field, in both backends alike; the checks are
 :func:`check_document` here and the family checks in ``reference/*/state_check.py``.
+The cost of a load is bounded by the file for any input: the decompressed size is capped
+(:func:`document_limit`), and the JSON elements of a document or header are counted on
+its bytes before it is parsed (:func:`reference.container.check_element_count`), so a
+file of a few hundred kilobytes cannot make the parser build gigabytes of objects.
 """
 
 from __future__ import annotations
@@ -39,25 +54,43 @@ from __future__ import annotations
 import gzip
 import importlib
 import inspect
+import io
 import json
 import math
 import os
+import stat
 import zlib
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from reference.container import (
+    ArrayTable,
+    check_element_count,
+    is_container,
+    parse_budget,
+    quote,
+    read_container,
+    write_container,
+)
 from reference.feature_names import restore_names
 from reference.files import write_atomic
 from reference.state import StateFormatError
 
-__all__ = ["FILE_FORMAT", "FILE_VERSION", "MAX_DEPTH", "MAX_DOCUMENT_BYTES", "MAX_FILE_BYTES",
-           "save", "load", "load_into", "read_document", "to_document",
-           "from_document", "StateFormatError"]
+__all__ = ["FILE_FORMAT", "FILE_VERSION", "READ_VERSIONS", "MAX_DEPTH", "MAX_DOCUMENT_BYTES",
+           "MAX_FILE_BYTES", "save", "load", "load_into", "read_document",
+           "to_document", "to_container", "from_document", "StateFormatError"]
 
 FILE_FORMAT = "driftwood-model"
-FILE_VERSION = 1
+FILE_VERSION = 2
+"""The format :func:`save` writes (the binary container)."""
+READ_VERSIONS = (1, 2)
+"""The formats :func:`load` reads: 1 (gzip JSON) and 2 (the binary container)."""
+TOP_LEVEL_KEYS = ("format", "version", "class", "written_by", "params", "fitted",
+                  "snapshot", "feature_names_in")
+PACK_MIN = 16
+"""Shortest list of numbers a format-2 file stores as an array (shorter ones stay JSON)."""
 MAX_DOCUMENT_BYTES = 128 << 20
 """Default cap on a model file's decompressed size (128 MiB): :func:`load` inflates the file
 in chunks and refuses it with :class:`StateFormatError` as soon as it passes the cap, so a
@@ -161,7 +194,8 @@ def _decode_list(value: list[Any], where: str, backend: str) -> list[Any]:
 
 # -- documents ---------------------------------------------------------------------------
 def to_document(model: Any) -> dict[str, Any]:
-    """The data-only document of ``model`` (what :func:`save` writes, before JSON)."""
+    """The data-only document of ``model`` in format 1 (plain data, as gzip JSON holds
+    it)."""
     name = type(model).__name__
     if name not in MODEL_CLASSES:
         raise TypeError(f"{name} is not a driftwood model class")
@@ -171,7 +205,7 @@ def to_document(model: Any) -> dict[str, Any]:
         fitted = model._fitted_state()
         snapshot = model.snapshot()
         names = model.__dict__.get("feature_names_in_")
-    doc = {"format": FILE_FORMAT, "version": FILE_VERSION, "class": name,
+    doc = {"format": FILE_FORMAT, "version": 1, "class": name,
            "written_by": backend,
            "params": encode(params, "params"), "fitted": encode(fitted, "fitted"),
            "snapshot": encode(snapshot, "snapshot")}
@@ -180,19 +214,26 @@ def to_document(model: Any) -> dict[str, Any]:
     return doc
 
 
-def check_document(doc: Any) -> None:
-    """The header of a document: format, version, class and the three sections."""
+def check_document(doc: Any, version: int | None = None) -> None:
+    """The header of a document: format, version (``version`` if given: 1 for gzip JSON,
+    2 for a container), class, no unknown key and the three sections."""
     if not isinstance(doc, dict):
         raise StateFormatError("a driftwood model file holds one JSON object; found "
                                f"{type(doc).__name__}")
     if doc.get("format") != FILE_FORMAT:
-        raise StateFormatError(f"not a driftwood model file (format {doc.get('format')!r})")
-    version = doc.get("version")
-    if version != FILE_VERSION or isinstance(version, bool):
-        raise StateFormatError(f"model file version {version!r} is not readable by this "
-                               f"driftwood, which reads version {FILE_VERSION}")
+        raise StateFormatError(f"not a driftwood model file (format {quote(doc.get('format'))})")
+    found = doc.get("version")
+    if found not in READ_VERSIONS or isinstance(found, bool) or (
+            version is not None and found != version):
+        raise StateFormatError(f"model file version {quote(found)} is not readable by this "
+                               f"driftwood, which reads versions {list(READ_VERSIONS)} (1 as "
+                               f"gzip JSON, 2 as its binary container)")
+    unknown = [k for k in doc if k not in TOP_LEVEL_KEYS]
+    if unknown:
+        raise StateFormatError(f"unknown top-level keys {quote(unknown[:5])}; a model file "
+                               f"holds only {list(TOP_LEVEL_KEYS)}")
     if doc.get("class") not in MODEL_CLASSES:
-        raise StateFormatError(f"field class: {doc.get('class')!r} is not one of "
+        raise StateFormatError(f"field class: {quote(doc.get('class'))} is not one of "
                                f"{list(MODEL_CLASSES)}")
     for key in ("params", "fitted", "snapshot"):
         if not isinstance(doc.get(key), dict):
@@ -219,23 +260,164 @@ def from_document(doc: Any, backend: str = "reference") -> Any:
         model = cls(**params)
     except (TypeError, ValueError) as exc:
         raise StateFormatError(f"field params: {exc}") from None
+    keep = getattr(cls, "_file_arrays", {})
+    fitted, snapshot = plain(fitted, keep.get("fitted", ())), \
+        plain(snapshot, keep.get("snapshot", ()))
     model._load_fitted(fitted, snapshot)
     if FEATURE_NAMES_KEY in doc:
         restore_names(model, doc[FEATURE_NAMES_KEY], FEATURE_NAMES_KEY)
     return model
 
 
+COLUMN_TAGS = ("__records__", "__nodes__", "__balls__")
+"""The tags of a family's columns (dynamic-tree particles, SGT nodes, ABACOC balls), which
+the family's checks read as arrays."""
+
+
+def plain(value: Any, keep: tuple[str, ...] = ()) -> Any:
+    """``value`` with every array of a format-2 file as (nested) lists of Python numbers
+    (the plain data of format 1), except the arrays at the top-level keys ``keep`` and
+    inside a family's tagged columns (:data:`COLUMN_TAGS`), which its checks read as
+    arrays."""
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, dict):
+        if len(value) == 1 and next(iter(value)) in COLUMN_TAGS:
+            return value
+        return {k: v if k in keep and isinstance(v, np.ndarray) else plain(v)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(plain(v) for v in value)
+    return value
+
+
+# -- format 2: arrays in a container -----------------------------------------------------
+def _number_kind(values: list[Any]) -> str | None:
+    """``"f"`` if every value is a float, ``"i"`` if every one is an int of 64 bits (not
+    a bool), else None."""
+    if all(type(v) is float for v in values):
+        return "f"
+    if all(type(v) is int and -2**63 <= v < 2**63 for v in values):
+        return "i"
+    return None
+
+
+def _as_array(value: list[Any]) -> np.ndarray | None:
+    """A list of at least :data:`PACK_MIN` numbers of one kind as an array (a list of
+    such lists of one length as a two-axis array), else None."""
+    if not value:
+        return None
+    if isinstance(value[0], list):
+        width = len(value[0])
+        if width == 0 or len(value) * width < PACK_MIN or not all(
+                isinstance(r, list) and len(r) == width for r in value):
+            return None
+        kinds = {_number_kind(r) for r in value}
+        if len(kinds) != 1 or None in kinds:
+            return None
+        kind = kinds.pop()
+    else:
+        kind = _number_kind(value) if len(value) >= PACK_MIN else None
+        if kind is None:
+            return None
+    return np.array(value, dtype=np.float64 if kind == "f" else np.int64)
+
+
+def pack(value: Any, table: ArrayTable) -> Any:
+    """An encoded value (:func:`encode`) with its arrays, and its long lists of numbers,
+    moved into ``table`` (each replaced by ``{"__array__": k}``)."""
+    if isinstance(value, np.ndarray):
+        return table.add(value)
+    if isinstance(value, list):
+        array = _as_array(value)
+        if array is not None:
+            return table.add(array)
+        return [pack(v, table) for v in value]
+    if isinstance(value, dict):
+        return {k: pack(v, table) for k, v in value.items()}
+    return value
+
+
+def _encode_arrays(value: Any, where: str) -> Any:
+    """:func:`encode`, keeping numpy arrays as they are (a family's array state)."""
+    if isinstance(value, np.ndarray):
+        return value
+    if isinstance(value, list) and any(isinstance(v, (list, dict)) for v in value):
+        return [_encode_arrays(v, f"{where}[{i}]") for i, v in enumerate(value)]
+    if isinstance(value, dict) and all(isinstance(k, str) for k in value) and not (
+            set(value) & {"__tuple__", "__items__", "__loss__"}):
+        return {k: _encode_arrays(v, f"{where}.{k}") for k, v in value.items()}
+    return encode(value, where)
+
+
+def to_container(model: Any, compress: bool = True) -> bytes:
+    """The bytes of a format-2 model file of ``model`` (:mod:`reference.container`)."""
+    name = type(model).__name__
+    if name not in MODEL_CLASSES:
+        raise TypeError(f"{name} is not a driftwood model class")
+    backend = type(model).__module__.split(".")[0]
+    with model._lock:
+        params = model._constructor_params()
+        file_state = getattr(model, "_file_state", None)
+        fitted, snapshot = file_state() if file_state is not None else (
+            model._fitted_state(), model.snapshot())
+        names = model.__dict__.get("feature_names_in_")
+    table = ArrayTable(compress)
+    header: dict[str, Any] = {
+        "format": FILE_FORMAT, "version": FILE_VERSION, "class": name, "written_by": backend,
+        "params": encode(params, "params"),
+        "fitted": pack(_encode_arrays(fitted, "fitted"), table),
+        "snapshot": pack(_encode_arrays(snapshot, "snapshot"), table)}
+    if names is not None:
+        header[FEATURE_NAMES_KEY] = [str(n) for n in names]
+    return write_container(header, table)
+
+
+def _put_arrays(header: dict[str, Any], arrays: list[np.ndarray], where: str) -> None:
+    """Replace every ``{"__array__": k}`` of the header's ``fitted`` and ``snapshot`` by
+    array ``k`` (in place, with an explicit stack); each array is used exactly once."""
+    used = [False] * len(arrays)
+    stack: list[Any] = [header.get("fitted"), header.get("snapshot")]
+    while stack:
+        node = stack.pop()
+        items = node.items() if isinstance(node, dict) else \
+            enumerate(node) if isinstance(node, list) else ()
+        for key, value in list(items):
+            if isinstance(value, dict) and len(value) == 1 and "__array__" in value:
+                k = value["__array__"]
+                if type(k) is not int or not 0 <= k < len(arrays) or used[k]:
+                    raise StateFormatError(f"{where}: array reference {quote(k)} is not an "
+                                           f"unused array of the file")
+                used[k] = True
+                node[key] = arrays[k]
+            elif isinstance(value, (dict, list)):
+                stack.append(value)
+    if not all(used):
+        raise StateFormatError(f"{where}: array {used.index(False)} is not referenced")
+
+
 # -- files -------------------------------------------------------------------------------
-def save(model: Any, path: str | os.PathLike[str]) -> None:
-    """Write ``model`` to ``path`` as a data-only model file (see the module doc).
+def save(model: Any, path: str | os.PathLike[str], compress: bool = True,
+         version: int = FILE_VERSION) -> None:
+    """Write ``model`` to ``path`` as a data-only model file of format ``version`` (see the
+    module doc): 2, its arrays deflated with zlib if ``compress``, or 1 (gzip JSON, for
+    readers older than format 2; ``compress`` is then ignored).
 
     The file is written next to ``path`` under a temporary name, flushed to disk and
     then renamed over ``path``: a full disk or an interruption leaves any previous file
-    at ``path`` intact and no partial file behind.
+    at ``path`` intact and no partial file behind. An existing file keeps its permission
+    bits, a symbolic link keeps pointing at the (replaced) file, and a path that is not a
+    regular file (a FIFO, a device) is refused (:func:`reference.files.write_atomic`).
     """
-    doc = to_document(model)
-    data = json.dumps(doc, separators=(",", ":")).encode("utf-8")
-    write_atomic(Path(path), gzip.compress(data, mtime=0))
+    if version == 1:
+        data = json.dumps(to_document(model), separators=(",", ":")).encode("utf-8")
+        write_atomic(Path(path), gzip.compress(data, mtime=0))
+    elif version == FILE_VERSION:
+        write_atomic(Path(path), to_container(model, compress))
+    else:
+        raise ValueError(f"version must be 1 or {FILE_VERSION}, got {version!r}")
 
 
 def document_limit(max_bytes: int | None = None) -> int:
@@ -255,11 +437,12 @@ def document_limit(max_bytes: int | None = None) -> int:
     return max_bytes
 
 
-def _inflate(path: str | os.PathLike[str], limit: int) -> bytearray:
-    """The decompressed bytes of ``path``, inflated a chunk at a time into one buffer and
-    refused as soon as they pass ``limit`` (so a bomb costs at most ``limit`` bytes)."""
+def _inflate(raw: bytes, path: str | os.PathLike[str], limit: int) -> bytearray:
+    """The decompressed bytes of the gzip file ``raw``, inflated a chunk at a time into
+    one buffer and refused as soon as they pass ``limit`` (so a bomb costs at most
+    ``limit`` bytes)."""
     data = bytearray()
-    with gzip.open(path, "rb") as src:
+    with gzip.GzipFile(fileobj=io.BytesIO(raw), mode="rb") as src:
         while True:
             chunk = src.read(min(CHUNK_BYTES, limit + 1 - len(data)))
             if not chunk:
@@ -270,6 +453,25 @@ def _inflate(path: str | os.PathLike[str], limit: int) -> bytearray:
                     f"{os.fspath(path)} inflates past {limit} bytes, the largest model file "
                     f"this load accepts; if you trust the file and it is a large model, pass "
                     f"max_bytes= to load or set DRIFTWOOD_MAX_MODEL_BYTES")
+
+
+def _read_capped(path: str | os.PathLike[str], cap: int) -> bytes:
+    """The bytes of ``path``, at most ``cap`` + 1 of them (the cap leaves room for gzip's
+    overhead on incompressible data over the decompressed cap); ``read`` sizes its buffer
+    by the request, so a regular file is asked for no more than it holds."""
+    with open(path, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if stat.S_ISREG(info.st_mode):
+            return handle.read(min(cap + 1, info.st_size + 1))
+        chunks: list[bytes] = []
+        total = 0
+        while total <= cap:
+            chunk = handle.read(min(CHUNK_BYTES, cap + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+        return b"".join(chunks)
 
 
 def check_depth(doc: Any, where: str) -> None:
@@ -287,23 +489,36 @@ def check_depth(doc: Any, where: str) -> None:
 
 
 def read_document(path: str | os.PathLike[str], max_bytes: int | None = None) -> Any:
-    """The JSON document of a model file, or :class:`StateFormatError` if the file is
-    not gzip-compressed JSON (truncated, corrupted, an integer longer than the
-    interpreter parses), inflates past the cap (:func:`document_limit`) or nests deeper
-    than :data:`MAX_DEPTH`.
+    """The document of a model file of either format, or :class:`StateFormatError` if
+    the file is neither a container (:mod:`reference.container`) nor gzip-compressed
+    JSON (truncated, corrupted, an integer longer than the interpreter parses), inflates
+    past the cap (:func:`document_limit`), holds JSON whose parse would cost more than
+    :func:`reference.container.parse_budget`, nests deeper than :data:`MAX_DEPTH` or has
+    unknown top-level keys. A container's document holds its arrays (numpy, read-only)
+    where the header references them.
 
-    The cost is bounded by the cap: the file is inflated a chunk at a time and refused as
-    soon as it passes the cap, then parsed once; the nesting is checked without recursion
-    before anything else walks the document.
+    The cost is bounded by the cap: a gzip file is inflated a chunk at a time and refused
+    as soon as it passes the cap, its elements counted on the bytes before it is parsed
+    once; the nesting is checked without recursion before anything else walks the
+    document.
     """
     limit = document_limit(max_bytes)
+    where = quote(os.fspath(path), 200)
+    raw = _read_capped(path, limit + (limit >> 6) + 4096)
+    if is_container(raw):
+        header, arrays = read_container(raw, limit, where)
+        check_depth(header, where)
+        check_document(header, 2)
+        _put_arrays(header, arrays, where)
+        return header
     try:
-        data = _inflate(path, limit)
+        data = _inflate(raw, path, limit)
     except (OSError, EOFError, zlib.error) as exc:
         if isinstance(exc, FileNotFoundError | PermissionError | IsADirectoryError):
             raise
         raise StateFormatError(f"{os.fspath(path)} is not a readable driftwood model file "
                                f"({exc})") from None
+    check_element_count(data, parse_budget(limit), where)
     try:
         doc = json.loads(data.decode("utf-8"), parse_constant=_constant)
     except (ValueError, RecursionError) as exc:
@@ -312,7 +527,8 @@ def read_document(path: str | os.PathLike[str], max_bytes: int | None = None) ->
         raise StateFormatError(f"{os.fspath(path)} is not a driftwood model file: the JSON "
                                f"does not parse ({type(exc).__name__}: {exc})"[:300]) from None
     del data
-    check_depth(doc, os.fspath(path))
+    check_depth(doc, where)
+    check_document(doc, 1)
     return doc
 
 

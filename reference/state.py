@@ -12,6 +12,11 @@ model. Format history (docs/guarantees.md):
   is written back into a new C handle. Dynamic trees keep ``lpred_`` there as a plain list;
   their ``lpred_window`` parameter, added later, lives in the parameters, and a state
   whose parameters lack it loads as ``None`` (no window).
+- 2: the fast models' engine state as typed arrays: a dynamic tree's ``_snap`` holds its
+  rows, targets and particles as arrays and columns (:mod:`reference.dynatree.columns`),
+  an SGT core's snapshot its trees' nodes as columns (:mod:`reference.sgt.columns`), each
+  checked vectorised before it reaches C. Reference models are laid out as in format 1.
+  States of format 1 still load.
 """
 
 from __future__ import annotations
@@ -26,8 +31,8 @@ __all__ = ["COUNTER_MAX", "STATE_FORMAT_KEY", "STATE_FORMAT_VERSION", "StateForm
            "pack_state", "unpack_state"]
 
 STATE_FORMAT_KEY = "__driftwood_state_format__"
-STATE_FORMAT_VERSION = 1
-SUPPORTED_FORMATS = (1,)
+STATE_FORMAT_VERSION = 2
+SUPPORTED_FORMATS = (1, 2)
 
 COUNTER_MAX = 2**53
 """The largest counter a restored state may hold (rows seen, class counts, cell counts,
@@ -39,10 +44,24 @@ overflow. A model loaded at the bound learns on and saves and reloads in both ba
 until a counter passes it (``tests/common/test_state_invariants.py``)."""
 
 
+MAX_MESSAGE = 400
+"""Longest :class:`StateFormatError` message: a field quoted in it (a string of megabytes
+in a hostile file, say) is cut, keeping its start and its end."""
+
+
 class StateFormatError(ValueError):
     """A pickled state or a model file cannot be restored: written in a format this
     version cannot read, or holding a field that is out of range, of the wrong type or
-    inconsistent with the rest (the message names the field)."""
+    inconsistent with the rest (the message names the field; at most
+    :data:`MAX_MESSAGE` characters, whatever the field holds)."""
+
+    def __init__(self, message: object = "", *args: object) -> None:
+        text = str(message)
+        if len(text) > MAX_MESSAGE:
+            keep = MAX_MESSAGE // 2 - 10
+            text = f"{text[:keep]} ...[{len(text) - 2 * keep} characters cut]... " \
+                   f"{text[-keep:]}"
+        super().__init__(text, *args)
 
 
 def pack_state(state: dict[str, Any]) -> dict[str, Any]:

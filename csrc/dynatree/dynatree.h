@@ -362,6 +362,42 @@ int dt_model_export_particle(const dt_model *m, int32_t i, int32_t *ints, double
 int dt_model_import(dt_model *m, const double *X, const double *y, int64_t n, double lml,
                     const int32_t *sizes, const int32_t *ints, const double *dbls,
                     const int32_t *points);
+/* structural checks of a state before dt_model_import (dynatree/state_check.c): the
+ * flat node arrays of every particle (the columns of reference/dynatree/columns.py) */
+enum {
+    DT_CHECK_OPEN = 1,        /* the preorder records end with open children */
+    DT_CHECK_DEPTH = 2,       /* a depth differs from its place in preorder */
+    DT_CHECK_VAR = 3,         /* a split variable outside -1 .. d - 1 */
+    DT_CHECK_VALUE = 4,       /* a split value that is not finite */
+    DT_CHECK_POINT_RANGE = 5, /* a point index outside 0 .. n - 1 */
+    DT_CHECK_POINTS = 6,      /* a leaf's points differ from the rows routed to it */
+    DT_CHECK_TRAILING = 7,    /* records after the end of the tree */
+    DT_CHECK_LEAVES = 8       /* more leaves or points than the columns hold */
+};
+typedef struct {
+    int32_t n_particles;
+    const int32_t *sizes;     /* records per particle */
+    int64_t n_nodes;          /* records in all: depth, var, value hold n_nodes each */
+    const int32_t *depth;
+    const int32_t *var;
+    const double *value;
+    int64_t n_leaves;         /* npoints holds n_leaves counts */
+    const int32_t *npoints;
+    int64_t n_points;         /* points holds n_points row indices */
+    const int32_t *points;
+    const double *X;          /* the store, n x d row-major */
+    int32_t n;
+    int32_t d;
+    int32_t *idx;             /* scratch of n slots each */
+    int32_t *tmp;
+    const double *y;          /* the store's n targets (class indices of a classifier) */
+    double *sums;             /* NULL, or n_leaves x 3: each leaf's sums of y, |y|, y^2 */
+    int32_t n_classes;
+    double *counts;           /* NULL, or n_leaves x n_classes zeros: each leaf's counts */
+} dt_check_trees_args;
+/* ST_OK, where = {-1, leaves walked, points walked}; or ST_EINVAL, where = {particle,
+ * record, DT_CHECK_* code}. stack: 3 * (largest particle size + 2) slots */
+int dt_check_trees(const dt_check_trees_args *a, int64_t *stack, int64_t *where);
 /* forgetting (dynatree/forgetting.c) */
 void dt_absorb_retired(double *st, const dt_leaf_config *c, const double *x, double y,
                        double lam, double *z);

@@ -15,6 +15,7 @@ import numpy as np
 from fast._ffi import check, ffi, lib, piece_doubles, raise_status, view_doubles
 from fast._rows import ST_ENOMEM, plain_row
 from fast.rng import Rng
+from reference.abacoc.columns import BALLS_TAG, column_arrays, is_columns
 from reference.abacoc.engine import Prequential
 from reference.abacoc.params import ABACOCParams
 from reference.batches import chunk_rows, chunks
@@ -303,10 +304,16 @@ class CABACOCEngine:
                     "u": int(us[s]), "R": float(radii0[s]), "eps": float(radii[s]),
                     "m": int(mistakes[s]),
                 })
+        snap = self.snapshot_without_balls()
+        snap["balls"] = balls
+        return snap
+
+    def snapshot_without_balls(self) -> dict[str, Any]:
+        h = self._h
         return {
             "variant": self.params.variant,
-            "n_features": n_features,
-            "n_classes": n_classes,
+            "n_features": int(h.n_features),
+            "n_classes": int(h.n_classes),
             "n_seen": int(h.n_seen),
             "next_id": int(h.balls.next_id),
             "phase": int(h.vs.phase),
@@ -315,9 +322,49 @@ class CABACOCEngine:
             "radius": float(h.vs.radius),
             "init_done": int(h.vs.init_done),
             "first_label": int(h.vs.first_label),
-            "balls": balls,
+            "balls": [],
             "rng_state": [int(h.rng.s[i]) for i in range(4)],
         }
+
+    # -- columns (reference.abacoc.columns): the balls as arrays, read and written with numpy
+    restores_columns = True
+    """:meth:`restore` takes a snapshot whose balls are columns."""
+
+    def snapshot_columns(self) -> dict[str, Any]:
+        """:meth:`snapshot` with the balls as tagged columns (no Python object per
+        number)."""
+        h = self._h
+        n, d, c = int(h.balls.n_balls), int(h.n_features), int(h.n_classes)
+        stride = int(h.class_cap)
+        snap = self.snapshot_without_balls()
+
+        def read(ptr: Any, count: int, dtype: str) -> np.ndarray:
+            if count == 0:
+                return np.zeros(0, dtype=dtype)
+            return np.frombuffer(ffi.buffer(ptr, 8 * count), dtype=dtype).copy()
+
+        cols = {"id": read(h.balls.id, n, "<i8"), "u": read(h.balls.u, n, "<i8"),
+                "m": read(h.balls.m, n, "<i8"), "R": read(h.balls.R, n, "<f8"),
+                "eps": read(h.balls.eps, n, "<f8"),
+                "center": read(h.balls.center, n * d, "<f8").reshape(n, d),
+                "counts": np.ascontiguousarray(
+                    read(h.balls.counts, n * stride, "<i8").reshape(n, stride)[:, :c])}
+        snap["balls"] = {BALLS_TAG: cols}
+        return snap
+
+    def _restore_ball_columns(self, cols: dict[str, np.ndarray], d: int) -> None:
+        """The balls of checked columns into the reserved C arrays."""
+        h = self._h
+        n, stride = len(cols["id"]), int(h.class_cap)
+        if n == 0:
+            return
+        counts = np.zeros((n, stride), dtype=np.int64)
+        counts[:, :cols["counts"].shape[1]] = cols["counts"]
+        for name, arr in (("id", cols["id"]), ("u", cols["u"]), ("m", cols["m"]),
+                          ("R", cols["R"]), ("eps", cols["eps"]),
+                          ("center", cols["center"]), ("counts", counts)):
+            flat = np.ascontiguousarray(arr)
+            ffi.memmove(getattr(h.balls, name), ffi.from_buffer("char[]", flat), flat.nbytes)
 
     def restore(self, snap: dict[str, Any]) -> None:
         h = self._h
@@ -326,10 +373,16 @@ class CABACOCEngine:
         while h.n_classes < snap["n_classes"]:
             check(lib.ab_model_add_class(h), "ab_model_add_class")
         balls = snap["balls"]
-        check(lib.ab_model_reserve(h, len(balls)), "ab_model_reserve")
         n_features = int(snap["n_features"])
         stride = int(h.class_cap)
-        for s, ball in enumerate(balls):
+        if is_columns(balls):
+            cols = column_arrays(balls, "snapshot.balls", n_features, int(snap["n_classes"]))
+            balls = range(len(cols["id"]))
+            check(lib.ab_model_reserve(h, len(balls)), "ab_model_reserve")
+            self._restore_ball_columns(cols, n_features)
+        else:
+            check(lib.ab_model_reserve(h, len(balls)), "ab_model_reserve")
+        for s, ball in enumerate(balls if not isinstance(balls, range) else ()):
             h.balls.id[s] = ball["id"]
             for j in range(n_features):
                 h.balls.center[s * n_features + j] = ball["center"][j]

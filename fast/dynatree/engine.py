@@ -16,6 +16,7 @@ import numpy as np
 from fast._ffi import check, ffi, lib, raise_status, view_doubles
 from fast._rows import INT_EXACT, ST_ENOMEM, RowBuffer, address, plain_row
 from fast.rng import Rng
+from reference.dynatree.columns import RECORDS_TAG, is_columns
 from reference.dynatree.engine import Box, RegressionSummary, leaf_config
 from reference.dynatree.leaf_models import CLASS, CONSTANT, LeafConfig
 from reference.dynatree.params import RETIREMENTS, DynamicTreeParams
@@ -51,6 +52,16 @@ def _list_to_block(values: Sequence[Any], n: int, ell: float, cfg: LeafConfig) -
     nu, sy, syy, syyg = values[0], values[1], values[2], values[3]
     bb, logdet = values[-2], values[-1]
     return [float(n), nu, sy, syy, 0.0, syyg, bb, logdet, ell, *values[4:-2]]
+
+
+def _stats_columns(cfg: LeafConfig, sw: int) -> np.ndarray:
+    """Where each entry of ``LeafStats.as_list`` sits in a C stats block: the gather of
+    :func:`_block_to_list`, as indices (``columns[j]`` is entry ``j``'s block index)."""
+    if cfg.kind == CONSTANT:
+        return np.array([1, 2, 3, 4, 5])
+    if cfg.kind == CLASS:
+        return np.array([1, *range(9, 9 + 2 * cfg.n_classes)])
+    return np.array([1, 2, 3, 5, *range(9, sw), 6, 7])
 
 
 def _flat(rows: list[list[float]]) -> Any:
@@ -300,8 +311,124 @@ class CDynamicTreeEngine:
         Rng._wrap(lib.dt_model_rng(self._m)).state = tuple(snap["rng_state"])
         self._m.store.n_total = n_seen
 
+    # -- columns: the C trees as flat arrays (reference.dynatree.columns) ------------------
+    def snapshot_columns(self) -> dict[str, Any]:
+        """The engine part of a snapshot with ``X``, ``y`` as arrays and the particles as
+        columns, exported particle by particle into one set of arrays (no Python object
+        per number)."""
+        n_part, sw = self._params.n_particles, int(self._m.cfg.sw)
+        n, d = int(self._m.store.n), int(self._m.par.d)
+        sizes = np.empty(n_part, dtype=np.int32)
+        nn = ffi.new("int32_t *")
+        npts = ffi.new("int32_t *")
+        for i in range(n_part):
+            check(lib.dt_model_particle_size(self._m, i, nn, npts), "export")
+            sizes[i] = nn[0]
+        total = int(sizes.sum(dtype=np.int64))
+        ints = np.empty((total, 3), dtype=np.int32)
+        dbls = np.empty((total, sw + 1), dtype=np.float64)
+        pts = np.empty(max(n * n_part, 1), dtype=np.int32)
+        ints_c = ffi.from_buffer("int32_t[]", ints)
+        dbls_c = ffi.from_buffer("double[]", dbls)
+        pts_c = ffi.from_buffer("int32_t[]", pts)
+        node = 0
+        for i in range(n_part):
+            check(lib.dt_model_export_particle(self._m, i, ints_c + 3 * node,
+                                               dbls_c + (sw + 1) * node, pts_c + n * i),
+                  "export")
+            node += int(sizes[i])
+        leaf = ints[:, 1] < 0
+        blocks = dbls[leaf, 1:]
+        X = np.frombuffer(ffi.buffer(self._m.store.X, 8 * n * d), dtype=np.float64) \
+            if n else np.zeros(0)
+        y = np.frombuffer(ffi.buffer(self._m.store.y, 8 * n), dtype=np.float64) \
+            if n else np.zeros(0)
+        cols = {"sizes": sizes, "depth": ints[:, 0].copy(), "var": ints[:, 1].copy(),
+                "value": np.where(leaf, 0.0, dbls[:, 0]), "npoints": ints[leaf, 2],
+                "points": pts[:n * n_part], "stats": blocks[:, _stats_columns(self._cfg, sw)],
+                "ell": blocks[:, 8].copy()}
+        return {"log_marginal_likelihood": float(self._m.lml),
+                "rng_state": list(self.rng.state), "X": X.reshape(n, d).copy(),
+                "y": y.copy(), "particles": {RECORDS_TAG: cols}}
+
+    def restore_columns(self, snap: dict[str, Any], cols: dict[str, np.ndarray],
+                        n_seen: int) -> None:
+        """:meth:`restore` from checked columns
+        (:func:`reference.dynatree.state_check.check_engine_columns`): the same C
+        records as the list form gives, built with numpy."""
+        sw = int(self._m.cfg.sw)
+        var = cols["var"]
+        leaf = var < 0
+        ints = np.zeros((len(var), 3), dtype=np.int32)
+        ints[:, 0] = cols["depth"]
+        ints[:, 1] = var
+        ints[leaf, 2] = cols["npoints"]
+        dbls = np.zeros((len(var), sw + 1), dtype=np.float64)
+        dbls[~leaf, 0] = cols["value"][~leaf]
+        blocks = np.zeros((len(cols["npoints"]), sw), dtype=np.float64)
+        blocks[:, 0] = cols["npoints"]
+        blocks[:, _stats_columns(self._cfg, sw)] = cols["stats"]
+        blocks[:, 8] = cols["ell"]
+        dbls[leaf, 1:] = blocks
+        X, y = cols["X"], cols["y"]
+        points = cols["points"] if len(cols["points"]) else np.zeros(1, dtype=np.int32)
+        check(lib.dt_model_import(
+            self._m, ffi.from_buffer("double[]", X if X.size else np.zeros(1)),
+            ffi.from_buffer("double[]", y if y.size else np.zeros(1)), len(y),
+            float(snap["log_marginal_likelihood"]),
+            ffi.from_buffer("int32_t[]", cols["sizes"]), ffi.from_buffer("int32_t[]", ints),
+            ffi.from_buffer("double[]", dbls), ffi.from_buffer("int32_t[]", points)),
+            "import")
+        Rng._wrap(lib.dt_model_rng(self._m)).state = tuple(snap["rng_state"])
+        self._m.store.n_total = n_seen
+
+    @staticmethod
+    def check_trees(cols: dict[str, np.ndarray], X: np.ndarray, y: np.ndarray,
+                    n_classes: int, sums: bool) -> Any:
+        """:func:`reference.dynatree.state_check.check_trees` in one pass in C
+        (``dt_check_trees``, ``csrc/dynatree/state_check.c``; the sums of the targets
+        taken in order, leaf by leaf)."""
+        n, d = X.shape
+        n_leaves = len(cols["npoints"])
+        keep = {name: cols[name] if len(cols[name]) else np.zeros(1, dtype=cols[name].dtype)
+                for name in ("sizes", "depth", "var", "npoints", "points", "value")}
+        keep["X"] = X if n else np.zeros(1)
+        keep["y"] = y if n else np.zeros(1)
+        totals = np.zeros((n_leaves, 3)) if sums else None
+        counts = np.zeros((n_leaves, n_classes)) if n_classes else None
+        scratch = np.empty(2 * max(n, 1), dtype=np.int32)
+        stack = np.empty(3 * (int(cols["sizes"].max(initial=0)) + 2), dtype=np.int64)
+        where = np.zeros(3, dtype=np.int64)
+        args = ffi.new("dt_check_trees_args *")
+        args.n_particles = len(cols["sizes"])
+        args.n_nodes = len(cols["depth"])
+        args.n_leaves = n_leaves
+        args.n_points = len(cols["points"])
+        args.n = n
+        args.d = d
+        args.n_classes = n_classes
+        for name in ("sizes", "depth", "var", "npoints", "points"):
+            setattr(args, name, ffi.from_buffer("int32_t[]", keep[name]))
+        for name in ("value", "X", "y"):
+            setattr(args, name, ffi.from_buffer("double[]", keep[name]))
+        args.sums = ffi.NULL if totals is None or not n_leaves else \
+            ffi.from_buffer("double[]", totals)
+        args.counts = ffi.NULL if counts is None or not n_leaves else \
+            ffi.from_buffer("double[]", counts)
+        scratch_c = ffi.from_buffer("int32_t[]", scratch)
+        args.idx = scratch_c
+        args.tmp = scratch_c + max(n, 1)
+        rc = lib.dt_check_trees(args, ffi.from_buffer("int64_t[]", stack),
+                                ffi.from_buffer("int64_t[]", where))
+        del keep
+        if rc != lib.ST_OK:
+            return int(where[0]), int(where[1]), int(where[2]), None, None
+        return -1, 0, 0, totals, counts
+
     # -- pickles: the model's snapshot, checked, then rebuilt in a new C model -------------
     def to_pickle(self, snapshot: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """The model's snapshot as columns (``snapshot`` is the facade's
+        ``_snapshot_columns``) and the generator state."""
         return {"_snap": snapshot(), "_rng_state": self.rng.state}
 
     @classmethod
@@ -316,14 +443,18 @@ class CDynamicTreeEngine:
                                                         (int, type(None))):
             raise StateFormatError(f"cannot restore {type(model).__name__}: the pickled "
                                    "state is inconsistent")
-        # every field is checked before anything reaches C (reference.dynatree.state_check)
-        model._check_state(model._fitted_state(), snap)
+        # every field is checked before anything reaches C (reference.dynatree.state_check);
+        # a snapshot of columns (pickles since format 2 of model files) on its arrays
+        cols = model._check_state(model._fitted_state(), snap)
         d = model._d
         engine._pending_rng.state = tuple(rng_state) if d is not None \
             else tuple(snap["rng_state"])
         if d is not None:
             engine.start(d, len(getattr(model, "classes_", [])))
-            engine.restore(snap, model.n_seen_)
+            if cols is not None and is_columns(snap["particles"]):
+                engine.restore_columns(snap, cols, model.n_seen_)
+            else:
+                engine.restore(snap, model.n_seen_)
         return engine
 
     # -- the lean one-row hooks (fast._rows) ------------------------------------------------

@@ -20,6 +20,7 @@ from fast._rows import ST_ENOMEM, RowBuffer, address
 from fast.sgt.losses import BinaryCrossEntropy, PseudoHuber, SquaredError
 from reference.batches import chunk_rows, chunks
 from reference.interrupt import Interruptible
+from reference.sgt.columns import NODES_TAG, is_columns
 from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SOFTMAX, LOSS_SQUARED
 from reference.sgt.engine import Counter
 from reference.sgt.params import SGTParams, check_feature_config
@@ -346,9 +347,110 @@ class CSGTEngine:
             "trees": [self._tree_snapshot(c) for c in range(self.n_trees)],
         }
 
+    # -- columns (reference.sgt.columns): the C trees as flat arrays ----------------------
+    restores_columns = True
+    """:meth:`restore` takes trees whose nodes are columns."""
+
+    def _tree_columns(self, c: int) -> dict[str, object]:
+        """Tree ``c`` with its nodes as tagged columns, read from C with numpy."""
+        t = self._m.trees[c]
+        n_cells, d, n = int(self._m.q.n_cells), self._d, int(t.n_nodes)
+        per_leaf = bool(self._m.q.per_leaf)
+        rows: list[tuple[int, int, int, int, int]] = []
+        values: list[float] = []
+        leaves: list[int] = []
+        for i in range(n):
+            node = t.nodes[i]
+            rows.append((node.feature, node.threshold, node.first_child, node.n_children,
+                         node.depth))
+            values.append(node.value)
+            if node.feature < 0:
+                leaves.append(i)
+        ints = np.array(rows, dtype=np.int64).reshape(n, 5).T
+        value = np.array(values, dtype=np.float64)
+        ranges = np.frombuffer(b"".join(ffi.buffer(t.nodes[i].range, 8 * 4 * d)
+                                        for i in range(n)),
+                               dtype=np.float64).reshape(n, 4 * d) if per_leaf else None
+        # a cell is one int64 count and five doubles (_CELL): the leaves' cells as raw
+        # bytes, then read as both
+        size = n_cells * _CELL.itemsize
+        raw = b"".join(ffi.buffer(t.nodes[i].cells, size) for i in leaves)
+        used_raw = b"".join(ffi.buffer(t.nodes[i].used, d) for i in leaves)
+        words = (len(leaves), n_cells, 6)
+        cols: dict[str, np.ndarray] = {
+            "feature": ints[0], "threshold": ints[1], "first_child": ints[2],
+            "n_children": ints[3], "depth": ints[4], "value": value,
+            "used": np.frombuffer(used_raw, dtype=np.uint8).reshape(len(leaves), d).astype(
+                np.int64),
+            "counts": np.frombuffer(raw, dtype="<i8").reshape(words)[:, :, 0].copy(),
+            "sums": np.frombuffer(raw, dtype="<f8").reshape(words)[:, :, 1:].reshape(
+                len(leaves), 5 * n_cells)}
+        if ranges is not None:
+            cols["range"] = ranges
+        return {"n_splits": int(t.n_splits), "n_updates": int(t.n_updates),
+                "depth": int(t.depth), "nodes": {NODES_TAG: cols}}
+
+    def snapshot_columns(self) -> dict[str, object]:
+        """:meth:`snapshot` with every tree's nodes as columns (no Python object per
+        cell)."""
+        snap = self.snapshot_without_trees()
+        snap["trees"] = [self._tree_columns(c) for c in range(self.n_trees)]
+        return snap
+
+    def snapshot_without_trees(self) -> dict[str, object]:
+        q, d = self._m.q, self._d
+        return {
+            "warm_rows": int(self._m.warm.warm_rows),
+            "frozen": int(q.frozen),
+            "lo": [float(v) for v in ffi.unpack(q.lo, d)],
+            "hi": [float(v) for v in ffi.unpack(q.hi, d)],
+            "seen": [int(v) for v in ffi.unpack(q.seen, d)],
+            "buffer": [{"rows": rows, "target": target} for rows, target in self._buffer_items()],
+        }
+
+    def _restore_tree_columns(self, c: int, tree: dict[str, Any]) -> None:
+        """:meth:`_restore_tree` from checked columns."""
+        t = self._m.trees[c]
+        cols = tree["nodes"][NODES_TAG]
+        feature = cols["feature"]
+        n = len(feature)
+        is_leaf = np.ascontiguousarray(feature < 0, dtype=np.uint8)
+        check(lib.sgt_tree_restore(ffi.addressof(t), ffi.addressof(self._m.q), n,
+                                   ffi.from_buffer("uint8_t[]", is_leaf)), "sgt_tree_restore")
+        t.n_splits, t.n_updates, t.depth = tree["n_splits"], tree["n_updates"], tree["depth"]
+        n_cells = int(self._m.q.n_cells)
+        n_leaves = int(is_leaf.sum())
+        cells = np.empty((n_leaves, n_cells, 6), dtype="<f8")   # the bytes of _CELL rows
+        cells[:, :, 1:] = cols["sums"].reshape(n_leaves, n_cells, 5)
+        cells.view("<i8")[:, :, 0] = cols["counts"]
+        cells_c = ffi.from_buffer("char[]", cells)
+        size = n_cells * _CELL.itemsize
+        ints = [cols[k].tolist() for k in ("feature", "threshold", "first_child",
+                                           "n_children", "depth")]
+        value = cols["value"].tolist()
+        used = np.ascontiguousarray(cols["used"], dtype=np.uint8)
+        used_c = ffi.from_buffer("uint8_t[]", used) if used.size else None
+        ranges = cols.get("range")
+        ranges_c = None if ranges is None or not ranges.size else ffi.from_buffer(
+            "double[]", np.ascontiguousarray(ranges))
+        width = 4 * self._d
+        row = 0
+        for i in range(n):
+            node = t.nodes[i]
+            node.feature, node.threshold = ints[0][i], ints[1][i]
+            node.first_child, node.n_children = ints[2][i], ints[3][i]
+            node.depth, node.value = ints[4][i], value[i]
+            if ranges_c is not None:
+                ffi.memmove(node.range, ranges_c + i * width, 8 * width)
+            if ints[0][i] < 0:
+                ffi.memmove(node.cells, cells_c + row * size, size)
+                if used_c is not None:
+                    ffi.memmove(node.used, used_c + row * self._d, self._d)
+                row += 1
+
     def __getstate__(self) -> dict[str, Any]:
         return {"params": self.params, "kinds": self.kinds, "loss_kind": self.loss_kind,
-                "n_trees": self.n_trees, "snapshot": self.snapshot()}
+                "n_trees": self.n_trees, "snapshot": self.snapshot_columns()}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         """Rebuild the C core from a pickled state, every field checked first
@@ -394,6 +496,9 @@ class CSGTEngine:
             self._restore_tree(c, tree)
 
     def _restore_tree(self, c: int, tree: dict[str, Any]) -> None:
+        if is_columns(tree["nodes"]):
+            self._restore_tree_columns(c, tree)
+            return
         t = self._m.trees[c]
         nodes = tree["nodes"]
         is_leaf = ffi.new("uint8_t[]", [1 if nd["feature"] < 0 else 0 for nd in nodes])

@@ -15,6 +15,13 @@ from typing import Any
 
 import numpy as np
 
+from reference.abacoc.columns import (
+    BALLS_TAG,
+    balls_to_columns,
+    column_arrays,
+    columns_to_balls,
+    is_columns,
+)
 from reference.abacoc.params import ABACOCParams, as_matrix, as_row, labels_of
 from reference.abacoc.state_check import check_cover
 from reference.batches import CodedLabels, all_finite, array_input, label_input, take_labels
@@ -123,7 +130,24 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
         self.n_features_in_ = fitted["n_features_in"]
         keys = fitted["keys"]
         self._feature_keys = None if keys is None else tuple(keys)
+        if is_columns(snapshot["balls"]) and not getattr(self._engine, "restores_columns",
+                                                         False):
+            snapshot = {**snapshot, "balls": columns_to_balls(column_arrays(
+                snapshot["balls"], "snapshot.balls", snapshot["n_features"],
+                snapshot["n_classes"]))}
         self._engine.restore(snapshot)
+
+    def _file_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The facade state and snapshot a model file of format 2 stores: the balls as
+        columns (:mod:`reference.abacoc.columns`)."""
+        fitted = self._fitted_state()
+        columns = getattr(self._engine, "snapshot_columns", None)
+        if columns is not None:
+            return fitted, columns()
+        snap = self.snapshot()  # type: ignore[attr-defined]
+        snap["balls"] = {BALLS_TAG: balls_to_columns(snap["balls"], snap["n_features"],
+                                                     snap["n_classes"])}
+        return fitted, snap
 
     # -- parameters ---------------------------------------------------------------------
     def _constructor_params(self) -> dict[str, Any]:

@@ -169,7 +169,9 @@ class ABACOCClassifier(ABACOCFacade):
             "classes": list(self.classes_),
             "n_features_in": self.n_features_in_,
             "feature_keys": self._feature_keys,
-            "snapshot": self.snapshot(),
+            # the fast engine's balls as columns (state format 2), checked vectorised
+            "snapshot": self._file_state()[1] if hasattr(self._engine, "snapshot_columns")
+            else self.snapshot(),
         }
 
     def _set_state(self, state: dict[str, Any]) -> None:

@@ -36,6 +36,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from reference.abacoc.columns import column_arrays, is_columns
 from reference.abacoc.params import ABACOCParams
 from reference.state import (
     COUNTER_MAX,
@@ -77,7 +80,12 @@ def check_cover(snap: Any, params: ABACOCParams, n_features: int, n_classes: int
     init_done = as_int(snap["init_done"], "snapshot.init_done", 0, 1)
     first_label = as_int(snap["first_label"], "snapshot.first_label", -1, n_classes - 1)
     as_rng_state(snap["rng_state"], "snapshot.rng_state")
-    balls = as_list(snap["balls"], "snapshot.balls")
+    cols = None
+    if is_columns(snap["balls"]):
+        cols = column_arrays(snap["balls"], "snapshot.balls", n_features, n_classes)
+        balls: Any = range(len(cols["id"]))     # its length: the checks below use no more
+    else:
+        balls = as_list(snap["balls"], "snapshot.balls")
     if params.variant in ("auto", "auto_adj"):
         # InitProcedure [DOC15, Alg. 4]: ball 1 and its label, then ball 2 ends it
         if init_done and (len(balls) < 2 or first_label < 0):
@@ -93,6 +101,9 @@ def check_cover(snap: Any, params: ABACOCParams, n_features: int, n_classes: int
     budget = params.ball_budget
     if budget is not None and len(balls) > budget:
         raise fail("snapshot.balls", f"{len(balls)} balls, more than the budget {budget}")
+    if cols is not None:
+        _check_ball_columns(cols, next_id)
+        return
     ids = set()
     for s, ball in enumerate(balls):
         at = f"snapshot.balls[{s}]"
@@ -116,3 +127,30 @@ def check_cover(snap: Any, params: ABACOCParams, n_features: int, n_classes: int
             if as_float(ball[key], f"{at}.{key}", finite=False) < 0.0:
                 raise fail(f"{at}.{key}", "a radius is not negative")
         as_counter(ball["m"], f"{at}.m")
+
+
+def _check_ball_columns(cols: dict[str, np.ndarray], next_id: int) -> None:
+    """The per-ball checks of :func:`check_cover` on columns, all balls at once (centres
+    and radii may be any number but a negative radius, as in the list form)."""
+    where = "snapshot.balls"
+    ids = cols["id"]
+    if ids.size and (int(ids.min()) < 0 or int(ids.max()) > next_id - 1):
+        raise fail(f"{where}.id", f"ids are in 0..{next_id - 1}")
+    if np.unique(ids).size != ids.size:
+        raise fail(f"{where}.id", "an id is used twice")
+    counts = cols["counts"]
+    if counts.size and (int(counts.min()) < 0 or int(counts.max()) > COUNTER_MAX):
+        raise fail(f"{where}.counts", f"counts are in 0..{COUNTER_MAX}")
+    # each count <= 2**53, so a row of fewer than 1024 sums exactly in int64
+    totals = counts.sum(axis=1) if counts.shape[1] < 1024 else np.array(
+        [sum(row) for row in counts.tolist()], dtype=object)
+    if ((totals < 1) | (totals > COUNTER_MAX)).any():
+        raise fail(f"{where}.counts", "a ball holds at least its founding point and at most "
+                   "COUNTER_MAX (2**53) points")
+    for key, lo in (("u", 1), ("m", 0)):
+        values = cols[key]
+        if values.size and (int(values.min()) < lo or int(values.max()) > COUNTER_MAX):
+            raise fail(f"{where}.{key}", f"counters are in {lo}..{COUNTER_MAX}")
+    for key in ("R", "eps"):
+        if (cols[key] < 0.0).any():
+            raise fail(f"{where}.{key}", "a radius is not negative")

@@ -25,6 +25,7 @@ from reference.batches import (
     release,
 )
 from reference.dynatree import inputs
+from reference.dynatree.columns import RECORDS_TAG, columns_to_records, records_to_columns
 from reference.dynatree.discard_stats import data_box
 from reference.dynatree.engine import (
     ArrayRowEngine,
@@ -102,7 +103,7 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
         """The facade's attributes plus the engine's entries (the keys of
         ``_engine_class.pickle_keys``, the same as before engines were separate objects)."""
         state = {k: v for k, v in self.__dict__.items() if k != "_engine"}
-        state.update(self._engine.to_pickle(self.snapshot))
+        state.update(self._engine.to_pickle(self._snapshot_columns))
         return self._pack_lpred(state)
 
     def _set_state(self, state: dict[str, Any]) -> None:
@@ -126,13 +127,47 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
                                "n_seen": self.n_seen_, "lpred": list(self._lpred)}
         return out
 
-    def _check_state(self, fitted: Any, snapshot: Any) -> None:
+    _file_arrays = {"fitted": ("lpred",), "snapshot": ("X", "y")}
+    """The arrays of a model file of format 2 this model reads as arrays, not lists
+    (besides the particles' columns)."""
+
+    def _check_state(self, fitted: Any, snapshot: Any) -> Any:
         """Raise ``StateFormatError`` naming the field unless ``fitted`` and ``snapshot``
         are a valid state for this model's parameters
-        (:func:`reference.dynatree.state_check.check_model_state`)."""
-        check_model_state(self._params, fitted, snapshot,
-                          self._estimator_type == "classifier",
-                          getattr(self, "_init_classes", None))
+        (:func:`reference.dynatree.state_check.check_model_state`); a snapshot whose
+        particles are columns (:mod:`reference.dynatree.columns`) is checked on its arrays
+        (the tree walk by the engine's ``check_trees`` when it has one: C in ``fast``)
+        and the checked columns are returned."""
+        return check_model_state(self._params, fitted, snapshot,
+                                 self._estimator_type == "classifier",
+                                 getattr(self, "_init_classes", None),
+                                 getattr(type(self)._engine_class, "check_trees", None))
+
+    def _snapshot_columns(self) -> dict[str, Any]:
+        """:meth:`snapshot` with ``X`` and ``y`` as arrays and the particles as columns
+        (:mod:`reference.dynatree.columns`): what model files of format 2, pickles and
+        copies of the fast models hold. An unfitted model's snapshot is plain data."""
+        if self._d is None:
+            return self.snapshot()
+        snap: dict[str, Any] = {"n_seen": self.n_seen_, "n_features_in": self._d}
+        columns = getattr(self._engine, "snapshot_columns", None)
+        if columns is not None:
+            snap.update(columns())
+            return snap
+        engine = self._engine.snapshot()
+        snap.update(engine)
+        snap["X"] = np.array(engine["X"], dtype=np.float64).reshape(len(engine["y"]), self._d)
+        snap["y"] = np.array(engine["y"], dtype=np.float64)
+        snap["particles"] = {RECORDS_TAG: records_to_columns(
+            engine["particles"], self._estimator_type == "classifier")}
+        return snap
+
+    def _file_state(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The facade state and snapshot a model file of format 2 stores: the snapshot
+        as columns (:meth:`_snapshot_columns`) and ``lpred`` as an array."""
+        fitted = self._fitted_state()
+        fitted["lpred"] = np.array(fitted["lpred"], dtype=np.float64)
+        return fitted, self._snapshot_columns()
 
     def _restore_classes(self, fitted: dict[str, Any]) -> int:
         """Set the classes of a checked ``fitted`` state; their number (a regressor has
@@ -142,10 +177,12 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
     def _load_fitted(self, fitted: Any, snapshot: Any) -> None:
         """Check a model file's facade state and snapshot, then restore them into this
         new model."""
-        self._check_state(fitted, snapshot)
+        cols = self._check_state(fitted, snapshot)
         n_classes = self._restore_classes(fitted)
         self.n_seen_ = fitted["n_seen"]
-        self._lpred = self._lpred_store([float(v) for v in fitted["lpred"]])
+        lpred = fitted["lpred"]
+        self._lpred = self._lpred_store(lpred.tolist() if isinstance(lpred, np.ndarray)
+                                        else [float(v) for v in lpred])
         if fitted["n_features_in"] is None:
             self.rng.state = tuple(snapshot["rng_state"])
             return
@@ -153,7 +190,22 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
         self._engine.start(d, n_classes)
         self._d = d
         self._keys = None if fitted["keys"] is None else list(fitted["keys"])
-        self._engine.restore(snapshot, self.n_seen_)
+        self._restore_engine(snapshot, cols)
+
+    def _restore_engine(self, snapshot: dict[str, Any], cols: Any) -> None:
+        """Load a checked snapshot into the started engine: the checked columns ``cols``
+        of a columns snapshot (not None) straight into an engine that takes them, else as
+        records."""
+        if cols is None:
+            self._engine.restore(snapshot, self.n_seen_)
+            return
+        restore_columns = getattr(self._engine, "restore_columns", None)
+        if restore_columns is not None:
+            restore_columns(snapshot, cols, self.n_seen_)
+            return
+        records = columns_to_records(cols, self._estimator_type == "classifier")
+        self._engine.restore({**snapshot, "X": cols["X"].tolist(), "y": cols["y"].tolist(),
+                              "particles": records}, self.n_seen_)
 
 
     # -- common API ---------------------------------------------------------------------

@@ -27,6 +27,10 @@ it guarantees, so that the C core can trust the state:
 - warm-up rows have the model's width, nominal values are categories, targets suit the
   loss; a frozen model buffers nothing.
 
+A tree whose nodes are columns (:mod:`reference.sgt.columns`, model files of format 2
+and the fast backend's pickles) is checked alike: the node structure by the same walk
+over its (few) nodes, the cells of all leaves at once, vectorised with numpy.
+
 No C twin: the check runs in Python before a state reaches C.
 """
 
@@ -35,9 +39,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
+from reference.sgt.columns import column_arrays, columns_to_nodes, is_columns
 from reference.sgt.core import LOSS_BAG, LOSS_LOGISTIC, LOSS_SOFTMAX
 from reference.sgt.params import SGTParams
-from reference.state import as_counter, as_dict, as_float, as_int, as_list, fail
+from reference.state import (
+    COUNTER_MAX,
+    as_counter,
+    as_dict,
+    as_float,
+    as_int,
+    as_list,
+    fail,
+)
 
 __all__ = ["check_core"]
 
@@ -67,21 +82,26 @@ def _check_target(value: Any, where: str, loss_kind: int, n_classes: int) -> Non
 def _check_tree(tree: Any, where: str, params: SGTParams, kinds: Sequence[int],
                 offsets: Sequence[int], n_cells: int) -> None:
     as_dict(tree, where, TREE_KEYS)
-    nodes = as_list(tree["nodes"], f"{where}.nodes")
+    d = len(kinds)
+    per_leaf = params.quantization == "leaf"
+    cols = None
+    if is_columns(tree["nodes"]):
+        cols = column_arrays(tree["nodes"], f"{where}.nodes", d, n_cells, per_leaf)
+        nodes = columns_to_nodes(cols, per_leaf, cells=False)
+    else:
+        nodes = as_list(tree["nodes"], f"{where}.nodes")
     n = len(nodes)
     if n == 0:
         raise fail(f"{where}.nodes", "a tree has at least its root")
-    d = len(kinds)
     parent = [-1] * n
     path_used: list[list[int]] = [[0] * d for _ in range(n)]
     depth_of = [0] * n
     splits = 0
     deepest = 0
-    per_leaf = params.quantization == "leaf"
     for i, node in enumerate(nodes):
         at = f"{where}.nodes[{i}]"
         as_dict(node, at, NODE_KEYS + ("range",) if per_leaf else NODE_KEYS)
-        if per_leaf:
+        if per_leaf and cols is None:
             for k, v in enumerate(as_list(node["range"], f"{at}.range", 4 * d)):
                 as_float(v, f"{at}.range[{k}]", finite=False)
         if i > 0 and parent[i] < 0:
@@ -105,6 +125,8 @@ def _check_tree(tree: Any, where: str, params: SGTParams, kinds: Sequence[int],
             if [as_int(u, f"{at}.used", 0, 1) for u in used] != path_used[i]:
                 raise fail(f"{at}.used", f"expected the nominal features split on above it, "
                            f"{path_used[i]}")
+            if cols is not None:
+                continue          # the cells: below, on the columns
             cells = as_list(node["cells"], f"{at}.cells", n_cells)
             counts = []
             for c, cell in enumerate(cells):
@@ -147,11 +169,33 @@ def _check_tree(tree: Any, where: str, params: SGTParams, kinds: Sequence[int],
             parent[child] = i
             depth_of[child] = depth + 1
             path_used[child] = below
+    if cols is not None:
+        _check_cell_columns(cols, f"{where}.nodes", params, kinds, offsets)
     if as_int(tree["n_splits"], f"{where}.n_splits", 0) != splits:
         raise fail(f"{where}.n_splits", f"the tree has {splits} internal nodes")
     as_counter(tree["n_updates"], f"{where}.n_updates")
     if as_int(tree["depth"], f"{where}.depth", 0) != deepest:
         raise fail(f"{where}.depth", f"the deepest node has depth {deepest}")
+
+
+def _check_cell_columns(cols: dict[str, np.ndarray], where: str, params: SGTParams,
+                        kinds: Sequence[int], offsets: Sequence[int]) -> None:
+    """The cell checks of the leaves of a tree in columns, all leaves at once: counts
+    in ``0..COUNTER_MAX`` and every feature's cells adding up to the leaf total (the
+    sums may be any number, as in the list form)."""
+    counts = cols["counts"]
+    if counts.size and (int(counts.min()) < 0 or int(counts.max()) > COUNTER_MAX):
+        raise fail(f"{where}.counts", f"cell counts are in 0..{COUNTER_MAX}")
+    for a, kind in enumerate(kinds):
+        width = kind if kind else int(params.bins)
+        block = counts[:, offsets[a]:offsets[a] + width]
+        # width * 2**53 < 2**63 keeps int64 sums exact; wider blocks sum as Python ints
+        total = block.sum(axis=1) if width < 1024 else np.array(
+            [sum(row) for row in block.tolist()], dtype=object)
+        bad = np.flatnonzero(total != counts[:, 0])
+        if bad.size:
+            raise fail(f"{where}.counts", f"leaf {int(bad[0])}: feature {a}'s cells count "
+                       f"{total[bad[0]]} rows, the leaf total counts {counts[bad[0], 0]}")
 
 
 def check_core(core: Any, params: SGTParams, kinds: Sequence[int], loss_kind: int,

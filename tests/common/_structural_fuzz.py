@@ -8,12 +8,19 @@ are numbered per family (``dynatree``, ``sgt``, ``abacoc``); case ``i`` is a fun
 ``(family, i)`` alone, so two processes build the same case.
 
 Run as a script, this module is the worker: ``python _structural_fuzz.py FAMILY FIRST
-COUNT BACKEND`` runs cases ``FIRST .. FIRST + COUNT - 1`` in ``BACKEND`` and prints, per
-case, a line ``start i`` and then ``done i <outcome>``: the load (refused: the exception
-class and message), then predictions, ``learn_one``, ``partial_fit``, ``save`` and a
+COUNT BACKEND [FORMAT]`` runs cases ``FIRST .. FIRST + COUNT - 1`` in ``BACKEND`` and
+prints, per case, a line ``start i`` and then ``done i <outcome>``: the load (refused: the
+exception class and message), then predictions, ``learn_one``, ``partial_fit``, ``save`` and a
 reload, every result (or exception class and message) digested into one hash. The test
 (``test_structural_fuzz.py``) runs a worker per backend in a subprocess, so a crash, a
 sanitizer report or a hang is caught and pinned to the case that was running.
+
+``FORMAT`` is ``1`` (default: the case's document loaded as a model file of format 1
+holds it) or ``2``: the same document written as a model file of format 2
+(:func:`to_format2`, the dynamic trees' particles, the SGT trees' nodes and the ABACOC
+balls as columns, every long list of numbers as an array) and loaded from the file; a
+document that format 2 cannot hold exactly (a record of the wrong shape or type, which
+only format 1 can express) gives the outcome ``unrepresentable``.
 """
 
 from __future__ import annotations
@@ -35,9 +42,20 @@ for path in (HERE, ROOT):
     if path not in sys.path:
         sys.path.insert(0, path)
 
+import numpy as np  # noqa: E402
 from _hardening_models import SPECS, Spec, prediction_calls, stream  # noqa: E402
 
-from reference.persist import from_document, to_document  # noqa: E402
+from reference.abacoc.columns import BALLS_TAG, balls_to_columns  # noqa: E402
+from reference.abacoc.columns import NotColumns as ABACOCNotColumns  # noqa: E402
+from reference.container import ArrayTable, write_container  # noqa: E402
+from reference.dynatree.columns import (  # noqa: E402
+    RECORDS_TAG,
+    NotColumns,
+    records_to_columns,
+)
+from reference.persist import FILE_VERSION, from_document, load_into, pack, to_document  # noqa: E402
+from reference.sgt.columns import NODES_TAG, nodes_to_columns  # noqa: E402
+from reference.sgt.columns import NotColumns as SGTNotColumns  # noqa: E402
 from reference.state import StateFormatError  # noqa: E402
 
 FAMILIES = ("dynatree", "sgt", "abacoc")
@@ -453,11 +471,76 @@ def _attempt(results: list[Any], call: Any) -> Any:
     return out
 
 
-def run_case(family: str, index: int, backend: str, tmp: str) -> str:
-    """The outcome of one case in one backend, as a short string."""
+def _floats(value: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """A list (of lists) of numbers as a float64 array of ``shape``; NotColumns if it is
+    not one (format 2 cannot hold it)."""
+    flat = [v for row in value for v in row] if len(shape) == 2 else value
+    if not isinstance(value, list) or (len(shape) == 2 and not all(
+            isinstance(r, list) and len(r) == shape[1] for r in value)) or not all(
+            type(v) in (int, float) and abs(v) < 2**1000 for v in flat):
+        raise NotColumns("not a list of numbers")
+    return np.array(flat, dtype=np.float64).reshape(shape)
+
+
+def to_format2(doc: dict[str, Any]) -> bytes:
+    """The bytes of a model file of format 2 holding ``doc`` (a document of format 1), as
+    ``save`` writes a model: a fitted dynamic tree's rows, targets, ``lpred`` and
+    particles as arrays and columns, an SGT's tree nodes as columns; NotColumns (either
+    family's) if format 2 cannot hold it exactly."""
+    fitted, snapshot = copy.deepcopy(doc["fitted"]), copy.deepcopy(doc["snapshot"])
+    if doc["class"].startswith("DynamicTree") and isinstance(fitted, dict) and \
+            isinstance(snapshot, dict) and type(fitted.get("n_features_in")) is int:
+        d = fitted["n_features_in"]
+        y = snapshot.get("y")
+        n = len(y) if isinstance(y, list) else -1
+        fitted["lpred"] = _floats(fitted.get("lpred"), (len(fitted.get("lpred") or []),))
+        snapshot["X"] = _floats(snapshot.get("X"), (n, d))
+        snapshot["y"] = _floats(y, (n,))
+        particles = snapshot.get("particles")
+        if not isinstance(particles, list):
+            raise NotColumns("particles are a list")
+        snapshot["particles"] = {RECORDS_TAG: records_to_columns(
+            particles, doc["class"] == "DynamicTreeClassifier")}
+    core = snapshot.get("core") if isinstance(snapshot, dict) else None
+    if doc["class"].startswith("SGT") and isinstance(core, dict) and isinstance(
+            core.get("trees"), list) and type(fitted.get("n_features_in")) is int:
+        per_leaf = doc["params"].get("quantization") == "leaf"
+        trees = []
+        for tree in core["trees"]:
+            if not isinstance(tree, dict) or "nodes" not in tree:
+                raise NotColumns("a tree holds nodes")
+            trees.append({**tree, "nodes": {NODES_TAG: nodes_to_columns(
+                tree["nodes"], fitted["n_features_in"], per_leaf)}})
+        core["trees"] = trees
+    if doc["class"].startswith("ABACOC") and isinstance(snapshot, dict):
+        d, c = snapshot.get("n_features"), snapshot.get("n_classes")
+        if type(d) is not int or type(c) is not int or not 0 <= d < 2**20 or \
+                not 0 <= c < 2**20:
+            raise ABACOCNotColumns("widths")
+        snapshot["balls"] = {BALLS_TAG: balls_to_columns(snapshot.get("balls"), d, c)}
+    table = ArrayTable()
+    header = {k: v for k, v in doc.items() if k not in ("fitted", "snapshot")}
+    header.update(version=FILE_VERSION, fitted=pack(fitted, table),
+                  snapshot=pack(snapshot, table))
+    return write_container(header, table)
+
+
+def run_case(family: str, index: int, backend: str, tmp: str, fmt: int = 1) -> str:
+    """The outcome of one case in one backend, read from format ``fmt``, as a short
+    string."""
     spec, doc = case(family, index)
     try:
-        model = from_document(doc, backend)
+        if fmt == 2:
+            try:
+                data = to_format2(doc)
+            except (NotColumns, SGTNotColumns, ABACOCNotColumns):
+                return "unrepresentable"
+            case_path = os.path.join(tmp, f"case-{index}-v2.dwm")
+            with open(case_path, "wb") as out:
+                out.write(data)
+            model = load_into(case_path, backend)
+        else:
+            model = from_document(doc, backend)
     except StateFormatError as exc:
         return "refused " + hashlib.sha256(str(exc).encode()).hexdigest()[:16] + " " + \
             str(exc)[:120].replace("\n", " ")
@@ -496,11 +579,12 @@ def run_case(family: str, index: int, backend: str, tmp: str) -> str:
 
 def main(argv: list[str]) -> int:
     family, first, count, backend = argv[0], int(argv[1]), int(argv[2]), argv[3]
+    fmt = int(argv[4]) if len(argv) > 4 else 1
     importlib.import_module(backend)
     with tempfile.TemporaryDirectory() as tmp:
         for index in range(first, first + count):
             print(f"start {index}", flush=True)
-            print(f"done {index} {run_case(family, index, backend, tmp)}", flush=True)
+            print(f"done {index} {run_case(family, index, backend, tmp, fmt)}", flush=True)
     return 0
 
 

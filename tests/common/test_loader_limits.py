@@ -29,7 +29,13 @@ from typing import Any
 import pytest
 from _hardening_models import BY_ID, trained
 
-from reference.persist import MAX_DEPTH, MAX_DOCUMENT_BYTES, document_limit, read_document
+from reference.persist import (
+    MAX_DEPTH,
+    MAX_DOCUMENT_BYTES,
+    document_limit,
+    read_document,
+    save,
+)
 from reference.state import StateFormatError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,7 +43,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def _document(backend: ModuleType, tmp_path: Path, spec: str = "SGTRegressor") -> Any:
     path = tmp_path / "model.dwm"
-    trained(BY_ID[spec], backend).save(path)
+    save(trained(BY_ID[spec], backend), path, version=1)   # gzip JSON
     return json.loads(gzip.open(path).read())
 
 
@@ -73,7 +79,7 @@ def test_bomb_is_refused_at_the_cap(backend: ModuleType, tmp_path: Path) -> None
 def test_cap_from_the_environment(backend: ModuleType, tmp_path: Path,
                                   monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "model.dwm"
-    trained(BY_ID["SGTRegressor"], backend).save(path)
+    save(trained(BY_ID["SGTRegressor"], backend), path, version=1)
     size = len(gzip.open(path).read())
     monkeypatch.setenv("DRIFTWOOD_MAX_MODEL_BYTES", str(size - 1))
     with pytest.raises(StateFormatError, match="DRIFTWOOD_MAX_MODEL_BYTES"):
@@ -139,10 +145,11 @@ LIMITED = textwrap.dedent("""
     sys.path.insert(0, sys.argv[2])
     import fast, reference
     from _hardening_models import BY_ID, stream, trained
+    from reference.persist import save
     from reference.state import StateFormatError
     for spec in [BY_ID[name] for name in sys.argv[1].split(",")]:
         path = sys.argv[3]
-        trained(spec, fast).save(path)
+        save(trained(spec, fast), path, version=1)
         doc = json.loads(gzip.open(path).read())
         x, y = stream(spec, 1, seed=9)[0]
         for pkg in (reference, fast):           # the valid file, within 1 GB

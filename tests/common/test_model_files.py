@@ -21,11 +21,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+import numpy as np
 import pytest
 from _hardening_models import SPECS, Spec, prediction_calls, stream
 
 from _compare import assert_snapshot_equal
-from reference.persist import read_document, to_document
+from reference.persist import read_document, save, to_document
+from reference.sgt.columns import NODES_TAG, columns_to_nodes
 from reference.state import StateFormatError
 
 SAVEABLE = [s for s in SPECS if not s.custom_loss]
@@ -151,7 +153,7 @@ def test_failed_save_leaves_previous_file(backend: ModuleType, tmp_path: Path,
 def test_files_that_are_not_model_files(backend: ModuleType, tmp_path: Path) -> None:
     model = backend.SGTRegressor(warmup=5)
     model.learn_one([1.0], 2.0)
-    model.save(tmp_path / "good.dwm")
+    save(model, tmp_path / "good.dwm", version=1)   # the gzip JSON of format 1
     raw = (tmp_path / "good.dwm").read_bytes()
     cases = {
         "truncated": raw[: len(raw) // 2],
@@ -213,9 +215,10 @@ def test_leaf_with_too_many_cells_is_refused_in_files(both: tuple[ModuleType, Mo
     assert kind == "error" and f"nodes[{leaf}].cells" in message
 
 
-def _tampered_pickle(model: Any, change: Any) -> bytes:
+def _tampered_pickle(model: Any, change: Any, columns: bool = False) -> bytes:
     """The pickle of ``model`` with ``change`` applied to the first SGT tree's node list
-    (reached through the state dict of either backend)."""
+    (reached through the state dict of either backend), or with ``columns`` to the
+    columns of the fast backend's state."""
     state = copy.deepcopy(model.__getstate__())
     core = state["_engine"]
     if hasattr(core, "trees"):                 # reference: the Python core object
@@ -227,7 +230,15 @@ def _tampered_pickle(model: Any, change: Any) -> bytes:
         payload = state
     else:                                      # fast: the core pickles its snapshot
         core_state = core.__getstate__()
-        change(core_state["snapshot"]["trees"][0]["nodes"])
+        tree = core_state["snapshot"]["trees"][0]
+        if columns:                            # its nodes as columns (state format 2)
+            cols = tree["nodes"][NODES_TAG]
+            change(cols)
+        else:                                  # as nodes (state format 1)
+            nodes = columns_to_nodes(tree["nodes"][NODES_TAG],
+                                     model._params.quantization == "leaf")
+            change(nodes)
+            tree["nodes"] = nodes
         payload = state
         payload["_engine"] = _CoreState(type(core), core_state)
     clone = type(model).__new__(type(model))
@@ -271,6 +282,23 @@ def test_tampered_pickle_is_refused_before_c(backend: ModuleType, change: Any,
         model.learn_one(x, y)
     assert model.snapshot()["core"]["trees"][0]["nodes"][0]["feature"] >= 0
     data = _tampered_pickle(model, change)
+    with pytest.raises(StateFormatError, match=field):
+        pickle.loads(data)
+
+
+@pytest.mark.parametrize("change,field", [
+    (lambda cols: cols["first_child"].__setitem__(0, 10**6), "first_child"),
+    (lambda cols: cols["counts"].__setitem__((0, 0), -1), "counts"),
+    (lambda cols: cols.__setitem__("counts", cols["counts"][:, :-1]), "counts"),
+    (lambda cols: cols["feature"].__setitem__(0, -7), "nodes.used"),   # one leaf more
+    (lambda cols: cols.__setitem__("sums", cols["sums"].astype(np.int64)), "sums"),
+])
+def test_tampered_columns_in_a_fast_pickle_are_refused_before_c(
+        both: tuple[ModuleType, ModuleType], change: Any, field: str) -> None:
+    model = both[1].SGTRegressor(warmup=20, grace_period=10, delta=0.3)
+    for x, y in stream(SPECS[3], 200, seed=2):
+        model.learn_one(x, y)
+    data = _tampered_pickle(model, change, columns=True)
     with pytest.raises(StateFormatError, match=field):
         pickle.loads(data)
 

@@ -182,8 +182,10 @@ def test_feature_names_of_a_file_are_checked(backend: ModuleType, tmp_path: Path
     import gzip
     import json
 
+    from reference.persist import save
+
     path = tmp_path / "model.dwm"
-    _fitted(backend, "SGTRegressor", _frame(["a", "b", "c"])).save(path)
+    save(_fitted(backend, "SGTRegressor", _frame(["a", "b", "c"])), path, version=1)
     doc = json.loads(gzip.open(path).read())
     for bad in (["a", "b"], ["a", "b", 3], "abc"):
         with gzip.open(path, "wt") as out:

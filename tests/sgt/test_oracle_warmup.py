@@ -120,11 +120,10 @@ def _as_before_the_parameter(params: object) -> object:
 
 def test_states_written_before_the_parameter_keep_predicting_zero(backend: ModuleType,
                                                                   tmp_path: object) -> None:
-    import gzip
     import json
     from pathlib import Path
 
-    from reference.persist import from_document, to_document
+    from reference.persist import from_document, read_document, to_document
 
     rng = np.random.default_rng(7)
     X, y = rng.uniform(size=(30, 2)), rng.normal(3.0, 1.0, size=30)
@@ -153,5 +152,4 @@ def test_states_written_before_the_parameter_keep_predicting_zero(backend: Modul
     assert loaded.predict_one(X[0]) == 0.0
     path = Path(str(tmp_path)) / "new.dwm"
     model.save(path)
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        assert json.load(handle)["params"]["warmup_prediction"] == "newton"
+    assert read_document(path)["params"]["warmup_prediction"] == "newton"
