@@ -25,14 +25,18 @@ collects them in course order.
 
 from __future__ import annotations
 
+import difflib
 import importlib
+import importlib.util
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 __all__ = [
     "Case", "Exercise", "Mistake", "Plug", "Stream", "Tolerance",
-    "EXACT", "FAMILY_MODULES", "all_exercises", "get",
+    "EXACT", "FAMILY_MODULES", "add_catalog", "all_exercises", "catalogs", "get",
+    "load_folder",
 ]
 
 
@@ -138,8 +142,68 @@ FAMILY_MODULES = (
 """The modules that register exercises, in course order."""
 
 
+_CATALOGS: list[Path] = []
+"""Instructors' folders added with :func:`add_catalog`, in the order added."""
+
+_FOLDERS: dict[Path, list[Exercise]] = {}
+
+
+def load_folder(folder: str | Path) -> list[Exercise]:
+    """The exercises of a catalogue folder: one sub-folder per exercise, each with an
+    ``exercise.py`` that defines ``EXERCISE`` (an :class:`Exercise`), in name order.
+
+    The modules are imported once per folder and process (by file path, under a private
+    module name, so two folders may use the same sub-folder names).
+    """
+    root = Path(folder).resolve()
+    if root in _FOLDERS:
+        return _FOLDERS[root]
+    if not root.is_dir():
+        raise FileNotFoundError(f"no exercise folder {folder}")
+    found: list[Exercise] = []
+    for sub in sorted(p for p in root.iterdir() if (p / "exercise.py").is_file()):
+        module_name = f"_driftwood_catalog_{abs(hash(str(sub))):x}_{sub.name.replace('-', '_')}"
+        spec = importlib.util.spec_from_file_location(module_name, sub / "exercise.py")
+        if spec is None or spec.loader is None:
+            raise ImportError(f"cannot load {sub / 'exercise.py'}")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        exercise = getattr(module, "EXERCISE", None)
+        if not isinstance(exercise, Exercise):
+            raise TypeError(f"{sub / 'exercise.py'} defines no EXERCISE (an Exercise)")
+        found.append(exercise)
+    _FOLDERS[root] = found
+    return found
+
+
+def add_catalog(folder: str | Path) -> list[Exercise]:
+    """Add an instructor's catalogue folder (see :func:`load_folder`) to every listing,
+    after the package's own exercises; returns its exercises.
+
+    A name that is already taken (by the package or an earlier folder) is refused with
+    ``ValueError``, so that a check never grades against another exercise than the one
+    the instructor wrote.
+    """
+    root = Path(folder).resolve()
+    if root in _CATALOGS:
+        return _FOLDERS[root]
+    mine = load_folder(root)
+    taken = {ex.name for ex in all_exercises()}
+    clash = sorted(taken.intersection(ex.name for ex in mine))
+    if clash:
+        raise ValueError(f"{folder}: exercise names already taken: {', '.join(clash)}")
+    _CATALOGS.append(root)
+    return mine
+
+
+def catalogs() -> list[Path]:
+    """The folders added with :func:`add_catalog`."""
+    return list(_CATALOGS)
+
+
 def all_exercises() -> list[Exercise]:
-    """Every registered exercise, in course order (family, then registration order)."""
+    """Every registered exercise, in course order (family, then registration order), then
+    the exercises of the folders added with :func:`add_catalog`."""
     found: list[Exercise] = []
     for name in FAMILY_MODULES:
         try:
@@ -149,12 +213,19 @@ def all_exercises() -> list[Exercise]:
                 raise
             continue
         found.extend(module.EXERCISES)
+    for root in _CATALOGS:
+        found.extend(load_folder(root))
     return found
 
 
 def get(name: str) -> Exercise:
-    """The exercise called ``name``; ``KeyError`` listing the known names otherwise."""
+    """The exercise called ``name``; ``KeyError`` naming the closest known names otherwise
+    ("did you mean"), or all of them when none is close."""
     by_name = {ex.name: ex for ex in all_exercises()}
     if name not in by_name:
+        close = difflib.get_close_matches(name, list(by_name), n=3, cutoff=0.6)
+        if close:
+            raise KeyError(f"no exercise {name!r}; did you mean {' or '.join(close)}? "
+                           "(`driftwood exercise list` shows them all)")
         raise KeyError(f"no exercise {name!r}; known: {', '.join(sorted(by_name))}")
     return by_name[name]

@@ -102,9 +102,13 @@ __all__ = [
     "start",
 ]
 
-STATUSES = ("passed", "not-implemented", "wrong-signature", "raises", "mismatch", "import-error")
-"""Every report status. ``"import-error"`` only comes from a file (``driftwood exercise
-check NAME FILE``: the file does not import, or does not define the function)."""
+STATUSES = ("passed", "not-implemented", "wrong-signature", "raises", "mismatch", "import-error",
+            "timeout", "error")
+"""Every report status. The last three only come from a file checked in a child process
+(:func:`reference.exercises.isolation.check_file`): ``"import-error"`` the file does not
+import or does not define the function, ``"timeout"`` the time limit ran out (the import
+included), ``"error"`` the child ended without sending its result (``os._exit``, a crash)
+or the check was ended by a ``BaseException`` such as ``SystemExit``."""
 
 STREAM_RTOL = 1e-9
 """Relative tolerance of the stream comparison for ``"rel"`` exercises."""
@@ -317,6 +321,7 @@ class Report:
     failing_case: str = ""
     traceback: str = ""
     notes: list[str] = field(default_factory=list)
+    printed: str = ""
 
     @property
     def passed(self) -> bool:
@@ -351,6 +356,7 @@ class Report:
             "failing_case": self.failing_case or None,
             "traceback": self.traceback or None,
             "notes": list(self.notes),
+            "printed": self.printed or None,
             "text": str(self),
         }
 
@@ -372,7 +378,8 @@ class Report:
         if self.failing_case:
             lines.append(f"  case: {self.failing_case}")
         if self.traceback:
-            lines.append("  traceback (your code):")
+            lines.append("  where it was stopped (your code):" if self.status == "timeout"
+                         else "  traceback (your code):")
             lines += ["    " + line for line in self.traceback.rstrip().splitlines()]
         if self.diagnosis is not None:
             lines.append(f"  diagnosis: {self.diagnosis.sentence}")
@@ -393,6 +400,9 @@ class Report:
             kind = "exact" if tol.kind == "exact" else f"relative {tol.rtol:g}"
             lines.append(f"  tolerance: {kind}" + (f" ({tol.why})" if tol.why else ""))
         lines += [f"  note: {n}" for n in self.notes]
+        if self.printed:
+            lines.append("  your code printed:")
+            lines += ["    " + line for line in self.printed.splitlines()]
         return lines
 
     def __str__(self) -> str:
@@ -517,14 +527,26 @@ def plugged(plugs: Sequence[Plug], student: Callable[..., Any]) -> Iterator[None
 
 
 class _Raised:
-    """An output that is an exception (of a mistake, or of the student on a later case)."""
+    """An output that is an exception (of a mistake, or of the student's code): its
+    ``"Type: message"`` text and the traceback of the student's frames, both plain text
+    (so that an isolated run can send it; see :mod:`reference.exercises.isolation`)."""
 
-    def __init__(self, exc: BaseException) -> None:
-        self.exc = exc
-        self.text = f"{type(exc).__name__}: {exc}"
+    def __init__(self, text: str, tb: str = "", kind: str = "raised") -> None:
+        self.text = text
+        self.tb = tb
+        self.kind = kind        # "raised", or "not-implemented" (ends route (a))
+
+    @classmethod
+    def of(cls, exc: BaseException, kind: str = "raised") -> _Raised:
+        """The record of ``exc`` as it was raised."""
+        return cls(f"{type(exc).__name__}: {exc}", _student_traceback(exc), kind)
 
     def __repr__(self) -> str:
         return f"<raised {self.text}>"
+
+
+def _identity_value(value: Any) -> Any:
+    return value
 
 
 _CACHE: dict[tuple[str, int], dict[str, Any]] = {}
@@ -556,7 +578,7 @@ def _mistake_outputs(exercise: Exercise) -> dict[str, list[Any]]:
                 try:
                     values.append(mistake.function(*copy.deepcopy(case.args)))
                 except Exception as exc:  # noqa: BLE001 - a wrong formula may fail anywhere
-                    values.append(_Raised(exc))
+                    values.append(_Raised.of(exc))
             out[mistake.id] = values
         entry["mistakes"] = out
     result: dict[str, list[Any]] = entry["mistakes"]
@@ -574,10 +596,11 @@ def mistake_cases(exercise: Exercise, mistake: Mistake) -> list[int]:
     ]
 
 
-def _diagnose(exercise: Exercise, obtained: list[Any], wrong: set[int]) -> Mistake | None:
+def _diagnose(exercise: Exercise, obtained: list[Any], wrong: set[int],
+              normalize: Callable[[Any], Any] = _identity_value) -> Mistake | None:
     best: tuple[int, int, int] | None = None
     chosen: Mistake | None = None
-    outputs = _mistake_outputs(exercise)
+    outputs = normalize(_mistake_outputs(exercise))
     for order, mistake in enumerate(exercise.mistakes):
         where = mistake_cases(exercise, mistake)
         if not where:
@@ -598,8 +621,8 @@ def _diagnose(exercise: Exercise, obtained: list[Any], wrong: set[int]) -> Mista
 def _student_traceback(exc: BaseException) -> str:
     """The frames below the checker's own (the student's code and what it called)."""
     frames = traceback.extract_tb(exc.__traceback__)
-    here = Path(__file__).resolve()
-    while frames and Path(frames[0].filename).resolve() == here:
+    here = Path(__file__).resolve().parent
+    while frames and Path(frames[0].filename).resolve().parent == here:
         frames = traceback.StackSummary.from_list(frames[1:])
     shown = traceback.format_list(frames[-6:])
     shown += traceback.format_exception_only(type(exc), exc)
@@ -665,11 +688,15 @@ def _signature_problem(exercise: Exercise, function: Any, notes: list[str]) -> s
 
 
 def _rows(exercise: Exercise) -> tuple[list[list[float]], list[Any]]:
+    """The stream's rows and labels as Python lists (computed once per exercise)."""
     assert exercise.stream is not None
-    X, y = exercise.stream.data()
-    rows = [list(map(float, r)) for r in np.asarray(X, dtype=np.float64).tolist()]
-    labels = list(np.asarray(y).tolist())
-    return rows, labels
+    entry = _cache(exercise)
+    if "rows" not in entry:
+        X, y = exercise.stream.data()
+        rows = [list(map(float, r)) for r in np.asarray(X, dtype=np.float64).tolist()]
+        entry["rows"] = (rows, list(np.asarray(y).tolist()))
+    found: tuple[list[list[float]], list[Any]] = entry["rows"]
+    return copy.deepcopy(found)
 
 
 def _run_model(model: Any, rows: list[list[float]], labels: list[Any]) -> Iterator[
@@ -679,12 +706,12 @@ def _run_model(model: Any, rows: list[list[float]], labels: list[Any]) -> Iterat
         try:
             prediction: Any = model.predict_one(x)
         except Exception as exc:  # noqa: BLE001 - compared with the other model's
-            prediction = _Raised(exc)
+            prediction = _Raised.of(exc)
         try:
             model.learn_one(x, y)
             snapshot: Any = model.snapshot()
         except Exception as exc:  # noqa: BLE001
-            yield prediction, _Raised(exc)
+            yield prediction, _Raised.of(exc)
             return
         yield prediction, snapshot
 
@@ -722,35 +749,98 @@ def _compare_step(a: Any, b: Any, path: str, exercise: Exercise) -> str | None:
     return _tolerant_first_difference(a, b, max(STREAM_RTOL, exercise.tolerance.rtol), path)
 
 
-def _stream(exercise: Exercise, function: Callable[..., Any]) -> tuple[
-        Divergence | None, int, str, BaseException | None]:
-    """Route (b): ``(divergence, steps agreeing, against, exception in the student's code)``."""
+def _plugged_steps(exercise: Exercise, function: Callable[..., Any]) -> tuple[
+        list[tuple[Any, Any]], _Raised | None]:
+    """Route (b), the student's half: the plugged reference model's ``(prediction,
+    snapshot)`` per step (a :class:`_Raised` where it raised; the run ends at an exception
+    of ``learn_one``), or the exception of its constructor."""
     stream = exercise.stream
     assert stream is not None
-    recorded = _trajectory(exercise)
-    against = recorded["against"]
-    reference = importlib.import_module("reference")
-    cls = getattr(reference, stream.model)
-    steps = 0
+    rows, labels = _rows(exercise)
+    cls = getattr(importlib.import_module("reference"), stream.model)
     with plugged(exercise.plugs, function):
         try:
             model = cls(**dict(stream.params))
         except Exception as exc:  # noqa: BLE001 - the student's code runs in the constructor
-            return Divergence(0, f"the model's constructor raised {type(exc).__name__}: {exc}",
-                              against), 0, against, exc
-        mine = _run_model(model, recorded["rows"], recorded["labels"])
-        for t, ((p_ref, s_ref), (p_mine, s_mine)) in enumerate(
-                zip(recorded["steps"], mine, strict=False)):
-            after = "learn_one" if isinstance(s_mine, _Raised) or isinstance(
-                s_ref, _Raised) else "snapshot"
-            what = _compare_step(p_mine, p_ref, "predict_one", exercise) or _compare_step(
-                s_mine, s_ref, after, exercise)
-            if what is not None:
-                raised = next((v for v in (p_mine, s_mine) if isinstance(v, _Raised)), None)
-                return Divergence(t, what, against), steps, against, (
-                    None if raised is None else raised.exc)
-            steps += 1
+            return [], _Raised.of(exc)
+        return [(p, copy.deepcopy(snap)) for p, snap in _run_model(model, rows, labels)], None
+
+
+def _compare_stream(exercise: Exercise, outputs: Outputs, normalize: Callable[[Any], Any]
+                    ) -> tuple[Divergence | None, int, str, _Raised | None]:
+    """Route (b), the comparison: ``(divergence, steps agreeing, against, the student's
+    exception)``."""
+    recorded = _trajectory(exercise)
+    against = recorded["against"]
+    if outputs.constructor_error is not None:
+        error = outputs.constructor_error
+        return Divergence(0, f"the model's constructor raised {error.text}", against), 0, \
+            against, error
+    steps = 0
+    assert outputs.stream is not None
+    for t, ((p_ref, s_ref), (p_mine, s_mine)) in enumerate(
+            zip(normalize(recorded["steps"]), outputs.stream, strict=False)):
+        after = "learn_one" if isinstance(s_mine, _Raised) or isinstance(
+            s_ref, _Raised) else "snapshot"
+        what = _compare_step(p_mine, p_ref, "predict_one", exercise) or _compare_step(
+            s_mine, s_ref, after, exercise)
+        if what is not None:
+            raised = next((v for v in (p_mine, s_mine) if isinstance(v, _Raised)), None)
+            return Divergence(t, what, against), steps, against, raised
+        steps += 1
     return None, steps, against, None
+
+
+@dataclass
+class Outputs:
+    """What the student's function produced, before any comparison.
+
+    The checker's two halves meet here: :func:`collect` runs the student's code and fills
+    this record (in the student's process, or in an isolated child that sends it as plain
+    data, :mod:`reference.exercises.isolation`); :func:`grade` compares it with the
+    reference and writes the report, and never calls the student's code.
+
+    Attributes
+    ----------
+    notes : list of str
+        Notes on the signature (renamed parameters).
+    problem : str or None
+        Why the signature does not fit (then nothing ran).
+    values : list
+        The output on each case, in order; a :class:`_Raised` where the function raised.
+        A ``NotImplementedError`` ends the list (its record has kind ``"not-implemented"``).
+    stream : list of (prediction, snapshot) or None
+        The plugged reference model's steps (``None``: route (b) did not run).
+    constructor_error : _Raised or None
+        The exception of the plugged model's constructor.
+    """
+
+    notes: list[str] = field(default_factory=list)
+    problem: str | None = None
+    values: list[Any] = field(default_factory=list)
+    stream: list[tuple[Any, Any]] | None = None
+    constructor_error: _Raised | None = None
+
+
+def collect(exercise: Exercise, function: Callable[..., Any], *, stream: bool = True
+            ) -> Outputs:
+    """Run ``function`` on the exercise's cases and, plugged, in the reference model."""
+    outputs = Outputs()
+    outputs.problem = _signature_problem(exercise, function, outputs.notes)
+    if outputs.problem is not None:
+        return outputs
+    for case in _cache(exercise)["cases"]:
+        try:
+            value = function(*copy.deepcopy(case.args))
+        except NotImplementedError as exc:
+            outputs.values.append(_Raised.of(exc, "not-implemented"))
+            return outputs
+        except Exception as exc:  # noqa: BLE001 - any error of the student's code is reported
+            value = _Raised.of(exc)
+        outputs.values.append(value)
+    if stream and exercise.stream is not None and exercise.plugs:
+        outputs.stream, outputs.constructor_error = _plugged_steps(exercise, function)
+    return outputs
 
 
 # ---------------------------------------------------------------------------
@@ -797,21 +887,34 @@ def check(
     'not-implemented'
     """
     exercise = get(name_or_exercise) if isinstance(name_or_exercise, str) else name_or_exercise
-    notes: list[str] = []
-    problem = _signature_problem(exercise, function, notes)
-    if problem is not None:
-        report = _base_report(exercise, "wrong-signature", problem)
+    if stream and exercise.stream is not None and exercise.plugs:
+        _trajectory(exercise)      # the comparison model runs before anything is plugged
+    return grade(exercise, collect(exercise, function, stream=stream))
+
+
+def grade(exercise: Exercise, outputs: Outputs,
+          normalize: Callable[[Any], Any] = _identity_value) -> Report:
+    """The report on ``outputs`` (see :func:`collect`): compare, diagnose, explain.
+
+    ``normalize`` is applied to every value computed here (the reference's outputs, the
+    mistakes' and the comparison model's) before it meets the student's, so that values
+    that travelled as plain data compare like with like (an isolated run passes
+    :func:`reference.exercises.isolation.round_trip`).
+    """
+    notes = outputs.notes
+    if outputs.problem is not None:
+        report = _base_report(exercise, "wrong-signature", outputs.problem)
         report.notes = notes
         return report
     entry = _cache(exercise)
-    cases, expected = entry["cases"], entry["expected"]
+    cases = entry["cases"]
+    expected = normalize(entry["expected"])
     obtained: list[Any] = []
     first: CaseMismatch | None = None
     wrong: set[int] = set()
-    for i, case in enumerate(cases):
-        try:
-            value = function(*copy.deepcopy(case.args))
-        except NotImplementedError:
+    for i, value in enumerate(outputs.values):
+        case = cases[i]
+        if isinstance(value, _Raised) and value.kind == "not-implemented":
             report = _base_report(exercise, "not-implemented", (
                 f"{exercise.function_name} raises NotImplementedError: write its body "
                 f"(the skeleton's `raise NotImplementedError`) and check again"))
@@ -819,18 +922,16 @@ def check(
             report.cases_total = len(cases)
             report.notes = notes
             return report
-        except Exception as exc:  # noqa: BLE001 - any error of the student's code is reported
-            if first is None:
-                report = _base_report(exercise, "raises", (
-                    f"{exercise.function_name} raised {type(exc).__name__} on case #{i} "
-                    f"({case.label})"))
-                report.failing_case = f"#{i} ({case.label}): arguments {_short(case.args)}"
-                report.traceback = _student_traceback(exc)
-                report.cases_checked = i
-                report.cases_total = len(cases)
-                report.notes = notes
-                return report
-            value = _Raised(exc)
+        if isinstance(value, _Raised) and first is None:
+            report = _base_report(exercise, "raises", (
+                f"{exercise.function_name} raised {value.text.split(':')[0]} on case #{i} "
+                f"({case.label})"))
+            report.failing_case = f"#{i} ({case.label}): arguments {_short(case.args)}"
+            report.traceback = value.tb
+            report.cases_checked = i
+            report.cases_total = len(cases)
+            report.notes = notes
+            return report
         obtained.append(value)
         where = difference(expected[i], value, exercise.tolerance) if not isinstance(
             value, _Raised) else f"raised {value.text}"
@@ -838,12 +939,12 @@ def check(
             wrong.add(i)
             if first is None:
                 first = CaseMismatch(i, case.label, case.args, expected[i], value, where)
-    diagnosis = _diagnose(exercise, obtained, wrong) if first is not None else None
+    diagnosis = _diagnose(exercise, obtained, wrong, normalize) if first is not None else None
     divergence: Divergence | None = None
     steps, against, stream_error = 0, "", None
-    run_stream = stream and exercise.stream is not None and bool(exercise.plugs)
+    run_stream = outputs.stream is not None or outputs.constructor_error is not None
     if run_stream:
-        divergence, steps, against, stream_error = _stream(exercise, function)
+        divergence, steps, against, stream_error = _compare_stream(exercise, outputs, normalize)
     if first is not None:
         report = _base_report(exercise, "mismatch", (
             f"{exercise.function_name} differs from the reference on {len(wrong)} of "
@@ -858,7 +959,7 @@ def check(
             + (" and inside the model on the whole stream" if run_stream else "")))
     if stream_error is not None and first is None:
         report.status = "raises"
-        report.traceback = _student_traceback(stream_error)
+        report.traceback = stream_error.tb
     report.cases_checked = len(cases)
     report.cases_total = len(cases)
     report.first_mismatch = first
