@@ -36,7 +36,7 @@ from typing import Any
 __all__ = [
     "Case", "Exercise", "Mistake", "Plug", "Stream", "Tolerance",
     "EXACT", "FAMILY_MODULES", "add_catalog", "all_exercises", "catalogs", "get",
-    "load_folder",
+    "folder_file", "folder_hints", "load_family", "load_folder",
 ]
 
 
@@ -130,6 +130,7 @@ class Exercise:
     mistakes: tuple[Mistake, ...] = ()
     hints: tuple[str, ...] = ()
     minutes: int = 15               # time estimate for the course outline
+    statement: str = ""             # the statement shown to the student (Markdown)
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -140,6 +141,44 @@ FAMILY_MODULES = (
     "reference.exercises.abacoc",
 )
 """The modules that register exercises, in course order."""
+
+
+def folder_file(module_file: str, name: str) -> str:
+    """The text of the file ``name`` beside the module ``module_file`` (an exercise
+    folder's ``skeleton.py`` or ``statement.md``; pass ``__file__``)."""
+    return (Path(module_file).parent / name).read_text(encoding="utf-8")
+
+
+def folder_hints(module_file: str, name: str = "hints.txt") -> tuple[str, ...]:
+    """The hints of an exercise folder: one paragraph of ``hints.txt`` per hint (blank
+    lines between hints; a hint's lines are joined with single spaces), from a nudge to
+    the formula."""
+    text = folder_file(module_file, name)
+    paragraphs = [" ".join(p.split()) for p in text.split("\n\n")]
+    return tuple(p for p in paragraphs if p)
+
+
+def load_family(package: str, order: Sequence[str]) -> tuple[Exercise, ...]:
+    """The exercises of a family package: the sub-folders holding an ``exercise.py``
+    (each defines ``EXERCISE``), in the order ``order`` lists them.
+
+    A folder that ``order`` does not list, or a name in ``order`` with no folder, raises
+    ``ValueError``: an exercise is never silently left out of the course.
+    """
+    module = importlib.import_module(package)
+    assert module.__file__ is not None
+    here = Path(module.__file__).parent
+    folders = {p.name for p in here.iterdir() if (p / "exercise.py").is_file()}
+    if folders != set(order):
+        raise ValueError(f"{package}: folders {sorted(folders - set(order))} are not in its "
+                         f"ORDER, names {sorted(set(order) - folders)} have no folder")
+    found: list[Exercise] = []
+    for name in order:
+        exercise = importlib.import_module(f"{package}.{name}.exercise").EXERCISE
+        if not isinstance(exercise, Exercise):
+            raise TypeError(f"{package}.{name}.exercise.EXERCISE is not an Exercise")
+        found.append(exercise)
+    return tuple(found)
 
 
 _CATALOGS: list[Path] = []
