@@ -74,7 +74,8 @@ extensions = [
     "driftwood_exercises",  # docs/_ext: the exercise-table directive of the Teaching page
 ]
 
-exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints", "Thumbs.db", ".DS_Store",
+                    "teaching/instructor-exercises/**"]  # an exercise folder, shown by literalinclude
 root_doc = "index"
 
 # -- MyST / myst-nb ------------------------------------------------------------------------

@@ -29,6 +29,7 @@ import pytest
 import reference
 from reference.exercises import check, hint, list_exercises, start
 from reference.exercises import checker as checker_module
+from reference.exercises import plug as plug_module
 from reference.exercises.catalog import (
     EXACT,
     FAMILY_MODULES,
@@ -177,8 +178,8 @@ def test_exercise_is_well_formed(exercise: Exercise) -> None:
         assert hasattr(reference, ex.stream.model)
     for plug in ex.plugs:
         assert plug.target.startswith("reference.")
-        owner, attr, raw = checker_module._resolve(plug.target)
-        assert callable(checker_module._unwrap(raw))
+        owner, attr, raw = plug_module._resolve(plug.target)
+        assert callable(plug_module._unwrap(raw))
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=_ids(EXERCISES))
@@ -472,7 +473,7 @@ def test_plug_replaces_a_method_and_restores_it() -> None:
 
 def test_plug_leaves_the_exercise_modules_alone() -> None:
     """Adapters in ``reference.exercises`` keep the real functions (no recursion)."""
-    names = {m.__name__ for m in checker_module._patchable_modules()}
+    names = {m.__name__ for m in plug_module._patchable_modules()}
     assert "reference.rng" in names and "reference.dynatree.tree" in names
     assert not any(n.startswith("reference.exercises") for n in names)
 

@@ -22,6 +22,7 @@ import pytest
 import reference
 from reference.evaluation.cli import main
 from reference.exercises import checker, gradebook
+from reference.exercises.catalog import EXACT
 from reference.exercises.isolation import Opaque, check_file, decode, encode, round_trip
 
 LIMIT = 1.5
@@ -169,7 +170,7 @@ def test_nan_numpy_and_odd_objects_travel_as_the_checker_sees_them() -> None:
 
     opaque = round_trip(Loud())
     assert isinstance(opaque, Opaque) and opaque.type_name == "Loud"
-    assert checker.difference(0.5, opaque, checker.Tolerance("exact")) is not None
+    assert checker.difference(0.5, opaque, EXACT) is not None
     looped: list[Any] = []
     looped.append(looped)
     assert isinstance(round_trip(looped), list)     # cut off, not a RecursionError
