@@ -16,6 +16,21 @@ neither option the table lists every exercise. The page therefore cannot drift f
 catalogue: a new exercise appears in its session's table by itself, and
 ``tests/common/test_teaching_page.py`` checks that every registered exercise is in one of
 the page's tables.
+
+The ``solution`` directive keeps an exercise's answer out of sight on a tutorial page:
+
+````md
+:::{solution} sgt-split-test
+```{literalinclude} ../../reference/sgt/splits.py
+:pyobject: t_test_p_value
+```
+:::
+````
+
+renders its content inside a collapsed HTML ``<details>`` block whose summary reads
+"Solution (exercise sgt-split-test)"; the reader opens it after the derivation.
+``tests/common/test_teaching_page.py`` checks that every reference function an exercise
+asks for, where a tutorial includes it, sits in such a block.
 """
 
 from __future__ import annotations
@@ -108,6 +123,25 @@ class ExerciseTable(Directive):
         return [build_table(rows(chosen)), summary]
 
 
+class Solution(Directive):
+    """``solution NAME...``: the content, collapsed, as the answer to exercises NAME."""
+
+    has_content = True
+    optional_arguments = 10
+    final_argument_whitespace = False
+
+    def run(self) -> list[nodes.Node]:
+        names = ", ".join(self.arguments)
+        label = f"Solution (exercise {names})" if names else "Solution"
+        container = nodes.container(classes=["solution"])
+        self.state.nested_parse(self.content, self.content_offset, container)
+        opening = nodes.raw("", f'<details class="solution"><summary>{label}</summary>',
+                            format="html")
+        closing = nodes.raw("", "</details>", format="html")
+        return [opening, container, closing]
+
+
 def setup(app: Any) -> dict[str, Any]:
     app.add_directive("exercise-table", ExerciseTable)
+    app.add_directive("solution", Solution)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -16,7 +16,7 @@ equation) and knows everything needed to grade it without a human:
   beside the ``fast`` model and report the first step where they diverge;
 * **mistakes**: known wrong formulas (the mutation harness's mutants and the slips students
   really make), each with a one-sentence diagnosis and the tutorial paragraph to reread;
-* graded **hints** that never give the answer away.
+* graded **hints**, from a nudge to the formula (the last one gives it).
 
 The families register their exercises in one module each (``determinism``,
 ``dynamic_trees``, ``sgt``, ``abacoc``: a module-level ``EXERCISES`` tuple); :func:`all_exercises`
