@@ -357,3 +357,49 @@ def test_solution_directive_renders_a_collapsed_block() -> None:
                          writer="html")["body"]
     assert '<details class="solution"><summary>Solution (exercise rng-uniform)</summary>' in html
     assert html.index("The code.") < html.index("</details>")
+
+
+# -- the outline fits its sessions ---------------------------------------------------------------
+
+
+def test_each_sessions_core_exercises_fit_its_45_minutes() -> None:
+    """The page gives about 45 minutes of exercises per session: every session table marks
+    its core exercises, which exist in that table and fit the budget; the rest is extra."""
+    assert "about 45 minutes of exercises in class" in " ".join(page().split())
+    sessions = [t for t in directives(page()) if t]
+    catalogue = all_exercises()
+    driftwood_exercises = extension()
+    for options in sessions:
+        assert options.get("budget") == "45", options
+        core = options["core"].split()
+        chosen = driftwood_exercises.select(catalogue, options.get("tutorial"))
+        assert set(core) <= {ex.name for ex in chosen}, options
+        in_class, extra = driftwood_exercises.split_minutes(chosen, core)
+        assert 0 < in_class <= 45, (options["tutorial"], in_class)
+        assert in_class + extra == sum(ex.minutes for ex in chosen)
+
+
+def test_core_minutes_over_the_budget_fail_the_build() -> None:
+    driftwood_exercises = extension()
+    from docutils.core import publish_parts
+    from docutils.parsers.rst import directives as rst_directives
+    from docutils.utils import SystemMessage
+
+    rst_directives.register_directive("exercise-table", driftwood_exercises.ExerciseTable)
+    names = "rng-splitmix64 rng-seed-state rng-xoshiro-step rng-uniform rng-below"
+    source = (".. exercise-table::\n   :tutorial: 01_determinism\n"
+              f"   :core: {names}\n   :budget: 45\n")
+    with pytest.raises(SystemMessage, match="more than the session's 45"):
+        publish_parts(source, writer="html", settings_overrides={"halt_level": 3})
+    fits = source.replace(names, "rng-uniform rng-below")
+    html = publish_parts(fits, writer="html", settings_overrides={"halt_level": 3})["body"]
+    assert "Core: 2 exercises, 25 minutes of the 45 in class" in html
+    assert html.count(">extra<") == 3 and html.count(">core<") == 2
+
+
+def test_homeworks_are_numbered_in_the_order_they_are_given() -> None:
+    text = page()
+    handed = [int(n) for n in re.findall(r"\*\*Homework (\d)\*\* is handed out", text)]
+    assert handed == [1, 2, 3]
+    headings = [int(n) for n in re.findall(r"^### Homework (\d):", text, flags=re.M)]
+    assert headings == [1, 2, 3]
