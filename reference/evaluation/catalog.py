@@ -116,6 +116,9 @@ MODELS: dict[str, ModelSpec] = {
 SIZE_ATTRIBUTES = ("n_balls_", "n_nodes_", "n_stored_")
 """Model-size attributes reported by ``run`` when the model has one (ABACOC, SGT, NN3)."""
 
+SIZE_MEANING = {"n_balls_": "balls", "n_nodes_": "tree nodes", "n_stored_": "stored points"}
+"""What each model-size attribute counts (the ``size`` metric of a run or a grid)."""
+
 DEFAULT_STREAM = {"regression": "friedman", "classification": "sea"}
 
 

@@ -200,3 +200,20 @@ def test_module_entry_point(module: str) -> None:
         timeout=60,
     )
     assert done.returncode == 0 and "models" in done.stdout
+
+
+def test_run_names_what_size_counts_and_quotes_one_wall_time(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The header says what the size counts; the progress line and the table's wall time
+    are the same measure (the model time, inside predict and learn, is labelled apart)."""
+    import re
+
+    assert main(["run", "--model", "sgt", "--n", "3000", "--progress"]) == 0
+    captured = capsys.readouterr()
+    assert "number of tree nodes (the model's n_nodes_)" in captured.out
+    assert "attribute n_nodes_" not in captured.out
+    wall = float(re.search(r"wall time \[s\]\s+([0-9.]+)", captured.out).group(1))
+    model = float(re.search(r"model time \[s\]\s+([0-9.]+)", captured.out).group(1))
+    shown = re.search(r"rows, ([0-9.]+) s elapsed", captured.err)
+    assert shown is not None and abs(float(shown.group(1)) - wall) <= 0.05 + 1e-9
+    assert model <= wall
