@@ -10,15 +10,45 @@ exercises) and the report's classes, which the parent process of an isolated che
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from reference.exercises.catalog import Mistake, Tolerance
 
-__all__ = ["DISCRETE", "CaseMismatch", "Divergence", "Report", "difference"]
+__all__ = ["DISCRETE", "DOCS_URL_VARIABLE", "CaseMismatch", "Divergence", "Report",
+           "difference", "reread_link"]
+
+DOCS_URL_VARIABLE = "DRIFTWOOD_DOCS_URL"
+"""Environment variable: where the built documentation is served (an ``http(s)://`` or
+``file://`` address of its root), so that ``reread:`` lines are links to the page."""
+
+
+BUILT_DOCS = Path(__file__).resolve().parents[2] / "docs" / "_build" / "html"
+"""Where a source checkout's documentation is built (``docs/_build/html``)."""
+
+
+def reread_link(anchor: str) -> str:
+    """The built documentation page of a tutorial section ``"tutorials/<page>.md#<slug>"``.
+
+    With :data:`DOCS_URL_VARIABLE` set, ``<that address>/tutorials/<page>.html#<slug>``;
+    else, in a source checkout whose docs are built (``docs/_build/html``), the
+    ``file://`` address of the page; else the section as written, followed by the page
+    within the built site.
+    """
+    page, _, slug = anchor.partition("#")
+    html = (page[:-3] + ".html" if page.endswith(".md") else page) + (f"#{slug}" if slug else "")
+    base = os.environ.get(DOCS_URL_VARIABLE, "").strip()
+    if base:
+        return f"{base.rstrip('/')}/{html}"
+    built = BUILT_DOCS
+    if (built / html.partition("#")[0]).is_file():
+        return (built / html.partition("#")[0]).as_uri() + (f"#{slug}" if slug else "")
+    return f"{anchor} (built page: {html}; set {DOCS_URL_VARIABLE} to link it)"
 
 _VALUE_WIDTH = 160
 """Longest repr of one value in a report before it is shortened."""
@@ -291,18 +321,24 @@ class Report:
             lines += ["    " + line for line in self.traceback.rstrip().splitlines()]
         if self.diagnosis is not None:
             lines.append(f"  diagnosis: {self.diagnosis.sentence}")
-            lines.append(f"    reread: {self.diagnosis.anchor}")
+            lines.append(f"    reread: {reread_link(self.diagnosis.anchor)}")
         elif self.status == "mismatch" and self.anchor:
-            lines.append(f"  reread: {self.anchor}")
+            lines.append(f"  reread: {reread_link(self.anchor)}")
         if self.stream_model:
             if self.stream_divergence is not None:
                 dv = self.stream_divergence
                 lines.append(f"  stream: your function inside the reference {self.stream_model} "
                              f"diverges from {dv.against} at step {dv.step} (rows from 0; "
                              f"yours first): {dv.what}")
-            elif self.status == "passed" or self.first_mismatch is not None:
+            elif self.status == "passed":
                 lines.append(f"  stream: your function inside the reference {self.stream_model} "
                              f"agrees with {self.stream_against} for {self.stream_steps} steps")
+            elif self.first_mismatch is not None:
+                lines.append(f"  stream: the {self.stream_steps} steps of the short stream never "
+                             f"reach a case where your function is wrong (the reference "
+                             f"{self.stream_model} with it stays equal to "
+                             f"{self.stream_against}); the differing case above decides: "
+                             "not passed")
         if self.tolerance is not None and self.status in ("passed", "mismatch"):
             tol = self.tolerance
             kind = "exact" if tol.kind == "exact" else f"relative {tol.rtol:g}"

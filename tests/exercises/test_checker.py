@@ -483,7 +483,12 @@ def test_plug_leaves_the_exercise_modules_alone() -> None:
 # ---------------------------------------------------------------------------
 
 
-def test_report_serialises_to_json_and_reads_well() -> None:
+def test_report_serialises_to_json_and_reads_well(monkeypatch: pytest.MonkeyPatch,
+                                                  tmp_path: Path) -> None:
+    from reference.exercises import report as report_module
+
+    monkeypatch.delenv("DRIFTWOOD_DOCS_URL", raising=False)
+    monkeypatch.setattr(report_module, "BUILT_DOCS", tmp_path / "no-docs-built")
     ex = get("rng-uniform")
     report = check(ex, next(m for m in ex.mistakes if m.id == "uniform-low-bits").function)
     record = report.to_json()
@@ -493,6 +498,12 @@ def test_report_serialises_to_json_and_reads_well() -> None:
     assert record["text"] == str(report) == repr(report)
     assert report._repr_markdown_().startswith("```text\nrng-uniform: MISMATCH")
     assert "reread: tutorials/01_determinism.md#a-double-uniform-on-0-1" in str(report)
+    assert "(built page: tutorials/01_determinism.html#a-double-uniform-on-0-1" in str(report)
+    built = tmp_path / "html" / "tutorials" / "01_determinism.html"
+    built.parent.mkdir(parents=True)
+    built.write_text("<html></html>")
+    monkeypatch.setattr(report_module, "BUILT_DOCS", tmp_path / "html")
+    assert f"reread: {built.as_uri()}#a-double-uniform-on-0-1" in str(report)
 
 
 def test_hints_are_graded_and_advance() -> None:

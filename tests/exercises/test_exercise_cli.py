@@ -76,13 +76,16 @@ def test_check_a_correct_file_passes_with_exit_0(name: str, tmp_path: Path,
 
 
 def test_check_a_typical_mistake_names_it_and_the_step(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DRIFTWOOD_DOCS_URL", "https://docs.example.org/driftwood/")
     path = tmp_path / "rng_uniform.py"
     path.write_text("def uniform_from_word(word):\n    return word / 2**64\n")
     status, out, _ = run(capsys, "check", "rng-uniform", str(path))
     assert status == 1
     assert "MISMATCH" in out and "divided by 2**64" in out
-    assert "reread: tutorials/01_determinism.md#a-double-uniform-on-0-1" in out
+    assert ("reread: https://docs.example.org/driftwood/tutorials/01_determinism.html"
+            "#a-double-uniform-on-0-1") in out
     assert "diverges from the fast DynamicTreeRegressor at step" in out or (
         "unplugged reference" in out)
 
@@ -160,3 +163,18 @@ def test_every_help_has_an_example(action: str, capsys: pytest.CaptureFixture[st
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert "Examples:" in out and f"driftwood exercise {action}" in out
+
+
+def test_a_mismatch_the_stream_does_not_reach_does_not_read_as_a_pass(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Wrong on one edge case the stream never meets: the stream line says so."""
+    path = tmp_path / "rng_uniform.py"
+    path.write_text("def uniform_from_word(word):\n"
+                    "    if word == 2**64 - 1:\n"
+                    "        return 0.5\n"
+                    "    return (word >> 11) * 2.0**-53\n")
+    status, out, _ = run(capsys, "check", "rng-uniform", str(path))
+    assert status == 1 and "MISMATCH" in out
+    stream_line = next(line for line in out.splitlines() if line.startswith("  stream:"))
+    assert "never reach a case where your function is wrong" in stream_line
+    assert "not passed" in stream_line and " agrees with " not in stream_line
