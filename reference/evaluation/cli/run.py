@@ -49,7 +49,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             importlib.import_module("fast")
         except ImportError:
             backend_name = "reference"
-    backend = catalog.import_backend(backend_name)
+    backend = catalog.import_backend(backend_name, "or run with --backend reference")
     cls = catalog.model_class(args.model, backend)
     stream_name = args.stream or catalog.DEFAULT_STREAM[spec.task]
     rows = args.n or default_rows(args.model)
