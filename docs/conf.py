@@ -118,7 +118,8 @@ try:
 except ImportError:  # furo is in the docs extras; alabaster ships with Sphinx
     html_theme = "alabaster"
 html_title = f"driftwood {release}"
-html_static_path: list[str] = []
+html_static_path: list[str] = ["_static"]
+html_css_files = ["driftwood.css"]  # wide tables fit the page (see the file)
 html_show_sourcelink = False
 
 # -- config-time steps 1 and 2 (helpers in _ext/driftwood_docs.py) ---------------------------
