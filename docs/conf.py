@@ -49,6 +49,7 @@ sys.path.insert(0, str(DOCS / "_ext"))
 os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
 
 from driftwood_docs import copy_tutorials, generate_api_pages  # noqa: E402
+from driftwood_notebooks import offer_notebooks  # noqa: E402
 
 # -- project -------------------------------------------------------------------------------
 
@@ -75,7 +76,8 @@ extensions = [
 ]
 
 exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints", "Thumbs.db", ".DS_Store",
-                    "teaching/instructor-exercises/**"]  # an exercise folder, shown by literalinclude
+                    "teaching/instructor-exercises/**",  # an exercise folder, literalincluded
+                    "tutorials/_notebooks/**"]  # each tutorial's .ipynb, offered for download
 root_doc = "index"
 
 # -- MyST / myst-nb ------------------------------------------------------------------------
@@ -125,4 +127,5 @@ html_show_sourcelink = False
 # -- config-time steps 1 and 2 (helpers in _ext/driftwood_docs.py) ---------------------------
 
 copy_tutorials(ROOT / "tutorials", DOCS / "tutorials")
+offer_notebooks(DOCS / "tutorials")  # _ext/driftwood_notebooks.py: each page's .ipynb
 generate_api_pages(DOCS / "api" / "generated")
