@@ -604,7 +604,7 @@ _HINTS_SHOWN: dict[str, int] = {}
 def hint(name: str, level: int | None = None) -> Text:
     """A graded hint for an exercise: the next one at each call, or hint ``level`` (1-based).
 
-    Hints go from a nudge to the formula: the last one gives it (in words or symbols).
+    Hints go from a nudge to the formula: the last one gives it, in symbols or as a recipe.
 
     Examples
     --------
@@ -620,7 +620,7 @@ def hint(name: str, level: int | None = None) -> Text:
     if not 1 <= level <= total:
         raise ValueError(f"{name} has hints 1 to {total}, not {level}")
     _HINTS_SHOWN[name] = max(_HINTS_SHOWN.get(name, 0), level)
-    more = f" (next: hint {level + 1})" if level < total else " (the last hint: the formula)"
+    more = f" (next: hint {level + 1})" if level < total else " (the last hint: the recipe)"
     return Text(f"{name}, hint {level}/{total}{more}:\n  {exercise.hints[level - 1]}\n"
                 f"  reread: {exercise.anchor}")
 
