@@ -71,6 +71,7 @@ import inspect
 import textwrap
 import traceback
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -79,7 +80,7 @@ import numpy as np
 
 from reference.evaluation.compare import first_difference
 from reference.exercises.catalog import Exercise, Mistake, all_exercises, get
-from reference.exercises.plug import plugged
+from reference.exercises.plug import _patchable_modules, plugged
 from reference.exercises.report import DISCRETE as DISCRETE
 from reference.exercises.report import (
     CaseMismatch,
@@ -488,7 +489,47 @@ def check(
     exercise = get(name_or_exercise) if isinstance(name_or_exercise, str) else name_or_exercise
     if stream and exercise.stream is not None and exercise.plugs:
         _trajectory(exercise)      # the comparison model runs before anything is plugged
-    return grade(exercise, collect(exercise, function, stream=stream))
+    with _reference_restored() as restored:
+        outputs = collect(exercise, function, stream=stream)
+    report = grade(exercise, outputs)
+    if restored:
+        report.notes.append(
+            "your code changed " + ", ".join(restored) + " while it was checked; the "
+            "original was put back (an answer must not change the library)")
+    return report
+
+
+def _reference_namespaces() -> list[tuple[str, Any]]:
+    """Every ``reference`` module but the exercises', and every class defined in one."""
+    found: list[tuple[str, Any]] = []
+    for module in _patchable_modules():
+        found.append((module.__name__, module))
+        for attr, value in list(vars(module).items()):
+            if isinstance(value, type) and value.__module__ == module.__name__:
+                found.append((f"{module.__name__}.{attr}", value))
+    return found
+
+
+@contextmanager
+def _reference_restored() -> Iterator[list[str]]:
+    """Undo, on leaving the block, any change the student's code made to a ``reference``
+    module or class (the in-process :func:`check`; a file checked by
+    :mod:`reference.exercises.isolation` runs in a process of its own). The block
+    receives the list of what was put back, filled on leaving."""
+    before = [(name, holder, dict(vars(holder))) for name, holder in _reference_namespaces()]
+    restored: list[str] = []
+    try:
+        yield restored
+    finally:
+        for name, holder, saved in before:
+            now = vars(holder)
+            for attr in [a for a in list(now) if a not in saved]:
+                delattr(holder, attr)
+                restored.append(f"{name}.{attr}")
+            for attr, value in saved.items():
+                if attr not in now or now[attr] is not value:
+                    setattr(holder, attr, value)
+                    restored.append(f"{name}.{attr}")
 
 
 def grade(exercise: Exercise, outputs: Outputs,

@@ -231,6 +231,7 @@ def test_mutant_ids_exist_in_the_mutation_harness() -> None:
 def test_reference_passes_both_routes(exercise: Exercise) -> None:
     report = check(exercise, exercise.reference)
     assert report.passed, str(report)
+    assert not any("was put back" in note for note in report.notes), report.notes
     assert report.cases_checked == len(exercise.cases())
     if exercise.stream is not None:
         rows, _ = exercise.stream.data()
@@ -338,6 +339,24 @@ def test_exception_is_reported_with_case_and_the_students_frames() -> None:
     assert "uniform_from_word" in report.traceback and "1.0 / (word >> 60)" in report.traceback
     assert "exercises/checker.py" not in report.traceback
     assert report.failing_case.startswith("#1 (one): arguments (1,)")
+
+
+def test_a_change_to_the_library_during_an_in_process_check_is_undone() -> None:
+    """In a notebook the function runs in the notebook's process: whatever it changes in
+    ``reference`` while it is checked is put back, and the report says so."""
+    original = vars(reference.Rng)["next_u64"]
+
+    def uniform_from_word(word: int) -> float:
+        reference.Rng.next_u64 = lambda self: 0          # type: ignore[method-assign]
+        reference.rng.EXTRA_CONSTANT = 1                  # type: ignore[attr-defined]
+        return (word >> 11) * 2.0**-53
+
+    report = check("rng-uniform", uniform_from_word, stream=False)
+    assert vars(reference.Rng)["next_u64"] is original
+    assert not hasattr(reference.rng, "EXTRA_CONSTANT")
+    assert any("reference.rng.Rng.next_u64" in note and "put back" in note
+               for note in report.notes), report.notes
+    assert reference.Rng(1).next_u64() != 0
 
 
 def test_not_implemented_on_some_cases_only_is_not_implemented() -> None:
