@@ -83,6 +83,17 @@ HOSTILE = {
         "def uniform_from_word(word):\n"
         "    return Odd() if word % 2 else Weird(0.5)\n", "failed"),
     "does-not-parse": ("def uniform_from_word(word)\n    return 0.0\n", "error"),
+    "kills-itself": (
+        "import os, signal\ndef uniform_from_word(word):\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n", "error"),
+    "forks-a-sleeper": (
+        "import os, pathlib, time\n"
+        "if os.fork() == 0:\n"
+        "    (pathlib.Path(__file__).parent / 'sleeper.pid').write_text(str(os.getpid()))\n"
+        "    time.sleep(600)\n"
+        "    os._exit(0)\n"
+        "def uniform_from_word(word):\n"
+        "    return (word >> 11) * 2.0**-53\n", "passed"),
 }
 
 
@@ -117,6 +128,16 @@ def test_hostile_solution_gets_a_clear_status_within_its_limit(name: str,
         assert "exited with status 0 before it sent its result" in report.message
     if name == "sys-exit-in-function":
         assert "SystemExit" in report.message
+    if name == "forks-a-sleeper":           # the whole process group is gone
+        pid = int((tmp_path / "sleeper.pid").read_text())
+        status = Path(f"/proc/{pid}/status")
+        for _ in range(100):
+            if not status.exists() or "\nState:\tZ" in status.read_text():
+                break
+            time.sleep(0.05)
+        assert not status.exists() or "\nState:\tZ" in status.read_text()
+    if name == "kills-itself":
+        assert "killed by signal SIGKILL" in report.message
     if name == "does-not-parse":
         assert report.status == "import-error" and "SyntaxError" in report.message
 
