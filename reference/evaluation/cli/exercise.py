@@ -20,6 +20,7 @@ from typing import Any
 
 from reference.evaluation.cli._output import with_examples
 from reference.exercises import catalog, checker, gradebook, isolation
+from reference.exercises.report import reread_link
 
 __all__ = ["add_exercise_parser", "cmd_exercise"]
 
@@ -182,8 +183,10 @@ def cmd_exercise(args: argparse.Namespace) -> int:
             path = checker.start(args.name, args.dir, overwrite=args.force)
         except FileExistsError as err:
             return _error(f"{err} (use --force)")
+        exercise = catalog.get(args.name)
         print(f"wrote {path}: write the body of the function, then run\n"
-              f"  driftwood exercise check {args.name} {path}")
+              f"  driftwood exercise check {args.name} {path}\n"
+              f"the derivation to read first: {reread_link(exercise.anchor)}")
         return 0
     if args.action == "check":
         return _check(args)
