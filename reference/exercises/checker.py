@@ -707,7 +707,8 @@ class Catalogue(list[Exercise]):
                 family = ex.family
                 members = [e for e in self if e.family == family]
                 total = sum(e.minutes for e in members)
-                lines.append(f"{family}: {len(members)} exercises, {total} minutes")
+                plural = "s" if len(members) != 1 else ""
+                lines.append(f"{family}: {len(members)} exercise{plural}, {total} minutes")
             head = f"  {name:<{w_name}}  {tag[:w_tag]:<{w_tag}}  {minutes:>3}  "
             parts = textwrap.wrap(title, max(width - indent, 20), break_on_hyphens=False) or [""]
             lines.append((head + parts[0]).rstrip())

@@ -78,7 +78,7 @@ def test_outside_folder_is_listed_started_checked_hinted_and_graded(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     option = ("--catalog", str(EXAMPLE))
     status, out, _ = _cli(capsys, "list", *option)
-    assert status == 0 and "course-running-mean" in out and "course: 1 exercises" in out
+    assert status == 0 and "course-running-mean" in out and "course: 1 exercise, 5 minutes" in out
     catalog._CATALOGS.clear()   # a new command: the folder is not listed without the option
     status, out, _ = _cli(capsys, "list")
     assert "course-running-mean" not in out
