@@ -13,7 +13,8 @@ the parent compares them with the reference, diagnoses and writes the report
 * the time limit is hard and covers the import: when it runs out the whole process
   group is killed (``SIGKILL``, which no handler can catch or ignore), after the child
   has dumped where it was (:mod:`faulthandler`, whose watchdog thread is not Python
-  code); the status is ``"timeout"``, with the student's line where it looped;
+  code, fires just before the limit; on a busy machine the parent waits up to 2 s more
+  for that dump); the status is ``"timeout"``, with the student's line where it looped;
 * a child that ends without sending its result (``os._exit``, a crash, a signal) is
   reported as such, status ``"error"``, never as a pass;
 * nothing the file does reaches the verdict: patching the checker, the comparison or a
@@ -338,6 +339,17 @@ def _printed(output: str) -> str:
     return "\n".join(line[:200] for line in shown)
 
 
+def _await_dump(dump: Path, grace: float = 2.0) -> None:
+    """Give the child's :mod:`faulthandler` watchdog (due just before the limit) up to
+    ``grace`` seconds to write where the code was, on a busy machine, before the kill."""
+    deadline = time.monotonic() + grace
+    while time.monotonic() < deadline:
+        if dump.exists() and dump.stat().st_size > 0:
+            time.sleep(0.05)          # the dump is a few lines, written at once
+            return
+        time.sleep(0.02)
+
+
 def _wait_ready(process: subprocess.Popen[bytes], ready: Path) -> bool:
     deadline = time.monotonic() + STARTUP_LIMIT
     while time.monotonic() < deadline:
@@ -404,6 +416,7 @@ def check_file(exercise: Exercise | str, path: str | Path, *, stream: bool = Tru
                         process.wait(timeout if timeout > 0 else None)
                     except subprocess.TimeoutExpired:
                         timed_out = True
+                        _await_dump(Path(files["dump"]))
             finally:
                 _kill_group(process)
         printed = output_path.read_text(encoding="utf-8", errors="replace")
