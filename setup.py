@@ -1,9 +1,32 @@
+import shutil
 import sys
 from pathlib import Path
 
 from setuptools import setup
+from setuptools.command.build_py import build_py
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "fast"))
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "fast"))
 from _ffibuild import rows_extension  # noqa: E402
 
-setup(cffi_modules=["fast/_ffibuild.py:ffibuilder"], ext_modules=[rows_extension()])
+
+class BuildPyWithTutorials(build_py):
+    """Also ship the tutorials (MyST sources and the stored files they read) inside the
+    package, as ``reference/_tutorials``, for ``driftwood tutorial get`` (offline)."""
+
+    def run(self) -> None:
+        super().run()
+        source = ROOT / "tutorials"
+        target = Path(self.build_lib) / "reference" / "_tutorials"
+        if target.exists():
+            shutil.rmtree(target)
+        for path in sorted(source.rglob("*")):
+            if path.is_file() and path.suffix in (".md", ".py", ".json") and not any(
+                    part.startswith((".", "__")) for part in path.relative_to(source).parts):
+                destination = target / path.relative_to(source)
+                destination.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(path, destination)
+
+
+setup(cffi_modules=["fast/_ffibuild.py:ffibuilder"], ext_modules=[rows_extension()],
+      cmdclass={"build_py": BuildPyWithTutorials})

@@ -49,6 +49,7 @@ sys.path.insert(0, str(DOCS / "_ext"))
 os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
 
 from driftwood_docs import copy_tutorials, generate_api_pages  # noqa: E402
+from driftwood_notebooks import offer_notebooks  # noqa: E402
 
 # -- project -------------------------------------------------------------------------------
 
@@ -74,7 +75,9 @@ extensions = [
     "driftwood_exercises",  # docs/_ext: the exercise-table directive of the Teaching page
 ]
 
-exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints", "Thumbs.db", ".DS_Store"]
+exclude_patterns = ["_build", "jupyter_execute", "**.ipynb_checkpoints", "Thumbs.db", ".DS_Store",
+                    "teaching/instructor-exercises/**",  # an exercise folder, literalincluded
+                    "tutorials/_notebooks/**"]  # each tutorial's .ipynb, offered for download
 root_doc = "index"
 
 # -- MyST / myst-nb ------------------------------------------------------------------------
@@ -117,10 +120,12 @@ try:
 except ImportError:  # furo is in the docs extras; alabaster ships with Sphinx
     html_theme = "alabaster"
 html_title = f"driftwood {release}"
-html_static_path: list[str] = []
+html_static_path: list[str] = ["_static"]
+html_css_files = ["driftwood.css"]  # wide tables fit the page (see the file)
 html_show_sourcelink = False
 
 # -- config-time steps 1 and 2 (helpers in _ext/driftwood_docs.py) ---------------------------
 
 copy_tutorials(ROOT / "tutorials", DOCS / "tutorials")
+offer_notebooks(DOCS / "tutorials")  # _ext/driftwood_notebooks.py: each page's .ipynb
 generate_api_pages(DOCS / "api" / "generated")

@@ -116,6 +116,9 @@ MODELS: dict[str, ModelSpec] = {
 SIZE_ATTRIBUTES = ("n_balls_", "n_nodes_", "n_stored_")
 """Model-size attributes reported by ``run`` when the model has one (ABACOC, SGT, NN3)."""
 
+SIZE_MEANING = {"n_balls_": "balls", "n_nodes_": "tree nodes", "n_stored_": "stored points"}
+"""What each model-size attribute counts (the ``size`` metric of a run or a grid)."""
+
 DEFAULT_STREAM = {"regression": "friedman", "classification": "sea"}
 
 
@@ -177,15 +180,22 @@ class UsageError(Exception):
     """A problem with the command line that should end with exit status 2."""
 
 
-def import_backend(name: str) -> ModuleType:
-    """The backend package ``name`` (``reference`` or ``fast``), or a :class:`UsageError`."""
+def import_backend(name: str, instead: str = "") -> ModuleType:
+    """The backend package ``name`` (``reference`` or ``fast``), or a :class:`UsageError`.
+
+    The message says once how to build the C backend (the import error of ``fast``
+    already says it; otherwise it is added), then ``instead``: what the calling command
+    can do without it (``run``: "or use --backend reference"), if anything.
+    """
     try:
         return importlib.import_module(name)
     except ImportError as err:
-        raise UsageError(
-            f"backend {name!r} cannot be imported ({err}); build it with "
-            "`python fast/_ffibuild.py` or use --backend reference"
-        ) from err
+        text = str(err)
+        if "build it with" not in text:
+            text += "; build it with 'pip install -e .' (or 'python fast/_ffibuild.py' in a " \
+                    "checkout)"
+        raise UsageError(f"backend {name!r} cannot be imported: {text}"
+                         + (f"; {instead}" if instead else "")) from err
 
 
 def available_models(backend: ModuleType) -> list[str]:

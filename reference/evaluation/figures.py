@@ -462,12 +462,19 @@ def draw(name: str, scale: float = 1.0) -> Figure:
     return fig
 
 
-def save(fig: Figure, stem: str | Path, formats: Sequence[str] = FORMATS) -> list[Path]:
-    """Write ``fig`` as ``stem.<format>`` for every format; return the paths.
+def save(fig: Figure, stem: str | Path, formats: Sequence[str] = FORMATS,
+         written: list[Path] | None = None) -> list[Path]:
+    """Write ``fig`` as ``stem.<format>`` for every format; return the paths (each is also
+    appended to ``written``, when given, as soon as it is whole).
 
     The files carry no creation date and SVG element ids are fixed, so the same figure
-    gives the same bytes on every run.
+    gives the same bytes on every run. Each file is written atomically: drawn into a
+    temporary file beside it and renamed into place, so a file is there whole or not at
+    all (an interrupted run leaves no truncated figure, and no temporary file).
     """
+    import os
+    import tempfile
+
     import matplotlib
 
     paths = []
@@ -475,6 +482,16 @@ def save(fig: Figure, stem: str | Path, formats: Sequence[str] = FORMATS) -> lis
     with matplotlib.rc_context(cast(Any, STYLE)):
         for fmt in formats:
             path = Path(f"{stem}.{fmt}")
-            fig.savefig(path, format=fmt, metadata=metadata.get(fmt))
+            handle, partial = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".part",
+                                               dir=path.parent)
+            os.close(handle)
+            try:
+                fig.savefig(partial, format=fmt, metadata=metadata.get(fmt))
+                os.replace(partial, path)
+            except BaseException:
+                Path(partial).unlink(missing_ok=True)
+                raise
             paths.append(path)
+            if written is not None:
+                written.append(path)
     return paths

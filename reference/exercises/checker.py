@@ -68,21 +68,28 @@ from __future__ import annotations
 import copy
 import importlib
 import inspect
-import math
-import sys
 import textwrap
 import traceback
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from reference.evaluation.compare import first_difference
-from reference.exercises.catalog import Exercise, Mistake, Plug, Tolerance, all_exercises, get
+from reference.exercises.catalog import Exercise, Mistake, all_exercises, get
+from reference.exercises.plug import _patchable_modules, plugged
+from reference.exercises.report import DISCRETE as DISCRETE
+from reference.exercises.report import (
+    CaseMismatch,
+    Divergence,
+    Report,
+    _short,
+    _tolerant_first_difference,
+    difference,
+)
 
 __all__ = [
     "STATUSES",
@@ -102,413 +109,16 @@ __all__ = [
     "start",
 ]
 
-STATUSES = ("passed", "not-implemented", "wrong-signature", "raises", "mismatch", "import-error")
-"""Every report status. ``"import-error"`` only comes from a file (``driftwood exercise
-check NAME FILE``: the file does not import, or does not define the function)."""
+STATUSES = ("passed", "not-implemented", "wrong-signature", "raises", "mismatch", "import-error",
+            "timeout", "error")
+"""Every report status. The last three only come from a file checked in a child process
+(:func:`reference.exercises.isolation.check_file`): ``"import-error"`` the file does not
+import or does not define the function, ``"timeout"`` the time limit ran out (the import
+included), ``"error"`` the child ended without sending its result (``os._exit``, a crash)
+or the check was ended by a ``BaseException`` such as ``SystemExit``."""
 
 STREAM_RTOL = 1e-9
 """Relative tolerance of the stream comparison for ``"rel"`` exercises."""
-
-_VALUE_WIDTH = 160
-"""Longest repr of one value in a report before it is shortened."""
-
-
-# ---------------------------------------------------------------------------
-# comparing values
-# ---------------------------------------------------------------------------
-
-
-def _plain(x: Any) -> Any:
-    """numpy arrays and tuples become lists, numpy scalars Python numbers."""
-    if isinstance(x, np.ndarray):
-        return x.tolist()
-    if isinstance(x, np.generic):
-        return x.item()
-    if isinstance(x, tuple):
-        return list(x)
-    return x
-
-
-def _is_number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
-def _same_number(expected: int | float, obtained: int | float, tolerance: Tolerance) -> bool:
-    if isinstance(expected, int) and isinstance(obtained, int):
-        return expected == obtained
-    a, b = float(expected), float(obtained)
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    if tolerance.kind == "exact" or math.isinf(a) or math.isinf(b):
-        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
-    return abs(a - b) <= tolerance.rtol * max(abs(a), abs(b))
-
-
-def difference(expected: Any, obtained: Any, tolerance: Tolerance, path: str = "") -> str | None:
-    """Where ``obtained`` departs from ``expected`` under ``tolerance``, or ``None``.
-
-    The rules are in the module docstring. The message names the path inside the value
-    (``"[1][2]"``, ``".mean"``, empty for the value itself).
-
-    Examples
-    --------
-    >>> from reference.exercises.catalog import EXACT, Tolerance
-    >>> difference((1, [2.0, 3.0]), [1, (2.0, 3.5)], EXACT)
-    '[1][1]: expected 3.0, obtained 3.5'
-    >>> difference(float("nan"), float("nan"), EXACT) is None
-    True
-    >>> difference(0.0, -0.0, EXACT)
-    'expected 0.0, obtained -0.0 (the sign of zero differs)'
-    >>> difference(1.0, 1.0 + 1e-15, Tolerance("rel", 1e-12)) is None
-    True
-    """
-    stack: list[tuple[Any, Any, str]] = [(expected, obtained, path)]
-    while stack:
-        exp, obt, where = stack.pop()
-        exp, obt = _plain(exp), _plain(obt)
-        prefix = f"{where}: " if where else ""
-        if isinstance(exp, Mapping):
-            if not isinstance(obt, Mapping):
-                return f"{prefix}expected a mapping, obtained {_short(obt)}"
-            if set(exp) != set(obt):
-                return f"{prefix}keys differ: expected {sorted(map(str, exp))}, " \
-                    f"obtained {sorted(map(str, obt))}"
-            for key in reversed(list(exp)):
-                stack.append((exp[key], obt[key], f"{where}[{key!r}]"))
-        elif isinstance(exp, list):
-            if not isinstance(obt, list):
-                return f"{prefix}expected a sequence of {len(exp)} items, obtained {_short(obt)}"
-            if len(exp) != len(obt):
-                return f"{prefix}expected {len(exp)} items, obtained {len(obt)}"
-            for i in range(len(exp) - 1, -1, -1):
-                stack.append((exp[i], obt[i], f"{where}[{i}]"))
-        elif _is_number(exp) and _is_number(obt):
-            if not _same_number(exp, obt, tolerance):
-                zero = (
-                    " (the sign of zero differs)" if exp == obt == 0 and not
-                    (isinstance(exp, int) or isinstance(obt, int)) else ""
-                )
-                return f"{prefix}expected {_short(exp)}, obtained {_short(obt)}{zero}"
-        elif isinstance(exp, bool) or isinstance(obt, bool):
-            if not (type(exp) is type(obt) and exp == obt):
-                return f"{prefix}expected {_short(exp)}, obtained {_short(obt)}"
-        elif type(exp) is not type(obt) or exp != obt:
-            return f"{prefix}expected {_short(exp)}, obtained {_short(obt)}"
-    return None
-
-
-DISCRETE = " (the model took another discrete decision: a split, a count, a resampled particle)"
-"""Appended to a ``"rel"`` exercise's stream divergence that is not a rounding difference."""
-
-
-def _tolerant_first_difference(a: Any, b: Any, rtol: float, path: str) -> str | None:
-    """The stream comparison of a ``"rel"`` exercise: like ``first_difference`` (same
-    message style, ``a != b``) but floats within ``rtol``; a difference of structure
-    (keys, lengths) or of a non-float value is marked as a discrete decision."""
-    tol = Tolerance("rel", rtol)
-    stack: list[tuple[Any, Any, str]] = [(a, b, path)]
-    while stack:
-        left, right, where = stack.pop()
-        left, right = _plain(left), _plain(right)
-        if isinstance(left, Mapping) and isinstance(right, Mapping):
-            if list(left) != list(right):
-                return f"{where}: keys differ: {list(left)} vs {list(right)}{DISCRETE}"
-            for key in reversed(list(left)):
-                stack.append((left[key], right[key], f"{where}.{key}"))
-        elif isinstance(left, list) and isinstance(right, list):
-            if len(left) != len(right):
-                return f"{where}: lengths differ: {len(left)} vs {len(right)}{DISCRETE}"
-            for i in range(len(left) - 1, -1, -1):
-                stack.append((left[i], right[i], f"{where}[{i}]"))
-        elif isinstance(left, float) and isinstance(right, float):
-            if not _same_number(left, right, tol):
-                return f"{where}: {left!r} != {right!r}"
-        elif type(left) is not type(right) or left != right:
-            return f"{where}: {left!r} != {right!r}{DISCRETE}"
-    return None
-
-
-def _short(value: Any, width: int = _VALUE_WIDTH) -> str:
-    text = repr(value)
-    if len(text) > width:
-        text = text[: width - 5] + " ...)"
-    return text
-
-
-# ---------------------------------------------------------------------------
-# the report
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class CaseMismatch:
-    """The first case of route (a) where the answer departs from the reference."""
-
-    index: int
-    label: str
-    args: tuple[Any, ...]
-    expected: Any
-    obtained: Any
-    where: str
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain data (values as their ``repr``, which JSON can always hold)."""
-        return {
-            "index": self.index, "label": self.label, "args": [repr(a) for a in self.args],
-            "expected": repr(self.expected), "obtained": repr(self.obtained),
-            "where": self.where,
-        }
-
-
-@dataclass(frozen=True)
-class Divergence:
-    """The first step of route (b) where the plugged reference model departs.
-
-    ``step`` counts rows from 0; ``what`` is the first differing path and the two values
-    (``"snapshot.rng_state[0]: 11520 != 4242"``), or the exception the model raised;
-    ``against`` names the model it was compared with.
-    """
-
-    step: int
-    what: str
-    against: str
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain data."""
-        return {"step": self.step, "what": self.what, "against": self.against}
-
-
-@dataclass
-class Report:
-    """The result of :func:`check`: ``str(report)`` is the message for the student,
-    :meth:`to_json` the record for an autograder.
-
-    Attributes
-    ----------
-    exercise : str
-        The exercise's name.
-    status : str
-        One of :data:`STATUSES`.
-    message : str
-        One sentence on the status.
-    first_mismatch : CaseMismatch or None
-        Route (a)'s first differing case.
-    diagnosis : Mistake or None
-        The registered mistake the answer reproduces.
-    stream_divergence : Divergence or None
-        Route (b)'s first diverging step.
-    """
-
-    exercise: str
-    status: str
-    message: str
-    title: str = ""
-    tag: str = ""
-    anchor: str = ""
-    tolerance: Tolerance | None = None
-    cases_checked: int = 0
-    cases_total: int = 0
-    first_mismatch: CaseMismatch | None = None
-    diagnosis: Mistake | None = None
-    stream_divergence: Divergence | None = None
-    stream_model: str = ""
-    stream_steps: int = 0
-    stream_against: str = ""
-    failing_case: str = ""
-    traceback: str = ""
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def passed(self) -> bool:
-        """Whether the answer is accepted (both routes agree with the reference)."""
-        return self.status == "passed"
-
-    def to_json(self) -> dict[str, Any]:
-        """The report as plain data that :func:`json.dumps` accepts (for nbgrader, CI)."""
-        d = self.diagnosis
-        tol = self.tolerance
-        return {
-            "exercise": self.exercise,
-            "status": self.status,
-            "passed": self.passed,
-            "message": self.message,
-            "title": self.title,
-            "tag": self.tag,
-            "anchor": self.anchor,
-            "tolerance": None if tol is None else {
-                "kind": tol.kind, "rtol": tol.rtol, "why": tol.why},
-            "cases_checked": self.cases_checked,
-            "cases_total": self.cases_total,
-            "first_mismatch": None if self.first_mismatch is None
-            else self.first_mismatch.to_json(),
-            "diagnosis": None if d is None else {
-                "id": d.id, "sentence": d.sentence, "anchor": d.anchor, "mutant": d.mutant},
-            "stream": None if not self.stream_model else {
-                "model": self.stream_model, "steps": self.stream_steps,
-                "against": self.stream_against},
-            "stream_divergence": None if self.stream_divergence is None
-            else self.stream_divergence.to_json(),
-            "failing_case": self.failing_case or None,
-            "traceback": self.traceback or None,
-            "notes": list(self.notes),
-            "text": str(self),
-        }
-
-    def _lines(self) -> list[str]:
-        head = f"{self.exercise}: {self.status.upper()}"
-        if self.title:
-            head += f" ({self.title})"
-        lines = [head, f"  {self.message}"]
-        m = self.first_mismatch
-        if m is not None:
-            lines += [
-                f"  first differing case: #{m.index} ({m.label})",
-                f"    arguments: {_short(m.args)}",
-                f"    expected:  {_short(m.expected)}",
-                f"    obtained:  {_short(m.obtained)}",
-            ]
-            if m.where and not m.where.startswith("expected "):
-                lines.append(f"    where:     {m.where}")
-        if self.failing_case:
-            lines.append(f"  case: {self.failing_case}")
-        if self.traceback:
-            lines.append("  traceback (your code):")
-            lines += ["    " + line for line in self.traceback.rstrip().splitlines()]
-        if self.diagnosis is not None:
-            lines.append(f"  diagnosis: {self.diagnosis.sentence}")
-            lines.append(f"    reread: {self.diagnosis.anchor}")
-        elif self.status == "mismatch" and self.anchor:
-            lines.append(f"  reread: {self.anchor}")
-        if self.stream_model:
-            if self.stream_divergence is not None:
-                dv = self.stream_divergence
-                lines.append(f"  stream: your function inside the reference {self.stream_model} "
-                             f"diverges from {dv.against} at step {dv.step} (rows from 0; "
-                             f"yours first): {dv.what}")
-            elif self.status == "passed" or self.first_mismatch is not None:
-                lines.append(f"  stream: your function inside the reference {self.stream_model} "
-                             f"agrees with {self.stream_against} for {self.stream_steps} steps")
-        if self.tolerance is not None and self.status in ("passed", "mismatch"):
-            tol = self.tolerance
-            kind = "exact" if tol.kind == "exact" else f"relative {tol.rtol:g}"
-            lines.append(f"  tolerance: {kind}" + (f" ({tol.why})" if tol.why else ""))
-        lines += [f"  note: {n}" for n in self.notes]
-        return lines
-
-    def __str__(self) -> str:
-        return "\n".join(self._lines())
-
-    def __repr__(self) -> str:
-        return str(self)
-
-    def _repr_markdown_(self) -> str:
-        return "```text\n" + str(self) + "\n```"
-
-
-# ---------------------------------------------------------------------------
-# plugging a function into the reference model
-# ---------------------------------------------------------------------------
-
-
-def _resolve(target: str) -> tuple[Any, str, Any]:
-    """``(owner, attribute, raw object)`` for a dotted path ``module[.Class].name``."""
-    parts = target.split(".")
-    module: ModuleType | None = None
-    i = len(parts)
-    while i > 0:
-        try:
-            module = importlib.import_module(".".join(parts[:i]))
-            break
-        except ModuleNotFoundError:
-            i -= 1
-    if module is None or i == len(parts):
-        raise ValueError(f"plug target {target!r} is not an attribute of a module")
-    owner: Any = module
-    for name in parts[i:-1]:
-        owner = getattr(owner, name)
-    attr = parts[-1]
-    raw = vars(owner)[attr] if isinstance(owner, type) else getattr(owner, attr)
-    return owner, attr, raw
-
-
-def _unwrap(raw: Any) -> Any:
-    return raw.__func__ if isinstance(raw, (staticmethod, classmethod)) else raw
-
-
-def _rewrap(like: Any, function: Any) -> Any:
-    if isinstance(like, staticmethod):
-        return staticmethod(function)
-    if isinstance(like, classmethod):
-        return classmethod(function)
-    return function
-
-
-def _patchable_modules() -> list[ModuleType]:
-    return [
-        module for name, module in list(sys.modules.items())
-        if module is not None and (name == "reference" or name.startswith("reference."))
-        and not (name == "reference.exercises" or name.startswith("reference.exercises."))
-    ]
-
-
-def _holders(obj: Any) -> Iterator[tuple[Any, str, Any]]:
-    """Every ``(namespace, attribute, raw value)`` of a ``reference`` module or of a class
-    defined there whose value is ``obj`` (possibly as a static or class method)."""
-    seen: set[int] = set()
-    for module in _patchable_modules():
-        for attr, value in list(vars(module).items()):
-            if value is obj:
-                yield module, attr, value
-            if isinstance(value, type) and id(value) not in seen and str(
-                    getattr(value, "__module__", "")).startswith("reference"):
-                seen.add(id(value))
-                for cattr, cvalue in list(vars(value).items()):
-                    if _unwrap(cvalue) is obj:
-                        yield value, cattr, cvalue
-
-
-@contextmanager
-def plugged(plugs: Sequence[Plug], student: Callable[..., Any]) -> Iterator[None]:
-    """Within the block, each plug's target is replaced by ``plug.adapt(student)``.
-
-    The target is replaced in every ``reference`` module (and class defined in one) that
-    holds it, except the exercise modules themselves; everything is restored on leaving
-    the block, even on an exception, and a module imported inside the block that copied
-    a replacement gets the original back.
-    """
-    done: list[tuple[Any, str, Any, Any]] = []
-    originals: dict[int, Any] = {}
-
-    def unplugged(*args: Any, **kwargs: Any) -> Any:
-        # the student's own code (and a reference adapter given as the answer) sees the
-        # real functions: no recursion through the plug
-        for holder, attr, value, _ in done:
-            setattr(holder, attr, value)
-        try:
-            return student(*args, **kwargs)
-        finally:
-            for holder, attr, _, plug_value in done:
-                setattr(holder, attr, plug_value)
-
-    try:
-        for plug in plugs:
-            _, _, raw = _resolve(plug.target)
-            target = _unwrap(raw)
-            replacement = plug.adapt(unplugged)
-            originals[id(replacement)] = target
-            for holder, attr, value in list(_holders(target)):
-                plug_value = _rewrap(value, replacement)
-                setattr(holder, attr, plug_value)
-                done.append((holder, attr, value, plug_value))
-        yield
-    finally:
-        for holder, attr, value, _ in reversed(done):
-            setattr(holder, attr, value)
-        if originals:
-            for module in _patchable_modules():
-                for attr, value in list(vars(module).items()):
-                    if id(value) in originals:
-                        setattr(module, attr, originals[id(value)])
 
 
 # ---------------------------------------------------------------------------
@@ -517,14 +127,26 @@ def plugged(plugs: Sequence[Plug], student: Callable[..., Any]) -> Iterator[None
 
 
 class _Raised:
-    """An output that is an exception (of a mistake, or of the student on a later case)."""
+    """An output that is an exception (of a mistake, or of the student's code): its
+    ``"Type: message"`` text and the traceback of the student's frames, both plain text
+    (so that an isolated run can send it; see :mod:`reference.exercises.isolation`)."""
 
-    def __init__(self, exc: BaseException) -> None:
-        self.exc = exc
-        self.text = f"{type(exc).__name__}: {exc}"
+    def __init__(self, text: str, tb: str = "", kind: str = "raised") -> None:
+        self.text = text
+        self.tb = tb
+        self.kind = kind        # "raised", or "not-implemented" (ends route (a))
+
+    @classmethod
+    def of(cls, exc: BaseException, kind: str = "raised") -> _Raised:
+        """The record of ``exc`` as it was raised."""
+        return cls(f"{type(exc).__name__}: {exc}", _student_traceback(exc), kind)
 
     def __repr__(self) -> str:
         return f"<raised {self.text}>"
+
+
+def _identity_value(value: Any) -> Any:
+    return value
 
 
 _CACHE: dict[tuple[str, int], dict[str, Any]] = {}
@@ -556,7 +178,7 @@ def _mistake_outputs(exercise: Exercise) -> dict[str, list[Any]]:
                 try:
                     values.append(mistake.function(*copy.deepcopy(case.args)))
                 except Exception as exc:  # noqa: BLE001 - a wrong formula may fail anywhere
-                    values.append(_Raised(exc))
+                    values.append(_Raised.of(exc))
             out[mistake.id] = values
         entry["mistakes"] = out
     result: dict[str, list[Any]] = entry["mistakes"]
@@ -574,10 +196,11 @@ def mistake_cases(exercise: Exercise, mistake: Mistake) -> list[int]:
     ]
 
 
-def _diagnose(exercise: Exercise, obtained: list[Any], wrong: set[int]) -> Mistake | None:
+def _diagnose(exercise: Exercise, obtained: list[Any], wrong: set[int],
+              normalize: Callable[[Any], Any] = _identity_value) -> Mistake | None:
     best: tuple[int, int, int] | None = None
     chosen: Mistake | None = None
-    outputs = _mistake_outputs(exercise)
+    outputs = normalize(_mistake_outputs(exercise))
     for order, mistake in enumerate(exercise.mistakes):
         where = mistake_cases(exercise, mistake)
         if not where:
@@ -598,8 +221,8 @@ def _diagnose(exercise: Exercise, obtained: list[Any], wrong: set[int]) -> Mista
 def _student_traceback(exc: BaseException) -> str:
     """The frames below the checker's own (the student's code and what it called)."""
     frames = traceback.extract_tb(exc.__traceback__)
-    here = Path(__file__).resolve()
-    while frames and Path(frames[0].filename).resolve() == here:
+    here = Path(__file__).resolve().parent
+    while frames and Path(frames[0].filename).resolve().parent == here:
         frames = traceback.StackSummary.from_list(frames[1:])
     shown = traceback.format_list(frames[-6:])
     shown += traceback.format_exception_only(type(exc), exc)
@@ -665,11 +288,15 @@ def _signature_problem(exercise: Exercise, function: Any, notes: list[str]) -> s
 
 
 def _rows(exercise: Exercise) -> tuple[list[list[float]], list[Any]]:
+    """The stream's rows and labels as Python lists (computed once per exercise)."""
     assert exercise.stream is not None
-    X, y = exercise.stream.data()
-    rows = [list(map(float, r)) for r in np.asarray(X, dtype=np.float64).tolist()]
-    labels = list(np.asarray(y).tolist())
-    return rows, labels
+    entry = _cache(exercise)
+    if "rows" not in entry:
+        X, y = exercise.stream.data()
+        rows = [list(map(float, r)) for r in np.asarray(X, dtype=np.float64).tolist()]
+        entry["rows"] = (rows, list(np.asarray(y).tolist()))
+    found: tuple[list[list[float]], list[Any]] = entry["rows"]
+    return copy.deepcopy(found)
 
 
 def _run_model(model: Any, rows: list[list[float]], labels: list[Any]) -> Iterator[
@@ -679,12 +306,12 @@ def _run_model(model: Any, rows: list[list[float]], labels: list[Any]) -> Iterat
         try:
             prediction: Any = model.predict_one(x)
         except Exception as exc:  # noqa: BLE001 - compared with the other model's
-            prediction = _Raised(exc)
+            prediction = _Raised.of(exc)
         try:
             model.learn_one(x, y)
             snapshot: Any = model.snapshot()
         except Exception as exc:  # noqa: BLE001
-            yield prediction, _Raised(exc)
+            yield prediction, _Raised.of(exc)
             return
         yield prediction, snapshot
 
@@ -722,35 +349,98 @@ def _compare_step(a: Any, b: Any, path: str, exercise: Exercise) -> str | None:
     return _tolerant_first_difference(a, b, max(STREAM_RTOL, exercise.tolerance.rtol), path)
 
 
-def _stream(exercise: Exercise, function: Callable[..., Any]) -> tuple[
-        Divergence | None, int, str, BaseException | None]:
-    """Route (b): ``(divergence, steps agreeing, against, exception in the student's code)``."""
+def _plugged_steps(exercise: Exercise, function: Callable[..., Any]) -> tuple[
+        list[tuple[Any, Any]], _Raised | None]:
+    """Route (b), the student's half: the plugged reference model's ``(prediction,
+    snapshot)`` per step (a :class:`_Raised` where it raised; the run ends at an exception
+    of ``learn_one``), or the exception of its constructor."""
     stream = exercise.stream
     assert stream is not None
-    recorded = _trajectory(exercise)
-    against = recorded["against"]
-    reference = importlib.import_module("reference")
-    cls = getattr(reference, stream.model)
-    steps = 0
+    rows, labels = _rows(exercise)
+    cls = getattr(importlib.import_module("reference"), stream.model)
     with plugged(exercise.plugs, function):
         try:
             model = cls(**dict(stream.params))
         except Exception as exc:  # noqa: BLE001 - the student's code runs in the constructor
-            return Divergence(0, f"the model's constructor raised {type(exc).__name__}: {exc}",
-                              against), 0, against, exc
-        mine = _run_model(model, recorded["rows"], recorded["labels"])
-        for t, ((p_ref, s_ref), (p_mine, s_mine)) in enumerate(
-                zip(recorded["steps"], mine, strict=False)):
-            after = "learn_one" if isinstance(s_mine, _Raised) or isinstance(
-                s_ref, _Raised) else "snapshot"
-            what = _compare_step(p_mine, p_ref, "predict_one", exercise) or _compare_step(
-                s_mine, s_ref, after, exercise)
-            if what is not None:
-                raised = next((v for v in (p_mine, s_mine) if isinstance(v, _Raised)), None)
-                return Divergence(t, what, against), steps, against, (
-                    None if raised is None else raised.exc)
-            steps += 1
+            return [], _Raised.of(exc)
+        return [(p, copy.deepcopy(snap)) for p, snap in _run_model(model, rows, labels)], None
+
+
+def _compare_stream(exercise: Exercise, outputs: Outputs, normalize: Callable[[Any], Any]
+                    ) -> tuple[Divergence | None, int, str, _Raised | None]:
+    """Route (b), the comparison: ``(divergence, steps agreeing, against, the student's
+    exception)``."""
+    recorded = _trajectory(exercise)
+    against = recorded["against"]
+    if outputs.constructor_error is not None:
+        error = outputs.constructor_error
+        return Divergence(0, f"the model's constructor raised {error.text}", against), 0, \
+            against, error
+    steps = 0
+    assert outputs.stream is not None
+    for t, ((p_ref, s_ref), (p_mine, s_mine)) in enumerate(
+            zip(normalize(recorded["steps"]), outputs.stream, strict=False)):
+        after = "learn_one" if isinstance(s_mine, _Raised) or isinstance(
+            s_ref, _Raised) else "snapshot"
+        what = _compare_step(p_mine, p_ref, "predict_one", exercise) or _compare_step(
+            s_mine, s_ref, after, exercise)
+        if what is not None:
+            raised = next((v for v in (p_mine, s_mine) if isinstance(v, _Raised)), None)
+            return Divergence(t, what, against), steps, against, raised
+        steps += 1
     return None, steps, against, None
+
+
+@dataclass
+class Outputs:
+    """What the student's function produced, before any comparison.
+
+    The checker's two halves meet here: :func:`collect` runs the student's code and fills
+    this record (in the student's process, or in an isolated child that sends it as plain
+    data, :mod:`reference.exercises.isolation`); :func:`grade` compares it with the
+    reference and writes the report, and never calls the student's code.
+
+    Attributes
+    ----------
+    notes : list of str
+        Notes on the signature (renamed parameters).
+    problem : str or None
+        Why the signature does not fit (then nothing ran).
+    values : list
+        The output on each case, in order; a :class:`_Raised` where the function raised.
+        A ``NotImplementedError`` ends the list (its record has kind ``"not-implemented"``).
+    stream : list of (prediction, snapshot) or None
+        The plugged reference model's steps (``None``: route (b) did not run).
+    constructor_error : _Raised or None
+        The exception of the plugged model's constructor.
+    """
+
+    notes: list[str] = field(default_factory=list)
+    problem: str | None = None
+    values: list[Any] = field(default_factory=list)
+    stream: list[tuple[Any, Any]] | None = None
+    constructor_error: _Raised | None = None
+
+
+def collect(exercise: Exercise, function: Callable[..., Any], *, stream: bool = True
+            ) -> Outputs:
+    """Run ``function`` on the exercise's cases and, plugged, in the reference model."""
+    outputs = Outputs()
+    outputs.problem = _signature_problem(exercise, function, outputs.notes)
+    if outputs.problem is not None:
+        return outputs
+    for case in _cache(exercise)["cases"]:
+        try:
+            value = function(*copy.deepcopy(case.args))
+        except NotImplementedError as exc:
+            outputs.values.append(_Raised.of(exc, "not-implemented"))
+            return outputs
+        except Exception as exc:  # noqa: BLE001 - any error of the student's code is reported
+            value = _Raised.of(exc)
+        outputs.values.append(value)
+    if stream and exercise.stream is not None and exercise.plugs:
+        outputs.stream, outputs.constructor_error = _plugged_steps(exercise, function)
+    return outputs
 
 
 # ---------------------------------------------------------------------------
@@ -797,21 +487,74 @@ def check(
     'not-implemented'
     """
     exercise = get(name_or_exercise) if isinstance(name_or_exercise, str) else name_or_exercise
-    notes: list[str] = []
-    problem = _signature_problem(exercise, function, notes)
-    if problem is not None:
-        report = _base_report(exercise, "wrong-signature", problem)
+    if stream and exercise.stream is not None and exercise.plugs:
+        _trajectory(exercise)      # the comparison model runs before anything is plugged
+    with _reference_restored() as restored:
+        outputs = collect(exercise, function, stream=stream)
+    report = grade(exercise, outputs)
+    if restored:
+        report.notes.append(
+            "your code changed " + ", ".join(restored) + " while it was checked; the "
+            "original was put back (an answer must not change the library)")
+    return report
+
+
+def _reference_namespaces() -> list[tuple[str, Any]]:
+    """Every ``reference`` module but the exercises', and every class defined in one."""
+    found: list[tuple[str, Any]] = []
+    for module in _patchable_modules():
+        found.append((module.__name__, module))
+        for attr, value in list(vars(module).items()):
+            if isinstance(value, type) and value.__module__ == module.__name__:
+                found.append((f"{module.__name__}.{attr}", value))
+    return found
+
+
+@contextmanager
+def _reference_restored() -> Iterator[list[str]]:
+    """Undo, on leaving the block, any change the student's code made to a ``reference``
+    module or class (the in-process :func:`check`; a file checked by
+    :mod:`reference.exercises.isolation` runs in a process of its own). The block
+    receives the list of what was put back, filled on leaving."""
+    before = [(name, holder, dict(vars(holder))) for name, holder in _reference_namespaces()]
+    restored: list[str] = []
+    try:
+        yield restored
+    finally:
+        for name, holder, saved in before:
+            now = vars(holder)
+            for attr in [a for a in list(now) if a not in saved]:
+                delattr(holder, attr)
+                restored.append(f"{name}.{attr}")
+            for attr, value in saved.items():
+                if attr not in now or now[attr] is not value:
+                    setattr(holder, attr, value)
+                    restored.append(f"{name}.{attr}")
+
+
+def grade(exercise: Exercise, outputs: Outputs,
+          normalize: Callable[[Any], Any] = _identity_value) -> Report:
+    """The report on ``outputs`` (see :func:`collect`): compare, diagnose, explain.
+
+    ``normalize`` is applied to every value computed here (the reference's outputs, the
+    mistakes' and the comparison model's) before it meets the student's, so that values
+    that travelled as plain data compare like with like (an isolated run passes
+    :func:`reference.exercises.isolation.round_trip`).
+    """
+    notes = outputs.notes
+    if outputs.problem is not None:
+        report = _base_report(exercise, "wrong-signature", outputs.problem)
         report.notes = notes
         return report
     entry = _cache(exercise)
-    cases, expected = entry["cases"], entry["expected"]
+    cases = entry["cases"]
+    expected = normalize(entry["expected"])
     obtained: list[Any] = []
     first: CaseMismatch | None = None
     wrong: set[int] = set()
-    for i, case in enumerate(cases):
-        try:
-            value = function(*copy.deepcopy(case.args))
-        except NotImplementedError:
+    for i, value in enumerate(outputs.values):
+        case = cases[i]
+        if isinstance(value, _Raised) and value.kind == "not-implemented":
             report = _base_report(exercise, "not-implemented", (
                 f"{exercise.function_name} raises NotImplementedError: write its body "
                 f"(the skeleton's `raise NotImplementedError`) and check again"))
@@ -819,18 +562,16 @@ def check(
             report.cases_total = len(cases)
             report.notes = notes
             return report
-        except Exception as exc:  # noqa: BLE001 - any error of the student's code is reported
-            if first is None:
-                report = _base_report(exercise, "raises", (
-                    f"{exercise.function_name} raised {type(exc).__name__} on case #{i} "
-                    f"({case.label})"))
-                report.failing_case = f"#{i} ({case.label}): arguments {_short(case.args)}"
-                report.traceback = _student_traceback(exc)
-                report.cases_checked = i
-                report.cases_total = len(cases)
-                report.notes = notes
-                return report
-            value = _Raised(exc)
+        if isinstance(value, _Raised) and first is None:
+            report = _base_report(exercise, "raises", (
+                f"{exercise.function_name} raised {value.text.split(':')[0]} on case #{i} "
+                f"({case.label})"))
+            report.failing_case = f"#{i} ({case.label}): arguments {_short(case.args)}"
+            report.traceback = value.tb
+            report.cases_checked = i
+            report.cases_total = len(cases)
+            report.notes = notes
+            return report
         obtained.append(value)
         where = difference(expected[i], value, exercise.tolerance) if not isinstance(
             value, _Raised) else f"raised {value.text}"
@@ -838,12 +579,12 @@ def check(
             wrong.add(i)
             if first is None:
                 first = CaseMismatch(i, case.label, case.args, expected[i], value, where)
-    diagnosis = _diagnose(exercise, obtained, wrong) if first is not None else None
+    diagnosis = _diagnose(exercise, obtained, wrong, normalize) if first is not None else None
     divergence: Divergence | None = None
     steps, against, stream_error = 0, "", None
-    run_stream = stream and exercise.stream is not None and bool(exercise.plugs)
+    run_stream = outputs.stream is not None or outputs.constructor_error is not None
     if run_stream:
-        divergence, steps, against, stream_error = _stream(exercise, function)
+        divergence, steps, against, stream_error = _compare_stream(exercise, outputs, normalize)
     if first is not None:
         report = _base_report(exercise, "mismatch", (
             f"{exercise.function_name} differs from the reference on {len(wrong)} of "
@@ -858,7 +599,7 @@ def check(
             + (" and inside the model on the whole stream" if run_stream else "")))
     if stream_error is not None and first is None:
         report.status = "raises"
-        report.traceback = _student_traceback(stream_error)
+        report.traceback = stream_error.tb
     report.cases_checked = len(cases)
     report.cases_total = len(cases)
     report.first_mismatch = first
@@ -904,7 +645,7 @@ _HINTS_SHOWN: dict[str, int] = {}
 def hint(name: str, level: int | None = None) -> Text:
     """A graded hint for an exercise: the next one at each call, or hint ``level`` (1-based).
 
-    Hints go from general to nearly the recipe; none gives the answer.
+    Hints go from a nudge to the formula: the last one gives it, in symbols or as a recipe.
 
     Examples
     --------
@@ -920,7 +661,7 @@ def hint(name: str, level: int | None = None) -> Text:
     if not 1 <= level <= total:
         raise ValueError(f"{name} has hints 1 to {total}, not {level}")
     _HINTS_SHOWN[name] = max(_HINTS_SHOWN.get(name, 0), level)
-    more = f" (next: hint {level + 1})" if level < total else " (the last hint)"
+    more = f" (next: hint {level + 1})" if level < total else " (the last hint: the recipe)"
     return Text(f"{name}, hint {level}/{total}{more}:\n  {exercise.hints[level - 1]}\n"
                 f"  reread: {exercise.anchor}")
 
@@ -966,7 +707,8 @@ class Catalogue(list[Exercise]):
                 family = ex.family
                 members = [e for e in self if e.family == family]
                 total = sum(e.minutes for e in members)
-                lines.append(f"{family}: {len(members)} exercises, {total} minutes")
+                plural = "s" if len(members) != 1 else ""
+                lines.append(f"{family}: {len(members)} exercise{plural}, {total} minutes")
             head = f"  {name:<{w_name}}  {tag[:w_tag]:<{w_tag}}  {minutes:>3}  "
             parts = textwrap.wrap(title, max(width - indent, 20), break_on_hyphens=False) or [""]
             lines.append((head + parts[0]).rstrip())

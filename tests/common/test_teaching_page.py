@@ -133,7 +133,7 @@ def test_json_fields_on_the_page_are_the_reports_fields() -> None:
     namespace: dict[str, Any] = {}
     exec(catalogue[0].skeleton, namespace)  # noqa: S102 - the catalogue's own skeleton
     report = checker.check(catalogue[0], namespace[catalogue[0].function_name], stream=False)
-    section = page().split("## Grading with the JSON report", 1)[1].split("\n## ", 1)[0]
+    section = page().split("## The JSON report of a check", 1)[1].split("\n## ", 1)[0]
     documented = {name for line in section.splitlines() if line.startswith("`")
                   for name in re.findall(r"`(\w+)`", line)}
     assert documented == set(report.to_json()), "the page's JSON fields are not the report's"
@@ -299,3 +299,107 @@ def test_figures_table_names_every_registered_figure() -> None:
 if __name__ == "__main__":
     for homework in HOMEWORK:
         print(f"{homework}:\n{TABLES[homework]()}\n")
+
+
+# -- answers out of sight ------------------------------------------------------------------------
+
+
+def _asked_for() -> dict[tuple[str, str], set[str]]:
+    """``(file, pyobject)`` of every reference function an exercise plugs its answer into,
+    with the exercises that ask for it."""
+    import importlib
+
+    found: dict[tuple[str, str], set[str]] = {}
+    for ex in all_exercises():
+        for plug in ex.plugs:
+            parts = plug.target.split(".")
+            for i in range(len(parts), 0, -1):
+                try:
+                    module = importlib.import_module(".".join(parts[:i]))
+                    break
+                except ModuleNotFoundError:
+                    continue
+            assert module.__file__ is not None
+            path = Path(module.__file__).resolve().relative_to(ROOT).as_posix()
+            found.setdefault((path, ".".join(parts[i:])), set()).add(ex.name)
+    return found
+
+
+def test_no_tutorial_shows_an_exercise_answer_outside_a_solution_block() -> None:
+    """Every inclusion of a function an exercise asks for sits in a ``solution`` block
+    naming that exercise (collapsed on the built page); the C twins of the generator and
+    of ``merge`` too."""
+    asked = _asked_for()
+    include = re.compile(r"(?P<before>[^\n]*)\n```\{literalinclude\} \.\./\.\./(?P<file>\S+)\n"
+                         r"(?P<options>(?::\S+:.*\n)*)```")
+    wrapped = 0
+    for md in sorted((ROOT / "tutorials").glob("*.md")):
+        text = md.read_text(encoding="utf-8")
+        for match in include.finditer(text):
+            options = dict(re.findall(r":(\S+): (.*)", match.group("options")))
+            names = asked.get((match.group("file"), options.get("pyobject", "")))
+            if names is None:
+                continue
+            before = match.group("before")
+            assert before.startswith(":::{solution}"), (md.name, match.group("file"), names)
+            assert names <= set(before.split()[1:]), (md.name, before, names)
+            wrapped += 1
+    assert wrapped >= 30
+
+
+def test_solution_directive_renders_a_collapsed_block() -> None:
+    driftwood_exercises = extension()
+    from docutils.core import publish_parts
+    from docutils.parsers.rst import directives as rst_directives
+
+    rst_directives.register_directive("solution", driftwood_exercises.Solution)
+    html = publish_parts(".. solution:: rng-uniform\n\n   The code.\n",
+                         writer="html")["body"]
+    assert '<details class="solution"><summary>Solution (exercise rng-uniform)</summary>' in html
+    assert html.index("The code.") < html.index("</details>")
+
+
+# -- the outline fits its sessions ---------------------------------------------------------------
+
+
+def test_each_sessions_core_exercises_fit_its_45_minutes() -> None:
+    """The page gives about 45 minutes of exercises per session: every session table marks
+    its core exercises, which exist in that table and fit the budget; the rest is extra."""
+    assert "about 45 minutes of exercises in class" in " ".join(page().split())
+    sessions = [t for t in directives(page()) if t]
+    catalogue = all_exercises()
+    driftwood_exercises = extension()
+    for options in sessions:
+        assert options.get("budget") == "45", options
+        core = options["core"].split()
+        chosen = driftwood_exercises.select(catalogue, options.get("tutorial"))
+        assert set(core) <= {ex.name for ex in chosen}, options
+        in_class, extra = driftwood_exercises.split_minutes(chosen, core)
+        assert 0 < in_class <= 45, (options["tutorial"], in_class)
+        assert in_class + extra == sum(ex.minutes for ex in chosen)
+
+
+def test_core_minutes_over_the_budget_fail_the_build() -> None:
+    driftwood_exercises = extension()
+    from docutils.core import publish_parts
+    from docutils.parsers.rst import directives as rst_directives
+    from docutils.utils import SystemMessage
+
+    rst_directives.register_directive("exercise-table", driftwood_exercises.ExerciseTable)
+    names = "rng-splitmix64 rng-seed-state rng-xoshiro-step rng-uniform rng-below"
+    source = (".. exercise-table::\n   :tutorial: 01_determinism\n"
+              f"   :core: {names}\n   :budget: 45\n")
+    with pytest.raises(SystemMessage, match="more than the session's 45"):
+        publish_parts(source, writer="html", settings_overrides={"halt_level": 3})
+    fits = source.replace(names, "rng-uniform rng-below")
+    html = publish_parts(fits, writer="html", settings_overrides={"halt_level": 3})["body"]
+    assert "Core: 2 exercises, 25 minutes of the 45 in class" in html
+    assert html.count(">extra<") == 3 and html.count(">core<") == 2
+
+
+def test_homeworks_are_numbered_in_the_order_they_are_given() -> None:
+    text = page()
+    handed = [int(n) for n in re.findall(r"\*\*Homework (\d)\*\* is handed out", text)]
+    assert handed == [1, 2, 3]
+    headings = [int(n) for n in re.findall(r"^### Homework (\d):", text, flags=re.M)]
+    assert headings == [1, 2, 3]

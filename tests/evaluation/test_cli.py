@@ -103,7 +103,7 @@ def test_model_missing_from_backend_is_reported(
     monkeypatch.setattr(reference, "GhostRegressor", ToyRegressor, raising=False)
     empty_fast = types.ModuleType("fast")
     monkeypatch.setattr(
-        catalog, "import_backend", lambda name: reference if name == "reference" else empty_fast
+        catalog, "import_backend", lambda name, *_: reference if name == "reference" else empty_fast
     )
     assert "ghost" in catalog.known_models()
     assert main(["run", "--model", "ghost", "--backend", "fast", "--n", "20"]) == 2
@@ -143,7 +143,8 @@ def fake_backends(monkeypatch: pytest.MonkeyPatch, fast_cls: type) -> None:
     fast.ToyRegressor = fast_cls  # type: ignore[attr-defined]
     monkeypatch.setitem(catalog.MODELS, "toy", ModelSpec("ToyRegressor", "regression"))
     monkeypatch.setattr(catalog, "known_models", lambda: list(catalog.MODELS))
-    monkeypatch.setattr(catalog, "import_backend", lambda name: ref if name == "reference" else fast)
+    monkeypatch.setattr(catalog, "import_backend",
+                        lambda name, *_: ref if name == "reference" else fast)
 
 
 def test_compare_reports_agreement_and_speed(
@@ -200,3 +201,43 @@ def test_module_entry_point(module: str) -> None:
         timeout=60,
     )
     assert done.returncode == 0 and "models" in done.stdout
+
+
+def test_run_names_what_size_counts_and_quotes_one_wall_time(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The header says what the size counts; the progress line and the table's wall time
+    are the same measure (the model time, inside predict and learn, is labelled apart)."""
+    import re
+
+    assert main(["run", "--model", "sgt", "--n", "3000", "--progress"]) == 0
+    captured = capsys.readouterr()
+    assert "number of tree nodes (the model's n_nodes_)" in captured.out
+    assert "attribute n_nodes_" not in captured.out
+    wall = float(re.search(r"wall time \[s\]\s+([0-9.]+)", captured.out).group(1))
+    model = float(re.search(r"model time \[s\]\s+([0-9.]+)", captured.out).group(1))
+    shown = re.search(r"rows, ([0-9.]+) s elapsed", captured.err)
+    assert shown is not None and abs(float(shown.group(1)) - wall) <= 0.05 + 1e-9
+    assert model <= wall
+
+
+def test_compare_without_the_c_backend_says_once_how_to_build_it(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib
+
+    from fast._ffi import missing_build
+
+    real = importlib.import_module
+
+    def no_fast(name: str, *args: Any) -> Any:
+        if name == "fast":
+            raise missing_build("fast._lib", ImportError("no module fast._lib (simulated)"))
+        return real(name, *args)
+
+    monkeypatch.setattr(catalog.importlib, "import_module", no_fast)
+    assert main(["compare", "--model", "sgt", "--n", "10"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("build it with") == 1
+    assert "use --backend" not in err and "compare needs both backends" in err
+    assert main(["run", "--model", "sgt", "--n", "10", "--backend", "fast"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("build it with") == 1 and "or run with --backend reference" in err

@@ -104,3 +104,34 @@ def test_draw_rejects_unknown_names_and_bad_scales() -> None:
         figures.draw("nope")
     with pytest.raises(ValueError, match="scale"):
         figures.draw("uniform-draws", scale=float("nan"))
+
+
+def test_ctrl_c_leaves_only_whole_files_and_says_what_was_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Ctrl-C while the second figure's PDF is written: the first figure's files and the
+    second's SVG are whole, no partial or temporary file is left, and the message names
+    what was kept and what was not drawn."""
+    names = list(figures.FIGURES)[:3]
+    real_savefig = Figure.savefig
+    calls = {"n": 0}
+
+    def interrupted_savefig(self: Figure, fname: object, **kwargs: object) -> None:
+        calls["n"] += 1
+        if calls["n"] == 4:                      # the second figure's PDF, half written
+            Path(str(fname)).write_bytes(b"%PDF-1.4 truncated")
+            raise KeyboardInterrupt
+        real_savefig(self, fname, **kwargs)
+
+    monkeypatch.setattr(Figure, "savefig", interrupted_savefig)
+    status = main(["figures", "--out", str(tmp_path), "--only", *names, "--scale", "0.2",
+                   "--format", "svg,pdf"])
+    err = capsys.readouterr().err
+    assert status == 130
+    left = sorted(p.name for p in tmp_path.iterdir())
+    assert left == sorted([f"{names[0]}.svg", f"{names[0]}.pdf", f"{names[1]}.svg"])
+    for path in tmp_path.iterdir():
+        assert path.stat().st_size > 1000
+    assert "nothing was kept" not in err
+    assert f"kept 3 whole files in {tmp_path}" in err
+    assert f"not finished: {names[1]}, {names[2]}" in err and "--only" in err

@@ -379,3 +379,25 @@ def test_local_dask_workers_start_deaf_to_ctrl_c() -> None:
     outside = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                              timeout=60)
     assert outside.stdout.strip() == ("True" if before is signal.SIG_IGN else "False")
+
+
+def test_summary_orders_parameter_values_as_numbers_and_names_what_size_counts() -> None:
+    """A grid over SGT's delta reads 1e-05, 0.001, 0.1 (their text order is 0.001, 0.1,
+    1e-05); the size metric of a tree is shown as nodes."""
+    from reference.evaluation.cli.grid import summary_text
+
+    rows = []
+    for delta in (0.001, 0.1, 1e-05, 1e-07):
+        for metric, value in (("rmse", 1.0 / (1 + delta)), ("size", 10.0)):
+            for rep in (0, 1):
+                rows.append({"cell": f"c{delta}", "model": "sgt",
+                             "params": json.dumps({"delta": delta, "lam": 0.1}),
+                             "stream": "friedman", "n": 100, "rep": rep, "data_seed": rep,
+                             "model_seed": rep, "metric": metric, "value": value + rep})
+    table = grid.summarize(pd.DataFrame(rows, columns=list(grid.COLUMNS)))
+    deltas = [json.loads(p)["delta"] for p in table["params"]]
+    assert deltas == sorted(deltas) and deltas[0] == 1e-07 and deltas[-1] == 0.1
+    text = summary_text(table)
+    assert "size (nodes)" in text and "rmse" in text
+    shown = [line.split()[1] for line in text.splitlines() if " rmse " in line]
+    assert shown == ["delta=1e-07", "delta=1e-05", "delta=0.001", "delta=0.1"]

@@ -29,6 +29,7 @@ import pytest
 import reference
 from reference.exercises import check, hint, list_exercises, start
 from reference.exercises import checker as checker_module
+from reference.exercises import plug as plug_module
 from reference.exercises.catalog import (
     EXACT,
     FAMILY_MODULES,
@@ -177,8 +178,8 @@ def test_exercise_is_well_formed(exercise: Exercise) -> None:
         assert hasattr(reference, ex.stream.model)
     for plug in ex.plugs:
         assert plug.target.startswith("reference.")
-        owner, attr, raw = checker_module._resolve(plug.target)
-        assert callable(checker_module._unwrap(raw))
+        owner, attr, raw = plug_module._resolve(plug.target)
+        assert callable(plug_module._unwrap(raw))
 
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=_ids(EXERCISES))
@@ -230,6 +231,7 @@ def test_mutant_ids_exist_in_the_mutation_harness() -> None:
 def test_reference_passes_both_routes(exercise: Exercise) -> None:
     report = check(exercise, exercise.reference)
     assert report.passed, str(report)
+    assert not any("was put back" in note for note in report.notes), report.notes
     assert report.cases_checked == len(exercise.cases())
     if exercise.stream is not None:
         rows, _ = exercise.stream.data()
@@ -337,6 +339,24 @@ def test_exception_is_reported_with_case_and_the_students_frames() -> None:
     assert "uniform_from_word" in report.traceback and "1.0 / (word >> 60)" in report.traceback
     assert "exercises/checker.py" not in report.traceback
     assert report.failing_case.startswith("#1 (one): arguments (1,)")
+
+
+def test_a_change_to_the_library_during_an_in_process_check_is_undone() -> None:
+    """In a notebook the function runs in the notebook's process: whatever it changes in
+    ``reference`` while it is checked is put back, and the report says so."""
+    original = vars(reference.Rng)["next_u64"]
+
+    def uniform_from_word(word: int) -> float:
+        reference.Rng.next_u64 = lambda self: 0          # type: ignore[method-assign]
+        reference.rng.EXTRA_CONSTANT = 1                  # type: ignore[attr-defined]
+        return (word >> 11) * 2.0**-53
+
+    report = check("rng-uniform", uniform_from_word, stream=False)
+    assert vars(reference.Rng)["next_u64"] is original
+    assert not hasattr(reference.rng, "EXTRA_CONSTANT")
+    assert any("reference.rng.Rng.next_u64" in note and "put back" in note
+               for note in report.notes), report.notes
+    assert reference.Rng(1).next_u64() != 0
 
 
 def test_not_implemented_on_some_cases_only_is_not_implemented() -> None:
@@ -472,7 +492,7 @@ def test_plug_replaces_a_method_and_restores_it() -> None:
 
 def test_plug_leaves_the_exercise_modules_alone() -> None:
     """Adapters in ``reference.exercises`` keep the real functions (no recursion)."""
-    names = {m.__name__ for m in checker_module._patchable_modules()}
+    names = {m.__name__ for m in plug_module._patchable_modules()}
     assert "reference.rng" in names and "reference.dynatree.tree" in names
     assert not any(n.startswith("reference.exercises") for n in names)
 
@@ -482,7 +502,12 @@ def test_plug_leaves_the_exercise_modules_alone() -> None:
 # ---------------------------------------------------------------------------
 
 
-def test_report_serialises_to_json_and_reads_well() -> None:
+def test_report_serialises_to_json_and_reads_well(monkeypatch: pytest.MonkeyPatch,
+                                                  tmp_path: Path) -> None:
+    from reference.exercises import report as report_module
+
+    monkeypatch.delenv("DRIFTWOOD_DOCS_URL", raising=False)
+    monkeypatch.setattr(report_module, "BUILT_DOCS", tmp_path / "no-docs-built")
     ex = get("rng-uniform")
     report = check(ex, next(m for m in ex.mistakes if m.id == "uniform-low-bits").function)
     record = report.to_json()
@@ -492,6 +517,12 @@ def test_report_serialises_to_json_and_reads_well() -> None:
     assert record["text"] == str(report) == repr(report)
     assert report._repr_markdown_().startswith("```text\nrng-uniform: MISMATCH")
     assert "reread: tutorials/01_determinism.md#a-double-uniform-on-0-1" in str(report)
+    assert "(built page: tutorials/01_determinism.html#a-double-uniform-on-0-1" in str(report)
+    built = tmp_path / "html" / "tutorials" / "01_determinism.html"
+    built.parent.mkdir(parents=True)
+    built.write_text("<html></html>")
+    monkeypatch.setattr(report_module, "BUILT_DOCS", tmp_path / "html")
+    assert f"reread: {built.as_uri()}#a-double-uniform-on-0-1" in str(report)
 
 
 def test_hints_are_graded_and_advance() -> None:

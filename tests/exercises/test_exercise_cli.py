@@ -44,6 +44,7 @@ def test_start_then_check_the_skeleton(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.chdir(tmp_path)
     status, out, _ = run(capsys, "start", "rng-uniform")
     assert status == 0 and "rng_uniform.py" in out
+    assert "the derivation to read first: " in out and "#a-double-uniform-on-0-1" in out
     assert (tmp_path / "rng_uniform.py").read_text() == get("rng-uniform").skeleton
     status, out, _ = run(capsys, "check", "rng-uniform")        # the default file name
     assert status == 1 and "NOT-IMPLEMENTED" in out and "NotImplementedError" in out
@@ -76,13 +77,16 @@ def test_check_a_correct_file_passes_with_exit_0(name: str, tmp_path: Path,
 
 
 def test_check_a_typical_mistake_names_it_and_the_step(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DRIFTWOOD_DOCS_URL", "https://docs.example.org/driftwood/")
     path = tmp_path / "rng_uniform.py"
     path.write_text("def uniform_from_word(word):\n    return word / 2**64\n")
     status, out, _ = run(capsys, "check", "rng-uniform", str(path))
     assert status == 1
     assert "MISMATCH" in out and "divided by 2**64" in out
-    assert "reread: tutorials/01_determinism.md#a-double-uniform-on-0-1" in out
+    assert ("reread: https://docs.example.org/driftwood/tutorials/01_determinism.html"
+            "#a-double-uniform-on-0-1") in out
     assert "diverges from the fast DynamicTreeRegressor at step" in out or (
         "unplugged reference" in out)
 
@@ -124,14 +128,17 @@ def test_endless_loop_is_stopped_where_it_loops(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "loop.py"
     path.write_text("def below(n, words):\n    while n > 1:\n        pass\n    return 0, 1\n")
-    status, record = check_json(capsys, "rng-below", str(path), "--timeout", "0.5")
-    assert status == 1 and record["status"] == "raises"
-    assert "CheckTimeout" in record["message"] and "while n > 1" in record["traceback"]
+    status, record = check_json(capsys, "rng-below", str(path), "--timeout", "1")
+    assert status == 1 and record["status"] == "timeout"
+    assert "longer than 1 s" in record["message"] and "loop.py" in record["traceback"]
+    assert "while n > 1" in record["traceback"] or "    pass\n" in record["traceback"]
 
 
 def test_usage_errors_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     status, _, err = run(capsys, "check", "rng-nothing", str(tmp_path / "x.py"))
     assert status == 2 and "no exercise 'rng-nothing'" in err and "rng-uniform" in err
+    status, _, err = run(capsys, "hint", "rng-unifrom")
+    assert status == 2 and "did you mean rng-uniform" in err
     status, _, err = run(capsys, "check", "rng-uniform", str(tmp_path / "missing.py"))
     assert status == 2 and "no file" in err
     assert run(capsys, "start", "rng-nothing", "--dir", str(tmp_path))[0] == 2
@@ -151,10 +158,25 @@ def test_hint_levels(capsys: pytest.CaptureFixture[str]) -> None:
     assert status == 0 and hints[1] in out and hints[0] not in out
 
 
-@pytest.mark.parametrize("action", ["list", "start", "check", "hint"])
+@pytest.mark.parametrize("action", ["list", "start", "check", "hint", "grade"])
 def test_every_help_has_an_example(action: str, capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["exercise", action, "--help"])
     assert exc.value.code == 0
     out = capsys.readouterr().out
     assert "Examples:" in out and f"driftwood exercise {action}" in out
+
+
+def test_a_mismatch_the_stream_does_not_reach_does_not_read_as_a_pass(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Wrong on one edge case the stream never meets: the stream line says so."""
+    path = tmp_path / "rng_uniform.py"
+    path.write_text("def uniform_from_word(word):\n"
+                    "    if word == 2**64 - 1:\n"
+                    "        return 0.5\n"
+                    "    return (word >> 11) * 2.0**-53\n")
+    status, out, _ = run(capsys, "check", "rng-uniform", str(path))
+    assert status == 1 and "MISMATCH" in out
+    stream_line = next(line for line in out.splitlines() if line.startswith("  stream:"))
+    assert "never reach a case where your function is wrong" in stream_line
+    assert "not passed" in stream_line and " agrees with " not in stream_line

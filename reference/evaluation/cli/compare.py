@@ -48,7 +48,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
             + (", ".join(catalog.compare_candidates()) or "none yet")
         )
     ref_backend = catalog.import_backend("reference")
-    fast_backend = catalog.import_backend("fast")
+    fast_backend = catalog.import_backend(
+        "fast", "compare needs both backends (`driftwood run --backend reference` runs the "
+        "reference alone)")
     ref_cls = catalog.model_class(model_name, ref_backend)
     fast_cls = catalog.model_class(model_name, fast_backend)
     stream_name = args.stream or catalog.DEFAULT_STREAM[spec.task]

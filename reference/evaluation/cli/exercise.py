@@ -1,27 +1,26 @@
-"""``driftwood exercise``: list the exercises, write a skeleton, check a solution, hints.
+"""``driftwood exercise``: list the exercises, write a skeleton, check a solution, hints,
+grade a class.
+
+``check`` and ``grade`` run each student's file in a child process with a hard time
+limit (:mod:`reference.exercises.isolation`); ``--catalog DIR`` (any action, repeatable)
+adds an instructor's exercise folder (:func:`reference.exercises.catalog.add_catalog`).
 
 Exit status: 0 success (``check``: the solution passes), 1 the solution fails (including
-a file that does not import or lacks the function), 2 usage error (unknown exercise,
-missing file, refusing to overwrite).
+a file that does not import, lacks the function, runs out of time or ends the check),
+2 usage error (unknown exercise, missing file, refusing to overwrite).
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
-import signal
 import sys
-import threading
-import traceback
-import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from reference.evaluation.cli._output import with_examples
-from reference.exercises import catalog, checker
+from reference.exercises import catalog, checker, gradebook, isolation
+from reference.exercises.report import reread_link
 
 __all__ = ["add_exercise_parser", "cmd_exercise"]
 
@@ -43,6 +42,14 @@ HELP_CHECK = with_examples(
     ("driftwood exercise check rng-uniform homework/rng_uniform.py --json", "for a grader"),
     note="Exit status: 0 passed, 1 not passed (or the file does not import), 2 usage error.",
 )
+HELP_GRADE = with_examples(
+    ("driftwood exercise grade submissions --csv grades.csv",
+     "one row per student folder of submissions/"),
+    ("driftwood exercise grade submissions --csv grades.csv --json grades.json "
+     "--exercise rng-uniform --exercise rng-below", "two exercises, full reports"),
+    note="Cells: passed, failed[:diagnosis], error, timeout, missing. Each file runs in its "
+    "own process, so no student's file can reach another's grade.",
+)
 HELP_HINT = with_examples(
     ("driftwood exercise hint rng-below", "the first hint"),
     ("driftwood exercise hint rng-below --level 2", "the second"),
@@ -57,16 +64,21 @@ def add_exercise_parser(sub: Any) -> None:
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
+    catalog_option = argparse.ArgumentParser(add_help=False)
+    catalog_option.add_argument(
+        "--catalog", action="append", default=[], metavar="DIR",
+        help="also an instructor's exercise folder (one sub-folder per exercise; repeatable)")
     listing = actions.add_parser("list", help="every exercise: name, family, tag, minutes, "
-                                 "title", **HELP_LIST)
+                                 "title", parents=[catalog_option], **HELP_LIST)
     listing.set_defaults(handler=cmd_exercise)
     start = actions.add_parser("start", help="write the skeleton file of an exercise",
-                               **HELP_START)
+                               parents=[catalog_option], **HELP_START)
     start.add_argument("name", help="exercise name (see `driftwood exercise list`)")
     start.add_argument("--dir", default=".", help="directory of the file (default: here)")
     start.add_argument("--force", action="store_true", help="overwrite an existing file")
     start.set_defaults(handler=cmd_exercise)
-    check = actions.add_parser("check", help="check a solution file", **HELP_CHECK)
+    check = actions.add_parser("check", help="check a solution file (in its own process)",
+                               parents=[catalog_option], **HELP_CHECK)
     check.add_argument("name", help="exercise name")
     check.add_argument("file", nargs="?", default=None,
                        help="the solution (default: ./<name with - as _>.py)")
@@ -74,10 +86,29 @@ def add_exercise_parser(sub: Any) -> None:
     check.add_argument("--no-stream", action="store_true",
                        help="skip the model run (only the function's cases)")
     check.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
-                       help="stop a check that runs longer (an endless loop in the solution "
-                            "is then reported where it was; default 60, 0: no limit)")
+                       help="kill a check whose file runs longer, its import included (an "
+                            "endless loop is reported where it was; default 60, 0: no limit)")
     check.set_defaults(handler=cmd_exercise)
-    hint = actions.add_parser("hint", help="a graded hint (never the answer)", **HELP_HINT)
+    grade = actions.add_parser("grade", help="grade a folder of submissions (one sub-folder "
+                               "per student)", parents=[catalog_option], **HELP_GRADE)
+    grade.add_argument("submissions", help="the class folder: one sub-folder per student, "
+                       "holding the files `start` writes")
+    grade.add_argument("--csv", required=True, metavar="OUT",
+                       help="the gradebook: one row per student, one column per exercise")
+    grade.add_argument("--json", default=None, metavar="OUT",
+                       help="also every check's full report, as JSON")
+    grade.add_argument("--exercise", action="append", default=None, metavar="NAME",
+                       help="grade this exercise (repeatable; default: every exercise some "
+                            "student has a file for)")
+    grade.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                       help="per check, the import included (default 60, 0: no limit)")
+    grade.add_argument("--no-stream", action="store_true",
+                       help="skip the model runs (only the functions' cases)")
+    grade.add_argument("--jobs", type=int, default=1, metavar="N",
+                       help="checks at the same time, each in its own process (default 1)")
+    grade.set_defaults(handler=cmd_exercise)
+    hint = actions.add_parser("hint", help="a graded hint: from a nudge up to the formula "
+                              "(the last one)", parents=[catalog_option], **HELP_HINT)
     hint.add_argument("name", help="exercise name")
     hint.add_argument("--level", type=int, default=None,
                       help="which hint, from 1 (general) up (default: 1)")
@@ -97,55 +128,6 @@ def _exercise(name: str) -> catalog.Exercise | None:
         return None
 
 
-def _load(exercise: catalog.Exercise, path: Path) -> tuple[Any, checker.Report | None]:
-    """The student's function from ``path``, or the import-error report."""
-    spec = importlib.util.spec_from_file_location(f"_exercise_{uuid.uuid4().hex}", path)
-    if spec is None or spec.loader is None:
-        return None, checker.import_error_report(exercise, f"{path} is not a Python file")
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except BaseException as exc:  # noqa: BLE001 - any failure to import is the student's
-        if isinstance(exc, KeyboardInterrupt):
-            raise
-        lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
-        shown = [line for line in lines if "importlib" not in line and "<frozen" not in line]
-        return None, checker.import_error_report(
-            exercise, f"{path} does not import: {type(exc).__name__}: {exc}", "".join(shown[-6:]))
-    function = getattr(module, exercise.function_name, None)
-    if function is None:
-        return None, checker.import_error_report(
-            exercise, f"{path} defines no function {exercise.function_name} (the skeleton's "
-                      f"name: `driftwood exercise start {exercise.name}` shows it)")
-    return function, None
-
-
-class CheckTimeout(TimeoutError):
-    """Raised inside the solution when ``--timeout`` runs out (reported like any error)."""
-
-
-@contextmanager
-def _time_limit(seconds: float) -> Iterator[None]:
-    """Raise :class:`CheckTimeout` in the running code after ``seconds`` (POSIX main
-    thread only; elsewhere, or with 0, no limit)."""
-    usable = (seconds > 0 and hasattr(signal, "SIGALRM")
-              and threading.current_thread() is threading.main_thread())
-    if not usable:
-        yield
-        return
-
-    def expire(signum: int, frame: Any) -> None:
-        raise CheckTimeout(f"the check took longer than {seconds:g} s (an endless loop?)")
-
-    previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def _check(args: argparse.Namespace) -> int:
     exercise = _exercise(args.name)
     if exercise is None:
@@ -154,10 +136,8 @@ def _check(args: argparse.Namespace) -> int:
     if not path.is_file():
         hint = "" if args.file else f" (write it with `driftwood exercise start {exercise.name}`)"
         return _error(f"no file {path}{hint}")
-    function, report = _load(exercise, path)
-    if report is None:
-        with _time_limit(args.timeout):
-            report = checker.check(exercise, function, stream=not args.no_stream)
+    report = isolation.check_file(exercise, path, stream=not args.no_stream,
+                                  timeout=args.timeout, catalogs=args.catalog)
     if args.json:
         print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
     else:
@@ -165,8 +145,34 @@ def _check(args: argparse.Namespace) -> int:
     return 0 if report.passed else 1
 
 
+def _grade(args: argparse.Namespace) -> int:
+    if not Path(args.submissions).is_dir():
+        return _error(f"no submissions folder {args.submissions}")
+    if args.timeout < 0 or args.jobs < 1:
+        return _error("--timeout must be >= 0 and --jobs >= 1")
+    for name in args.exercise or ():
+        if _exercise(name) is None:
+            return 2
+    book = gradebook.grade_class(args.submissions, args.exercise, timeout=args.timeout,
+                                 stream=not args.no_stream, jobs=args.jobs,
+                                 catalogs=args.catalog, progress=sys.stderr)
+    book.write_csv(args.csv)
+    if args.json:
+        gradebook.write_json(book, args.json)
+    print(book.summary())
+    print(f"wrote {args.csv}" + (f" and {args.json}" if args.json else ""))
+    return 0
+
+
 def cmd_exercise(args: argparse.Namespace) -> int:
     """Run ``driftwood exercise ACTION``; returns the exit status."""
+    for folder in args.catalog:
+        try:
+            catalog.add_catalog(folder)
+        except (OSError, ImportError, TypeError, ValueError) as err:
+            return _error(f"--catalog {folder}: {err}")
+    if args.action == "grade":
+        return _grade(args)
     if args.action == "list":
         print(checker.list_exercises().table())
         return 0
@@ -177,8 +183,10 @@ def cmd_exercise(args: argparse.Namespace) -> int:
             path = checker.start(args.name, args.dir, overwrite=args.force)
         except FileExistsError as err:
             return _error(f"{err} (use --force)")
+        exercise = catalog.get(args.name)
         print(f"wrote {path}: write the body of the function, then run\n"
-              f"  driftwood exercise check {args.name} {path}")
+              f"  driftwood exercise check {args.name} {path}\n"
+              f"the derivation to read first: {reread_link(exercise.anchor)}")
         return 0
     if args.action == "check":
         return _check(args)

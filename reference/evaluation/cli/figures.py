@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 
 from reference.evaluation.catalog import UsageError
+from reference.evaluation.cli._errors import Interrupted
 from reference.evaluation.cli._output import with_examples
 from reference.evaluation.figures import FIGURES, FORMATS
 
@@ -68,16 +69,32 @@ def cmd_figures(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     total = time.perf_counter()
+    kept: list[Path] = []
     for i, name in enumerate(names, 1):
         start = time.perf_counter()
-        fig = draw(name, scale=args.scale)
-        paths = save(fig, out / name, formats)
+        try:
+            fig = draw(name, scale=args.scale)
+            save(fig, out / name, formats, written=kept)
+        except KeyboardInterrupt:
+            raise Interrupted(_interrupted(kept, names[i - 1:], out)) from None
         seconds = time.perf_counter() - start
-        written = ", ".join(p.name for p in paths)
+        written = ", ".join(p.name for p in kept if p.stem == name)
         print(f"[{i}/{len(names)}] {name:<20} {seconds:5.1f} s  {written}", flush=True)
     print(f"{len(names)} figures in {time.perf_counter() - total:.1f} s, written to {out}",
           file=sys.stderr)
     return 0
+
+
+def _interrupted(kept: list[Path], left: list[str], out: Path) -> str:
+    """The interrupt line: which files are whole in ``out`` (every file is written
+    atomically, so there is no partial one) and how to draw the rest."""
+    if kept:
+        names = ", ".join(p.name for p in kept)
+        done = f"kept {len(kept)} whole file{'s' if len(kept) != 1 else ''} in {out} ({names})"
+    else:
+        done = f"no figure was written to {out}"
+    return (f"{done}; not finished: {', '.join(left)} (rerun with --only "
+            f"{' '.join(left)} to draw them)")
 
 
 def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from reference.evaluation import catalog
 from reference.evaluation.catalog import UsageError
 from reference.evaluation.cli._errors import Interrupted, require_extra
 from reference.evaluation.cli._output import columns, progress_enabled, wrap
@@ -103,6 +104,23 @@ def _params_text(params: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in params.items()) or "-"
 
 
+def _metric_text(model: str, metric: str) -> str:
+    """``size`` says what it counts (``size (nodes)`` for a tree, ``size (balls)`` for
+    ABACOC); other metrics as they are."""
+    if metric not in ("size", "max_size"):
+        return metric
+    spec = catalog.MODELS.get(model)
+    attribute = SIZE_OF_CLASS.get(spec.class_name if spec is not None else "")
+    if attribute is None:
+        return metric
+    return f"{metric} ({catalog.SIZE_MEANING[attribute].split()[-1]})"
+
+
+SIZE_OF_CLASS = {"SGTRegressor": "n_nodes_", "SGTClassifier": "n_nodes_",
+                 "ABACOCClassifier": "n_balls_", "NearestNeighbours": "n_stored_"}
+"""The size attribute of each model class that has one (see ``catalog.SIZE_ATTRIBUTES``)."""
+
+
 def summary_text(table: Any) -> str:
     """The summary of :func:`reference.evaluation.grid.summarize` as text of at most 100
     columns.
@@ -123,7 +141,8 @@ def summary_text(table: Any) -> str:
         varying = {k: v for k, v in p.items() if k not in shared[record["model"]]}
         se = record["se"]
         rows.append([record["model"], _params_text(varying), str(record["stream"]),
-                     str(record["n"]), str(record["metric"]), f"{record['mean']:.6g}",
+                     str(record["n"]), _metric_text(record["model"], str(record["metric"])),
+                     f"{record['mean']:.6g}",
                      "-" if math.isnan(se) else f"{se:.2g}", str(record["reps"])])
     lines = [wrap(f"{model} (every row): {_params_text(common)}")
              for model, common in shared.items() if common]

@@ -17,7 +17,7 @@ from reference.evaluation.cli.run import cmd_run
 
 __all__ = ["COMMANDS", "build_parser"]
 
-COMMANDS = ("run", "compare", "list", "data", "grid", "exercise", "figures")
+COMMANDS = ("run", "compare", "list", "data", "grid", "exercise", "figures", "tutorial")
 """The subcommands; anything else on the command line is an argument of ``run``."""
 
 
@@ -249,4 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     from reference.evaluation.cli import figures
 
     figures.add_parser(sub)
+    from reference.evaluation.cli import tutorial
+
+    tutorial.add_parser(sub)
     return parser

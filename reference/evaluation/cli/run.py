@@ -49,7 +49,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             importlib.import_module("fast")
         except ImportError:
             backend_name = "reference"
-    backend = catalog.import_backend(backend_name)
+    backend = catalog.import_backend(backend_name, "or run with --backend reference")
     cls = catalog.model_class(args.model, backend)
     stream_name = args.stream or catalog.DEFAULT_STREAM[spec.task]
     rows = args.n or default_rows(args.model)
@@ -87,11 +87,11 @@ def cmd_run(args: argparse.Namespace) -> int:
         ("stream", f"{stream_name} (n={result.n}, seed={args.seed})"),
     ]
     if size is not None:
-        header.append(("model size", f"attribute {size}"))
+        header.append(("size", f"number of {catalog.SIZE_MEANING[size]} (the model's {size})"))
     if args.rate < 1.0:
         header.append(("label rate", f"{args.rate} (label seed {args.label_seed})"))
     print(table(header))
-    print(result.summary())
+    print(result.summary(wall=bar.elapsed()))
     if args.curve:
         from reference.evaluation.plotting import plot_learning_curves
 

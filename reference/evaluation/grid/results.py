@@ -63,15 +63,34 @@ def read_results(out: str | os.PathLike[str]) -> Any:
     return pd.DataFrame(_read_rows(Path(out) / "results.csv"), columns=list(COLUMNS))
 
 
+def _value_key(value: Any) -> tuple[int, float, str]:
+    """Numbers by value (``1e-05 < 0.001 < 0.1``), before any other value (by its JSON)."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (0, float(value), "")
+    return (1, 0.0, json.dumps(value, sort_keys=True))
+
+
+def params_key(text: str) -> tuple[tuple[str, int, float, str], ...]:
+    """The sort key of a ``params`` JSON text: by parameter name, then numerically."""
+    return tuple((name, *_value_key(value)) for name, value in sorted(json.loads(text).items()))
+
+
 def summarize(results: Any) -> Any:
     """Mean, Monte Carlo standard error and repetitions per model, parameters, stream, metric.
 
     ``se = sd / sqrt(reps)`` with the ``ddof = 1`` standard deviation (NaN for one rep).
+    Rows are ordered by model, then by parameter values *as numbers* (a grid over
+    ``delta`` reads ``1e-05, 0.001, 0.1``, not in the text order of its JSON), then stream,
+    length and metric.
     """
     grouped = results.groupby(["model", "params", "stream", "n", "metric"], sort=True)["value"]
     table = grouped.agg(mean="mean", sd="std", reps="count").reset_index()
     table["se"] = table["sd"] / np.sqrt(table["reps"])
-    return table.drop(columns="sd")
+    keys = [(model, params_key(params), stream, n, metric) for model, params, stream, n, metric
+            in zip(table["model"], table["params"], table["stream"], table["n"],
+                   table["metric"], strict=True)]
+    order = sorted(range(len(keys)), key=keys.__getitem__)
+    return table.iloc[order].reset_index(drop=True).drop(columns="sd")
 
 
 def plot_grid(results: Any, metric: str, param: str, *, ax: Any = None) -> Any:

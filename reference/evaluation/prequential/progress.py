@@ -82,6 +82,7 @@ class ProgressBar:
         self.count = start
         self._first = start
         self._start = time.perf_counter()
+        self._closed: float | None = None
         self._last = -1.0 if style == "bar" else self._start
         self._drawn = False
         self._drawn_width = 0
@@ -97,8 +98,10 @@ class ProgressBar:
             self._draw(now)
 
     def elapsed(self) -> float:
-        """Seconds since the bar was created."""
-        return time.perf_counter() - self._start
+        """Seconds since the bar was created; once closed, the seconds its final state
+        shows (so a summary printed later quotes the same time)."""
+        end = self._closed if self._closed is not None else time.perf_counter()
+        return end - self._start
 
     def remaining(self, now: float | None = None) -> float:
         """Estimated seconds left at the rate so far (inf before the first step, NaN if the
@@ -152,6 +155,7 @@ class ProgressBar:
         ``final=False`` (an interrupted loop) only ends a bar's line, so that the next
         message starts on a line of its own; no final state is written.
         """
+        self._closed = time.perf_counter() if final else None
         if not self.enabled:
             return
         if not final:
@@ -159,7 +163,8 @@ class ProgressBar:
                 self.stream.write("\n")
                 self.stream.flush()
             return
-        now = time.perf_counter()
+        now = self._closed
+        assert now is not None
         if self.style == "lines":
             self.stream.write(self._line(now, final=True) + "\n")
         else:

@@ -117,8 +117,13 @@ class PrequentialResult:
         """Seconds per example of the predict-and-learn loop."""
         return self.elapsed / self.n if self.n else math.nan
 
-    def summary(self) -> str:
+    def summary(self, wall: float | None = None) -> str:
         """A small text table of the final metrics and timings.
+
+        ``model time [s]`` is the time spent inside the model's ``predict_one`` and
+        ``learn_one`` (what ``time/example`` divides); ``wall`` (seconds), when given, is
+        added as ``wall time [s]``: the whole run with the metrics and the progress bar,
+        the time a progress line shows.
 
         An ``alpd`` of ``-inf`` is marked and explained in a note under the table (how
         many steps gave the true label probability 0, and the mean over the others).
@@ -146,8 +151,10 @@ class PrequentialResult:
                 text += " (see the note)"
                 notes.append(self._alpd_note())
             rows.append((name, text))
-        rows.append(("elapsed [s]", f"{self.elapsed:.3f}"))
+        rows.append(("model time [s]", f"{self.elapsed:.3f}"))
         rows.append(("time/example [us]", f"{1e6 * self.time_per_example:.2f}"))
+        if wall is not None:
+            rows.append(("wall time [s]", f"{wall:.3f}"))
         width = max(len(name) for name, _ in rows)
         lines = [f"{name:<{width}}  {value}" for name, value in rows]
         lines += [textwrap.fill(note, 100, break_on_hyphens=False) for note in notes]

@@ -1,0 +1,3 @@
+"""Exercise ab-centre-update.
+
+See ``exercise.py``; the student's file is ``skeleton.py``."""

@@ -1,0 +1,3 @@
+"""Exercise ab-nearest-ball.
+
+See ``exercise.py``; the student's file is ``skeleton.py``."""

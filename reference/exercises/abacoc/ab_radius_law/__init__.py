@@ -1,0 +1,3 @@
+"""Exercise ab-radius-law.
+
+See ``exercise.py``; the student's file is ``skeleton.py``."""

@@ -1,0 +1,3 @@
+"""Exercise rng-xoshiro-step.
+
+See ``exercise.py``; the student's file is ``skeleton.py``."""

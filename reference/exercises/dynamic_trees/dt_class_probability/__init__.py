@@ -1,0 +1,3 @@
+"""Exercise dt-class-probability.
+
+See ``exercise.py``; the student's file is ``skeleton.py``."""

@@ -1,0 +1,3 @@
+"""Exercise dt-forgetting-class.
+
+See ``exercise.py``; the student's file is ``skeleton.py``."""

@@ -1,0 +1,3 @@
+"""Exercise dt-residual-resample.
+
+See ``exercise.py``; the student's file is ``skeleton.py``."""

@@ -1,0 +1,3 @@
+"""Exercise dt-split-prob.
+
+See ``exercise.py``; the student's file is ``skeleton.py``."""

@@ -1,0 +1,3 @@
+"""Exercise sgt-leaf-statistics.
+
+See ``exercise.py``; the student's file is ``skeleton.py``."""

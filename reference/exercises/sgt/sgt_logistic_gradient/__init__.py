@@ -1,0 +1,3 @@
+"""Exercise sgt-logistic-gradient.
+
+See ``exercise.py``; the student's file is ``skeleton.py``."""

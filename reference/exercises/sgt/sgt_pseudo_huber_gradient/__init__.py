@@ -1,0 +1,3 @@
+"""Exercise sgt-pseudo-huber-gradient.
+
+See ``exercise.py``; the student's file is ``skeleton.py``."""

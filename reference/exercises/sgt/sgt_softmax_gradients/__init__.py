@@ -1,0 +1,3 @@
+"""Exercise sgt-softmax-gradients.
+
+See ``exercise.py``; the student's file is ``skeleton.py``."""

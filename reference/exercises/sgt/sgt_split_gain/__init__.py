@@ -1,0 +1,3 @@
+"""Exercise sgt-split-gain.
+
+See ``exercise.py``; the student's file is ``skeleton.py``."""

@@ -1,0 +1,127 @@
+"""The tutorials as notebooks: converted from the MyST sources, offered by each docs page
+and by ``driftwood tutorial get``, shipped in the package, and runnable as a student
+would run them (one executed here with nbclient; CI executes it too)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reference.evaluation import notebooks
+from reference.evaluation.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+TUTORIALS = sorted((ROOT / "tutorials").glob("*.md"))
+
+
+def _text(cell: dict[str, Any]) -> str:
+    return "".join(cell["source"])
+
+
+@pytest.mark.parametrize("source", TUTORIALS, ids=[p.stem for p in TUTORIALS])
+def test_every_tutorial_converts_cell_for_cell(source: Path) -> None:
+    text = source.read_text(encoding="utf-8")
+    notebook = notebooks.to_notebook(text)
+    assert notebook["nbformat"] == 4 and notebook["metadata"]["kernelspec"]["name"] == "python3"
+    code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+    written = re.findall(r"^```\{code-cell\}[^\n]*\n(.*?)^```", text, flags=re.M | re.S)
+    assert [_text(c) for c in code] == [w.rstrip() for w in written]
+    markdown = "\n".join(_text(c) for c in notebook["cells"] if c["cell_type"] == "markdown")
+    for sphinx_only in ("{literalinclude}", ":::{solution}", "{cite:p}", "{doc}`",
+                        "{admonition}", "file_format: mystnb"):
+        assert sphinx_only not in markdown, sphinx_only
+    assert markdown.count("<details><summary>Solution") == text.count(":::{solution}")
+    assert markdown.count("<details>") == markdown.count("</details>")
+
+
+def test_an_included_function_is_its_source_and_c_is_a_pointer() -> None:
+    text = (ROOT / "tutorials" / "03_stochastic_gradient_trees.md").read_text(encoding="utf-8")
+    markdown = "\n".join(_text(c) for c in notebooks.to_notebook(text)["cells"]
+                         if c["cell_type"] == "markdown")
+    from reference.sgt import splits
+
+    assert "def t_test_p_value(" in markdown
+    start = markdown.index("def t_test_p_value(")
+    assert markdown[start - 200:start].count("<details><summary>Solution (exercise "
+                                            "sgt-split-test)</summary>") == 1
+    assert splits.t_test_p_value.__doc__ is not None
+    assert splits.t_test_p_value.__doc__.strip().splitlines()[0] in markdown
+    assert "csrc/sgt/grad_hess.c" in markdown and "not part of the installed package" in markdown
+
+
+def test_tutorial_get_writes_the_notebook_and_its_files_offline(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["tutorial", "list"]) == 0
+    assert capsys.readouterr().out.split() == [p.stem for p in TUTORIALS]
+    assert main(["tutorial", "get", "stochastic", "--dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    notebook = tmp_path / "03_stochastic_gradient_trees.ipynb"
+    assert str(notebook) in out
+    assert json.loads(notebook.read_text())["cells"]
+    assert (tmp_path / "stored" / "covtype_sgt.py").read_bytes() == (
+        ROOT / "tutorials" / "stored" / "covtype_sgt.py").read_bytes()
+    assert (tmp_path / "stored" / "covtype_sgt.json").is_file()
+    assert main(["tutorial", "get", "stochastic", "--dir", str(tmp_path)]) == 2   # exists
+    assert "--force" in capsys.readouterr().err
+    assert main(["tutorial", "get", "stochastic", "--dir", str(tmp_path), "--force"]) == 0
+    assert main(["tutorial", "get", "nothing-like-it", "--dir", str(tmp_path)]) == 2
+    assert "no tutorial 'nothing-like-it'" in capsys.readouterr().err
+    assert main(["tutorial", "get", "_", "--dir", str(tmp_path)]) == 2
+    assert "more than one tutorial matches" in capsys.readouterr().err
+
+
+def test_the_package_build_ships_the_tutorials(tmp_path: Path) -> None:
+    """``build_py`` (what a wheel holds) copies the tutorials and their stored files into
+    ``reference/_tutorials``, where ``tutorial get`` looks first."""
+    subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib",
+                    str(tmp_path)], cwd=ROOT, check=True, capture_output=True)
+    shipped = tmp_path / "reference" / "_tutorials"
+    assert sorted(p.name for p in shipped.glob("*.md")) == [p.name for p in TUTORIALS]
+    for needed in notebooks.NEEDS["03_stochastic_gradient_trees"]:
+        assert (shipped / needed).is_file()
+    assert (tmp_path / "reference" / "exercises" / "determinism" / "rng_uniform"
+            / "hints.txt").is_file()
+
+
+def test_the_docs_offer_each_page_its_notebook(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+    try:
+        import driftwood_notebooks
+    finally:
+        sys.path.remove(str(ROOT / "docs" / "_ext"))
+    page = tmp_path / "04_abacoc.md"
+    page.write_text((ROOT / "tutorials" / "04_abacoc.md").read_text(encoding="utf-8"))
+    written = driftwood_notebooks.offer_notebooks(tmp_path)
+    assert written == [tmp_path / "_notebooks" / "04_abacoc.ipynb"]
+    text = page.read_text(encoding="utf-8")
+    title_end = text.index("\n", text.index("\n# ") + 1)
+    assert "{download}`04_abacoc.ipynb <_notebooks/04_abacoc.ipynb>`" in text[title_end:][:300]
+    assert "driftwood tutorial get 04_abacoc" in text
+
+
+EVERY_NOTEBOOK = os.environ.get("DRIFTWOOD_NOTEBOOKS") == "all"
+"""``DRIFTWOOD_NOTEBOOKS=all`` runs every tutorial's notebook (about 3 minutes on two
+cores); by default one, since the docs build already executes the same cells."""
+
+
+@pytest.mark.parametrize("name", [p.stem for p in TUTORIALS] if EVERY_NOTEBOOK
+                         else ["01_determinism"])
+def test_a_notebook_runs_as_on_a_students_machine(name: str, tmp_path: Path) -> None:
+    """``tutorial get`` then nbclient in the notebook's folder: every cell runs."""
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    pytest.importorskip("fast")
+    notebooks.get_tutorial(name, tmp_path)
+    notebook = nbformat.read(tmp_path / f"{name}.ipynb", as_version=4)
+    nbclient.NotebookClient(notebook, timeout=600, kernel_name="python3",
+                            resources={"metadata": {"path": str(tmp_path)}}).execute()
+    outputs = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs]
+    assert outputs and not any(o.get("output_type") == "error" for o in outputs)
