@@ -1,4 +1,4 @@
-"""cffi builder for ``fast._lib``.
+"""cffi builder for ``fast._lib``, and the build of ``fast._rows_ext``.
 
 The cdef is *derived* from the headers in :data:`HEADERS` (``csrc/common/common.h``, then
 one header per family): every line starting with ``#`` is dropped and the rest is handed
@@ -6,7 +6,14 @@ to ``ffibuilder.cdef`` (numpy's cffi example does the same), so the binding and 
 headers cannot drift. Every ``.c`` file under ``csrc/`` (searched recursively: ``common/``
 and one folder per family) is compiled, with
 ``-ffp-contract=off`` so GCC never fuses ``a*b + c`` into an FMA (which would break
-bit-parity with the Python reference, [DET-SPEC §2]).
+bit-parity with the Python reference, [DET-SPEC §2]); MSVC, which has no such flag, gets
+:data:`MSVC_CFLAGS` instead (:func:`flags_for`).
+
+The C backend is optional: :class:`OptionalBuildExt`, the ``build_ext`` command of
+``setup.py``, turns a failed C build (no compiler, a compiler that fails) into one warning
+and installs the pure-Python packages, the ``driftwood`` command and the exercises without
+``fast._lib`` and ``fast._rows_ext`` (MarkupSafe and msgpack treat their speed-ups the same
+way). ``DRIFTWOOD_REQUIRE_C=1`` makes a failed C build an error instead (CI's install).
 """
 
 from __future__ import annotations
@@ -14,12 +21,15 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+import sys
 import sysconfig
 import tempfile
+import warnings
 from pathlib import Path
 
 from cffi import FFI
 from setuptools import Extension
+from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent.parent
 CSRC = ROOT / "csrc"
@@ -37,6 +47,16 @@ floating-point operations only under ``-ffast-math`` (never used), and
 ``-ffp-contract=off`` forbids fused multiply-adds. ``-fvisibility=hidden`` keeps the
 library's functions private to the module (only ``PyInit__lib`` is exported, by Python's
 own macro), so that calls between them are direct rather than through the PLT."""
+MSVC_CFLAGS = ["/O2", "/fp:precise", "/std:c11", "/W3"]
+"""Compile flags under MSVC (Windows wheels), which refuses GCC's. What keeps bit parity
+there: ``/fp:precise`` (value-safe: no reassociation, no flush to zero) and no
+contraction, since ``#pragma fp_contract`` is off by default under ``/fp:precise`` from
+Visual Studio 2022 (17.0) on and nothing here enables ``/fp:contract``; nor do we pass
+``/arch:AVX2``, so x64 code has no FMA instruction to contract into at all. Doubles are
+SSE2 on x64 (no x87 extended precision). The ``/O2`` optimisations respect all of this."""
+LIBRARIES = [] if sys.platform == "win32" else ["m"]
+"""Link libraries: the maths library ``m`` on POSIX; on Windows it is part of the C
+runtime and MSVC has no ``m.lib``."""
 
 
 def compiler_command() -> list[str]:
@@ -100,10 +120,9 @@ ffibuilder.set_source(
     depends=[str(h.relative_to(ROOT)) for h in sorted(CSRC.rglob("*.h"))],
     extra_compile_args=BUILD_FLAGS,
     extra_link_args=BUILD_FLAGS,
-    libraries=["m"],
+    libraries=LIBRARIES,
     py_limited_api=False,
 )
-
 
 
 def rows_extension() -> Extension:
@@ -111,6 +130,88 @@ def rows_extension() -> Extension:
     library; ``setup.py`` lists it next to the cffi module."""
     return Extension("fast._rows_ext", sources=[str(ROWS_SOURCE.relative_to(ROOT))],
                      extra_compile_args=BUILD_FLAGS, extra_link_args=BUILD_FLAGS)
+
+
+def flags_for(compiler_type: str) -> tuple[list[str], list[str]]:
+    """The (compile, link) flags for setuptools' compiler type: :data:`MSVC_CFLAGS` and no
+    link flag for ``"msvc"``, :data:`BUILD_FLAGS` on both lines for every other compiler
+    (GCC, clang, MinGW: they share GCC's flags)."""
+    if compiler_type == "msvc":
+        return MSVC_CFLAGS + EXTRA_FLAGS, []
+    return BUILD_FLAGS, BUILD_FLAGS
+
+
+REQUIRE_C = "DRIFTWOOD_REQUIRE_C"
+"""Environment variable: set to ``1`` to make a failed C build an error (CI sets it)."""
+
+
+def c_required() -> bool:
+    """Whether :data:`REQUIRE_C` is set to a true value."""
+    return os.environ.get(REQUIRE_C, "").lower() not in ("", "0", "false", "no")
+
+
+def skipped_message(reason: str) -> str:
+    """The one warning of a build that skipped the C backend."""
+    return (
+        f"driftwood: the C backend (fast) was NOT built: {reason}. The pure-Python backend "
+        "(reference), the driftwood command and the exercises are installed and work; "
+        "`import fast` will raise ImportError and `driftwood run` uses the reference "
+        "(10-100x slower). For the C backend install a wheel (pip install driftwood-learn) "
+        f"or a C compiler, then reinstall; set {REQUIRE_C}=1 to make this an error."
+    )
+
+
+BUILD_ERRORS: tuple[type[BaseException], ...] = (Exception,)
+"""What a failed build raises: setuptools' compiler, exec and platform errors, but also
+``OSError`` (a compiler that is not there) and others from cffi or the platform, so every
+exception is caught (``KeyboardInterrupt`` is not an ``Exception``)."""
+
+
+class OptionalBuildExt(build_ext):  # type: ignore[misc]
+    """``build_ext`` for which the C backend is optional.
+
+    Chooses the flags for the compiler found (:func:`flags_for`) and builds each
+    extension; if one fails (no compiler, or a compiler error), it warns once
+    (:func:`skipped_message`), builds no further extension and lets the install go on
+    without them, unless ``DRIFTWOOD_REQUIRE_C=1`` (:func:`c_required`), when the error
+    propagates. cffi's setuptools hook subclasses this command (``setup.py`` passes it as
+    ``cmdclass``), so the generation of ``_lib.c`` runs first and its build is covered too.
+    """
+
+    skipped: str | None = None
+    """The reason the C backend was skipped, or None."""
+
+    def run(self) -> None:
+        try:
+            super().run()
+        except BUILD_ERRORS as exc:  # e.g. no compiler at all on Windows (PlatformError)
+            self.skip(exc)
+
+    def build_extension(self, ext: Extension) -> None:
+        if self.skipped is not None:
+            ext.optional = True  # not built: the in-place copy (pip install -e) skips it
+            return
+        compile_flags, link_flags = flags_for(self.compiler.compiler_type)
+        ext.extra_compile_args = list(compile_flags)
+        ext.extra_link_args = list(link_flags)
+        try:
+            super().build_extension(ext)
+        except BUILD_ERRORS as exc:
+            ext.optional = True
+            self.skip(exc, ext.name)
+
+    def skip(self, exc: BaseException, name: str = "") -> None:
+        """Warn once that the C backend is skipped because of ``exc`` (re-raise it if
+        :func:`c_required`)."""
+        if c_required():
+            raise exc
+        if self.skipped is None:
+            where = f"building {name} failed" if name else "no C build"
+            detail = str(exc) if len(str(exc)) <= 160 else str(exc)[:157] + "..."
+            self.skipped = f"{where} ({type(exc).__name__}: {detail})"
+            # explicit: the warning names the build, not this line of code
+            warnings.warn_explicit(skipped_message(self.skipped), UserWarning,
+                                   "driftwood C build", 0)
 
 
 def build_rows_in_place() -> None:
