@@ -197,8 +197,8 @@ class OptionalBuildExt(build_ext):  # type: ignore[misc]
         try:
             super().build_extension(ext)
         except BUILD_ERRORS as exc:
+            self.skip(exc, ext.name)  # re-raises if the C backend is required
             ext.optional = True
-            self.skip(exc, ext.name)
 
     def skip(self, exc: BaseException, name: str = "") -> None:
         """Warn once that the C backend is skipped because of ``exc`` (re-raise it if

@@ -200,3 +200,68 @@ def test_module_entry_point(module: str) -> None:
         timeout=60,
     )
     assert done.returncode == 0 and "models" in done.stdout
+
+
+# ------------------------------------------------- without the C backend (a no-compiler install)
+
+
+def no_fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``import fast`` fail as in an install whose C build was skipped."""
+    for name in [m for m in sys.modules if m == "fast" or m.startswith("fast.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "fast._lib", None)  # import fast._lib: ImportError
+
+
+def test_run_falls_back_to_the_reference_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    no_fast(monkeypatch)
+    assert main(["run", "--model", "sgt", "--n", "300", "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    notes = [line for line in captured.err.splitlines() if line.strip()]
+    assert len(notes) == 1, captured.err
+    assert "not built" in notes[0] and "reference" in notes[0]
+    assert "about 10x slower" in notes[0] and "import fast" in notes[0]
+    header = dict(line.split(None, 1) for line in captured.out.splitlines()[:3])
+    assert header["backend"].strip() == "reference"
+
+
+def test_run_of_a_baseline_needs_no_fallback_note(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    no_fast(monkeypatch)
+    assert main(["run", "--model", "mean", "--n", "200", "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_compare_without_fast_checks_the_reference_against_itself(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    no_fast(monkeypatch)
+    assert catalog.compare_candidates() == ["dynatree", "dynatree-clf", "sgt", "sgt-clf",
+                                            "abacoc"]
+    assert main(["compare", "--model", "abacoc", "--n", "50", "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert len(captured.err.strip().splitlines()) == 1
+    assert "about 30x slower" in captured.err
+    assert "50/50" in captured.out
+    assert "compared with itself" in captured.out and "speed ratio" not in captured.out
+
+
+def test_every_fast_model_has_a_stated_slowdown() -> None:
+    from reference.evaluation.cli.run import SLOWDOWN
+
+    assert set(SLOWDOWN) == {name for name, spec in catalog.MODELS.items() if not spec.baseline}
+
+
+def test_import_fast_without_its_build_names_the_remedy() -> None:
+    """In a fresh interpreter where the extension is missing, ``import fast`` raises an
+    ImportError that says what to install and which command to run."""
+    code = ("import sys; sys.modules['fast._lib'] = None\n"
+            "try:\n    import fast\nexcept ImportError as exc:\n    print(exc)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    message = done.stdout
+    assert "fast._lib" in message and "not built" in message
+    assert "pip install --force-reinstall driftwood-learn" in message
+    assert "C compiler" in message and "pip install -e ." in message
