@@ -265,3 +265,31 @@ def test_import_fast_without_its_build_names_the_remedy() -> None:
     assert "fast._lib" in message and "not built" in message
     assert "pip install --force-reinstall driftwood-learn" in message
     assert "C compiler" in message and "pip install -e ." in message
+
+
+def test_version_is_single_sourced_and_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    """``driftwood --version`` prints ``reference._version.__version__``, the one version
+    ``pyproject.toml`` reads (dynamic), and says whether the C backend is built."""
+    import importlib.metadata
+
+    from reference import _version
+
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"driftwood {_version.__version__} (distribution driftwood-learn;")
+    assert "C backend built" in out or "C backend not built" in out
+    assert reference.__version__ == _version.__version__
+    root = Path(__file__).resolve().parents[2]
+    project = tomllib.loads((root / "pyproject.toml").read_text())
+    assert project["project"]["name"] == _version.DISTRIBUTION
+    assert "version" in project["project"]["dynamic"]
+    assert (project["tool"]["setuptools"]["dynamic"]["version"]["attr"]
+            == "reference._version.__version__")
+    try:  # the installed metadata, where this checkout is installed under its name
+        assert importlib.metadata.version(_version.DISTRIBUTION) == _version.__version__
+    except importlib.metadata.PackageNotFoundError:
+        pass
