@@ -21,8 +21,14 @@ REMEDY = (
 
 def missing_build(module: str, exc: ImportError) -> ImportError:
     """The error raised when the compiled extension ``module`` cannot be imported: what
-    happened, and the remedy (:data:`REMEDY`)."""
-    return ImportError(f"the C extension {module} could not be loaded ({exc}); {REMEDY}")
+    happened, and the remedy (:data:`REMEDY`). A ``ModuleNotFoundError`` (naming
+    ``module``) where the extension is absent, as after an install without a compiler, so
+    that ``pytest.importorskip("fast")`` skips; a plain ``ImportError`` where it exists but
+    does not load (a broken build is an error, never a skip)."""
+    message = f"the C extension {module} could not be loaded ({exc}); {REMEDY}"
+    if isinstance(exc, ModuleNotFoundError):
+        return ModuleNotFoundError(message, name=module)
+    return ImportError(message)
 
 
 try:

@@ -9,7 +9,7 @@ from reference.evaluation import catalog
 from reference.evaluation.catalog import UsageError
 from reference.evaluation.cli._errors import Interrupted
 from reference.evaluation.cli._output import progress_enabled, table
-from reference.evaluation.cli.run import fallback_note, fast_available, task_mismatch
+from reference.evaluation.cli.run import fallback_note, task_mismatch
 from reference.evaluation.compare import lockstep
 from reference.evaluation.prequential import ProgressBar
 from reference.evaluation.prequential.progress import duration
@@ -33,7 +33,11 @@ def default_rows(model: str) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    """Run ``--model`` of both backends in lockstep; exit status 1 if they disagree."""
+    """Run ``--model`` of both backends in lockstep; exit status 1 if they disagree.
+
+    Where the C backend is not built, compares the reference with itself (a reproducibility
+    check) and says so in one line (:func:`~reference.evaluation.cli.run.fallback_note`).
+    """
     model_name = args.model or DEFAULT_MODEL
     if model_name not in catalog.known_models():
         raise UsageError(
@@ -51,11 +55,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
     ref_backend = catalog.import_backend("reference")
     # without the C build: the reference against itself, a reproducibility check (two
     # models of one seed must agree step by step), said in one line
-    fell_back = not fast_available()
-    if fell_back:
+    try:
+        fast_backend, fell_back = catalog.import_backend("fast"), False
+    except UsageError:
+        fast_backend, fell_back = ref_backend, True
         print(fallback_note(model_name, "both sides of this comparison run"),
               file=sys.stderr)
-    fast_backend = ref_backend if fell_back else catalog.import_backend("fast")
     ref_cls = catalog.model_class(model_name, ref_backend)
     fast_cls = catalog.model_class(model_name, fast_backend)
     stream_name = args.stream or catalog.DEFAULT_STREAM[spec.task]
