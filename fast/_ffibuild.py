@@ -54,6 +54,16 @@ contraction, since ``#pragma fp_contract`` is off by default under ``/fp:precise
 Visual Studio 2022 (17.0) on and nothing here enables ``/fp:contract``; nor do we pass
 ``/arch:AVX2``, so x64 code has no FMA instruction to contract into at all. Doubles are
 SSE2 on x64 (no x87 extended precision). The ``/O2`` optimisations respect all of this."""
+LIMITED_API = (sys.version_info >= (3, 11) and not hasattr(sys, "gettotalrefcount")
+               and not sysconfig.get_config_var("Py_GIL_DISABLED")
+               and not os.environ.get("DRIFTWOOD_FULL_API"))
+"""Build both extensions on Python's limited C API (stable ABI, ``abi3``): on CPython
+3.11 and later (``rows.c`` needs the buffer protocol, limited only from 3.11), not on debug
+or free-threaded builds, and not with ``DRIFTWOOD_FULL_API=1``. One wheel per platform
+then serves 3.11 and every later version (``setup.py`` tags it ``cp311-abi3``); 3.10 has
+its own wheel. What it costs a one-row call: ``tests/benchmarks/bench_limited_api.py``."""
+LIMITED_API_VERSION = "0x030B0000"
+"""``Py_LIMITED_API`` of ``rows.c`` when :data:`LIMITED_API`: the 3.11 limited API."""
 LIBRARIES = [] if sys.platform == "win32" else ["m"]
 """Link libraries: the maths library ``m`` on POSIX; on Windows it is part of the C
 runtime and MSVC has no ``m.lib``."""
@@ -121,15 +131,18 @@ ffibuilder.set_source(
     extra_compile_args=BUILD_FLAGS,
     extra_link_args=BUILD_FLAGS,
     libraries=LIBRARIES,
-    py_limited_api=False,
+    py_limited_api=LIMITED_API,
 )
 
 
 def rows_extension() -> Extension:
     """The row packer ``fast._rows_ext`` (``csrc/common/rows.c``), same flags as the
-    library; ``setup.py`` lists it next to the cffi module."""
+    library, on the limited API where :data:`LIMITED_API`; ``setup.py`` lists it next to
+    the cffi module."""
+    limited = [("Py_LIMITED_API", LIMITED_API_VERSION)] if LIMITED_API else []
     return Extension("fast._rows_ext", sources=[str(ROWS_SOURCE.relative_to(ROOT))],
-                     extra_compile_args=BUILD_FLAGS, extra_link_args=BUILD_FLAGS)
+                     extra_compile_args=BUILD_FLAGS, extra_link_args=BUILD_FLAGS,
+                     define_macros=limited, py_limited_api=LIMITED_API)
 
 
 def flags_for(compiler_type: str) -> tuple[list[str], list[str]]:
