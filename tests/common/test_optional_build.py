@@ -146,3 +146,25 @@ def test_msvc_gets_its_own_value_safe_flags(build: ModuleType) -> None:
 
 def test_the_maths_library_is_linked_only_outside_windows(build: ModuleType) -> None:
     assert build.LIBRARIES == ([] if sys.platform == "win32" else ["m"])
+
+
+def test_abi3_from_python_311_on(build: ModuleType) -> None:
+    """On CPython >= 3.11 both extensions use the limited API (one abi3 wheel per
+    platform); rows.c at the 3.11 level, the first with the buffer protocol."""
+    expected = (sys.version_info >= (3, 11) and not hasattr(sys, "gettotalrefcount")
+                and not build.sysconfig.get_config_var("Py_GIL_DISABLED")
+                and not build.os.environ.get("DRIFTWOOD_FULL_API"))
+    assert build.LIMITED_API is expected
+    rows = build.rows_extension()
+    assert rows.py_limited_api is expected
+    assert (("Py_LIMITED_API", "0x030B0000") in rows.define_macros) is expected
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows names abi3 modules .pyd")
+def test_the_installed_extensions_match_the_api_choice(build: ModuleType) -> None:
+    """The extensions this interpreter loads were built as the build module says: abi3
+    files (``*.abi3.so``) exactly when the limited API is chosen."""
+    pytest.importorskip("fast")
+    for name in ("fast._rows_ext", "fast._lib"):
+        path = str(sys.modules[name].__file__)
+        assert path.endswith(".abi3.so") is build.LIMITED_API, path
