@@ -195,6 +195,8 @@ class OptionalBuildExt(build_ext):  # type: ignore[misc]
     """The reason the C backend was skipped, or None."""
 
     def run(self) -> None:
+        if getattr(self, "inplace", False) or getattr(self, "editable_mode", False):
+            remove_stale_builds()  # pip install -e: the new build must not be shadowed
         try:
             super().run()
         except BUILD_ERRORS as exc:  # e.g. no compiler at all on Windows (PlatformError)
@@ -227,6 +229,22 @@ class OptionalBuildExt(build_ext):  # type: ignore[misc]
                                    "driftwood C build", 0)
 
 
+def remove_stale_builds(folder: Path | None = None) -> list[Path]:
+    """Delete the compiled ``fast._lib`` and ``fast._rows_ext`` files in ``folder`` (default
+    ``fast/``) that a build on this interpreter would not write: Python imports
+    ``*.cpython-3XY-*.so`` before ``*.abi3.so``, so an in-place build of the other kind
+    left there would shadow the new one. Returns the deleted files."""
+    folder = ROOT / "fast" if folder is None else folder
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    if LIMITED_API and sys.platform != "win32":
+        suffix = ".abi3.so"
+    stale = [f for name in ("_lib", "_rows_ext") for f in folder.glob(f"{name}.*")
+             if f.suffix in (".so", ".pyd") and f.name != name + suffix]
+    for f in stale:
+        f.unlink()
+    return stale
+
+
 def build_rows_in_place() -> None:
     """Build ``fast._rows_ext`` next to its sources (what ``pip install -e .`` does)."""
     from setuptools import Distribution
@@ -239,5 +257,6 @@ def build_rows_in_place() -> None:
 
 if __name__ == "__main__":  # python fast/_ffibuild.py: build in place for development
     os.chdir(ROOT)
+    remove_stale_builds()
     ffibuilder.compile(tmpdir=str(ROOT), verbose=True)
     build_rows_in_place()

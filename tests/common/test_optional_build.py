@@ -168,3 +168,22 @@ def test_the_installed_extensions_match_the_api_choice(build: ModuleType) -> Non
     for name in ("fast._rows_ext", "fast._lib"):
         path = str(sys.modules[name].__file__)
         assert path.endswith(".abi3.so") is build.LIMITED_API, path
+
+
+def test_stale_builds_of_the_other_kind_are_removed(build: ModuleType, tmp_path: Path) -> None:
+    """An in-place build of the other API left in fast/ would shadow the new one (Python
+    tries ``*.cpython-3XY-*.so`` first): the build removes exactly those files."""
+    import sysconfig
+
+    versioned = sysconfig.get_config_var("EXT_SUFFIX")
+    names = ["_lib" + versioned, "_rows_ext" + versioned, "_lib.abi3.so",
+             "_rows_ext.abi3.so", "_lib.c", "_rows.py", "other.abi3.so"]
+    for name in names:
+        (tmp_path / name).write_text("")
+    removed = {p.name for p in build.remove_stale_builds(tmp_path)}
+    kept = {p.name for p in tmp_path.iterdir()}
+    if build.LIMITED_API and sys.platform != "win32":
+        assert removed == {"_lib" + versioned, "_rows_ext" + versioned}
+    else:
+        assert removed == {"_lib.abi3.so", "_rows_ext.abi3.so"}
+    assert kept == set(names) - removed
