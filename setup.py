@@ -7,7 +7,7 @@ from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT / "fast"))
-from _ffibuild import rows_extension  # noqa: E402
+from _ffibuild import LIMITED_API, OptionalBuildExt, rows_extension  # noqa: E402
 
 
 class BuildPyWithTutorials(build_py):
@@ -28,5 +28,10 @@ class BuildPyWithTutorials(build_py):
                 shutil.copyfile(path, destination)
 
 
+# OptionalBuildExt: a failed C build warns once and installs the pure-Python backend
+# (DRIFTWOOD_REQUIRE_C=1 makes it an error); cffi's hook for cffi_modules wraps it
+# LIMITED_API (Python >= 3.11): both extensions on the limited API, one cp311-abi3 wheel
+options = {"bdist_wheel": {"py_limited_api": "cp311"}} if LIMITED_API else {}
 setup(cffi_modules=["fast/_ffibuild.py:ffibuilder"], ext_modules=[rows_extension()],
-      cmdclass={"build_py": BuildPyWithTutorials})
+      cmdclass={"build_ext": OptionalBuildExt, "build_py": BuildPyWithTutorials},
+      options=options)

@@ -26,3 +26,5 @@ from reference.state import StateFormatError as StateFormatError
 __all__ = list(_reference.__all__)
 """The same public names as ``reference`` (every one imported above, explicitly re-exported)."""
 backend = "fast"
+__version__ = _reference.__version__
+"""The distribution's version (one source: ``reference/_version.py``)."""

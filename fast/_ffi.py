@@ -8,13 +8,27 @@ import numpy as np
 
 from reference.batches import as_float64
 
+REMEDY = (
+    "the C backend is not built in this installation (was there no working C compiler "
+    "when it was installed?). To get it: install a prebuilt wheel ('pip install --force-reinstall "
+    "driftwood-learn'), or install a C compiler (gcc or clang; Xcode's command line tools on "
+    "macOS; Microsoft C++ Build Tools on Windows) and reinstall ('pip install "
+    "--force-reinstall --no-binary driftwood-learn driftwood-learn', or 'pip install -e .' "
+    "in a clone). Meanwhile 'reference' has the same models, in pure Python"
+)
+"""What :func:`missing_build` tells a user to do (docs/index.md's install routes)."""
+
 
 def missing_build(module: str, exc: ImportError) -> ImportError:
-    """The error raised when the compiled extension ``module`` cannot be imported."""
-    return ImportError(
-        f"the C extension {module} could not be loaded ({exc}); build it with "
-        "'pip install -e .' (or 'python fast/_ffibuild.py' in a checkout)"
-    )
+    """The error raised when the compiled extension ``module`` cannot be imported: what
+    happened, and the remedy (:data:`REMEDY`). A ``ModuleNotFoundError`` (naming
+    ``module``) where the extension is absent, as after an install without a compiler, so
+    that ``pytest.importorskip("fast")`` skips; a plain ``ImportError`` where it exists but
+    does not load (a broken build is an error, never a skip)."""
+    message = f"the C extension {module} could not be loaded ({exc}); {REMEDY}"
+    if isinstance(exc, ModuleNotFoundError):
+        return ModuleNotFoundError(message, name=module)
+    return ImportError(message)
 
 
 try:
@@ -22,7 +36,7 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised only without a build
     raise missing_build("fast._lib", exc) from exc
 
-__all__ = ["ffi", "lib", "missing_build", "check", "raise_status", "status_message",
+__all__ = ["ffi", "lib", "REMEDY", "missing_build", "check", "raise_status", "status_message",
            "doubles", "view_doubles", "piece_doubles", "STATUS_EXCEPTIONS"]
 
 STATUS_EXCEPTIONS: dict[int, type[Exception]] = {

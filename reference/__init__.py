@@ -4,6 +4,7 @@ Every model here follows its paper equation by equation; ``fast`` runs the same
 algorithms in C with the same public API and bit-identical results.
 """
 
+from reference._version import __version__ as __version__
 from reference.abacoc import ABACOCClassifier
 from reference.dynatree import DynamicTreeClassifier, DynamicTreeRegressor
 from reference.estimator import to_river

@@ -33,6 +33,13 @@
  * right only for calls this short. The dynamic trees bind their predictions too, with
  * release_gil: they take up to milliseconds with many particles, and other threads run
  * meanwhile. The bound calls run under the model's lock, taken by the Python facade.
+ *
+ * Limited API: the file compiles with Py_LIMITED_API (0x030B0000, Python 3.11: the buffer
+ * protocol joined the limited API there), which the build defines on Python >= 3.11 so
+ * that one abi3 wheel serves every later version; without it (Python 3.10) the macros
+ * below read list, tuple and float fields directly. The type is a heap type
+ * (PyType_FromSpec) either way. tests/benchmarks/bench_limited_api.py measures what the
+ * function calls cost a one-row call.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -40,6 +47,18 @@
 #include <string.h>
 
 #define INT_EXACT 9007199254740992LL   /* 2**53: larger ints may round */
+
+#ifdef Py_LIMITED_API
+/* the limited API's functions (checked, bounds-checked; x is an exact list or tuple) */
+#define FLOAT_VALUE(v) PyFloat_AsDouble(v)
+#define SEQ_SIZE(x) (PyList_CheckExact(x) ? PyList_Size(x) : PyTuple_Size(x))
+#define SEQ_ITEM(x, i) (PyList_CheckExact(x) ? PyList_GetItem(x, i) : PyTuple_GetItem(x, i))
+#else
+/* the full API's field reads, same results for the exact types checked before */
+#define FLOAT_VALUE(v) PyFloat_AS_DOUBLE(v)
+#define SEQ_SIZE(x) PySequence_Fast_GET_SIZE(x)
+#define SEQ_ITEM(x, i) PySequence_Fast_GET_ITEM(x, i)
+#endif
 
 /* The C library's one-row calls that RowBuffer.bind can take, by signature (the model
  * handle as void *: the library's handle types are opaque here, and the addresses come
@@ -74,7 +93,7 @@ static int plain_value(PyObject *v, double *out)
     long long i;
     int overflow;
     if (PyFloat_CheckExact(v)) {
-        *out = PyFloat_AS_DOUBLE(v);
+        *out = FLOAT_VALUE(v);
         return 1;
     }
     if (!PyLong_CheckExact(v))
@@ -103,26 +122,25 @@ static int same_key(PyObject *k, PyObject *want)
 
 static int pack_sequence(RowBuffer *self, PyObject *x)
 {
-    PyObject **items = PySequence_Fast_ITEMS(x);
     Py_ssize_t i;
-    if (PySequence_Fast_GET_SIZE(x) != self->width)
+    if (SEQ_SIZE(x) != self->width)
         return 0;
     for (i = 0; i < self->width; i++)
-        if (!plain_value(items[i], self->values + i))
+        if (!plain_value(SEQ_ITEM(x, i), self->values + i))
             return 0;
     return 1;
 }
 
 static int pack_dict(RowBuffer *self, PyObject *x, PyObject *keys)
 {
-    PyObject *k, *v, **names;
+    PyObject *k, *v;
     Py_ssize_t pos = 0, i = 0;
     if (!(PyList_CheckExact(keys) || PyTuple_CheckExact(keys))
-        || PySequence_Fast_GET_SIZE(keys) != self->width || PyDict_GET_SIZE(x) != self->width)
+        || SEQ_SIZE(keys) != self->width || PyDict_Size(x) != self->width)
         return 0;
-    names = PySequence_Fast_ITEMS(keys);
     while (PyDict_Next(x, &pos, &k, &v)) {
-        if (i >= self->width || !same_key(k, names[i]) || !plain_value(v, self->values + i))
+        if (i >= self->width || !same_key(k, SEQ_ITEM(keys, i))
+            || !plain_value(v, self->values + i))
             return 0;
         i++;
     }
@@ -264,9 +282,18 @@ static PyObject *RowBuffer_proba(RowBuffer *self, PyObject *const *args, Py_ssiz
             Py_DECREF(out);
             return NULL;
         }
-        PyList_SET_ITEM(out, k, v);
+        PyList_SetItem(out, k, v);   /* steals v */
     }
     return out;
+}
+
+/* *slot = a new reference to value, the old one released last (Py_XSETREF) */
+static void replace_ref(PyObject **slot, PyObject *value)
+{
+    PyObject *old = *slot;
+    Py_INCREF(value);
+    *slot = value;
+    Py_XDECREF(old);
 }
 
 /* the address given as keyword `name` (0 if absent) */
@@ -342,10 +369,8 @@ static PyObject *RowBuffer_bind(RowBuffer *self, PyObject *args, PyObject *kwds)
     self->n_probs = n_probs;
     self->enomem = enomem;
     self->release = release;
-    Py_INCREF(message);
-    Py_XSETREF(self->enomem_message, message);
-    Py_INCREF(owner);
-    Py_XSETREF(self->owner, owner);
+    replace_ref(&self->enomem_message, message);
+    replace_ref(&self->owner, owner);
     Py_RETURN_NONE;
 }
 
@@ -361,7 +386,7 @@ static PyObject *RowBuffer_get(RowBuffer *self, PyObject *Py_UNUSED(ignored))
             Py_DECREF(out);
             return NULL;
         }
-        PyList_SET_ITEM(out, i, v);
+        PyList_SetItem(out, i, v);   /* steals v */
     }
     return out;
 }
@@ -389,7 +414,7 @@ static PyObject *RowBuffer_new(PyTypeObject *type, PyObject *args, PyObject *kwd
         PyErr_SetString(PyExc_ValueError, "width must be a positive int");
         return NULL;
     }
-    self = (RowBuffer *)type->tp_alloc(type, 0);
+    self = (RowBuffer *)PyType_GenericAlloc(type, 0);
     if (self == NULL)
         return NULL;
     self->values = PyMem_Calloc((size_t)width, sizeof(double));
@@ -405,11 +430,13 @@ static PyObject *RowBuffer_new(PyTypeObject *type, PyObject *args, PyObject *kwd
 
 static void RowBuffer_dealloc(RowBuffer *self)
 {
+    PyTypeObject *type = Py_TYPE((PyObject *)self);
     PyMem_Free(self->values);
     Py_XDECREF(self->array_type);
     Py_XDECREF(self->owner);
     Py_XDECREF(self->enomem_message);
-    Py_TYPE(self)->tp_free((PyObject *)self);
+    PyObject_Free(self);
+    Py_DECREF(type);   /* a heap type: each instance holds a reference to it */
 }
 
 static PyMethodDef RowBuffer_methods[] = {
@@ -436,16 +463,18 @@ static PyGetSetDef RowBuffer_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-static PyTypeObject RowBufferType = {
-    PyVarObject_HEAD_INIT(NULL, 0)
-    .tp_name = "fast._rows_ext.RowBuffer",
-    .tp_basicsize = sizeof(RowBuffer),
-    .tp_dealloc = (destructor)RowBuffer_dealloc,
-    .tp_flags = Py_TPFLAGS_DEFAULT,
-    .tp_doc = "RowBuffer(width, array_type): a C buffer of one plain input row",
-    .tp_methods = RowBuffer_methods,
-    .tp_getset = RowBuffer_getset,
-    .tp_new = RowBuffer_new,
+static PyType_Slot RowBuffer_slots[] = {
+    {Py_tp_dealloc, (void *)RowBuffer_dealloc},
+    {Py_tp_doc, (void *)"RowBuffer(width, array_type): a C buffer of one plain input row"},
+    {Py_tp_methods, RowBuffer_methods},
+    {Py_tp_getset, RowBuffer_getset},
+    {Py_tp_new, (void *)RowBuffer_new},
+    {0, NULL},
+};
+
+static PyType_Spec RowBuffer_spec = {
+    "fast._rows_ext.RowBuffer", (int)sizeof(RowBuffer), 0,
+    Py_TPFLAGS_DEFAULT | Py_TPFLAGS_IMMUTABLETYPE, RowBuffer_slots,
 };
 
 static struct PyModuleDef rows_module = {
@@ -456,15 +485,13 @@ static struct PyModuleDef rows_module = {
 
 PyMODINIT_FUNC PyInit__rows_ext(void)
 {
-    PyObject *module;
-    if (PyType_Ready(&RowBufferType) < 0)
-        return NULL;
+    PyObject *module, *type;
     module = PyModule_Create(&rows_module);
     if (module == NULL)
         return NULL;
-    Py_INCREF(&RowBufferType);
-    if (PyModule_AddObject(module, "RowBuffer", (PyObject *)&RowBufferType) < 0) {
-        Py_DECREF(&RowBufferType);
+    type = PyType_FromSpec(&RowBuffer_spec);
+    if (type == NULL || PyModule_AddObject(module, "RowBuffer", type) < 0) {
+        Py_XDECREF(type);
         Py_DECREF(module);
         return NULL;
     }

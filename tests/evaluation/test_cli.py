@@ -220,7 +220,7 @@ def test_run_names_what_size_counts_and_quotes_one_wall_time(
     assert model <= wall
 
 
-def test_compare_without_the_c_backend_says_once_how_to_build_it(
+def test_run_on_a_missing_c_backend_says_once_how_to_build_it(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import importlib
 
@@ -234,10 +234,102 @@ def test_compare_without_the_c_backend_says_once_how_to_build_it(
         return real(name, *args)
 
     monkeypatch.setattr(catalog.importlib, "import_module", no_fast)
-    assert main(["compare", "--model", "sgt", "--n", "10"]) == 2
-    err = capsys.readouterr().err
-    assert err.count("build it with") == 1
-    assert "use --backend" not in err and "compare needs both backends" in err
     assert main(["run", "--model", "sgt", "--n", "10", "--backend", "fast"]) == 2
     err = capsys.readouterr().err
     assert err.count("build it with") == 1 and "or run with --backend reference" in err
+
+
+# ------------------------------------------------- without the C backend (a no-compiler install)
+
+
+def no_fast(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make ``import fast`` fail as in an install whose C build was skipped."""
+    for name in [m for m in sys.modules if m == "fast" or m.startswith("fast.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "fast._lib", None)  # import fast._lib: ImportError
+
+
+def test_run_falls_back_to_the_reference_in_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    no_fast(monkeypatch)
+    assert main(["run", "--model", "sgt", "--n", "300", "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    notes = [line for line in captured.err.splitlines() if line.strip()]
+    assert len(notes) == 1, captured.err
+    assert "not built" in notes[0] and "reference" in notes[0]
+    assert "about 10x slower" in notes[0] and "import fast" in notes[0]
+    header = dict(line.split(None, 1) for line in captured.out.splitlines()[:3])
+    assert header["backend"].strip() == "reference"
+
+
+def test_run_of_a_baseline_needs_no_fallback_note(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    no_fast(monkeypatch)
+    assert main(["run", "--model", "mean", "--n", "200", "--no-progress"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+def test_compare_without_fast_checks_the_reference_against_itself(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    no_fast(monkeypatch)
+    assert catalog.compare_candidates() == ["dynatree", "dynatree-clf", "sgt", "sgt-clf",
+                                            "abacoc"]
+    assert main(["compare", "--model", "abacoc", "--n", "50", "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert len(captured.err.strip().splitlines()) == 1
+    assert "about 30x slower" in captured.err
+    assert "50/50" in captured.out
+    assert "compared with itself" in captured.out and "speed ratio" not in captured.out
+
+
+def test_every_fast_model_has_a_stated_slowdown() -> None:
+    from reference.evaluation.cli.run import SLOWDOWN
+
+    assert set(SLOWDOWN) == {name for name, spec in catalog.MODELS.items() if not spec.baseline}
+
+
+def test_import_fast_without_its_build_names_the_remedy() -> None:
+    """In a fresh interpreter where the extension is missing, ``import fast`` raises an
+    ImportError that says what to install and which command to run."""
+    code = ("import sys; sys.modules['fast._lib'] = None\n"
+            "try:\n    import fast\nexcept ImportError as exc:\n"
+            "    print(type(exc).__name__, exc)\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60, check=True)
+    message = done.stdout
+    # ModuleNotFoundError (an ImportError): pytest.importorskip("fast") skips on it
+    assert message.startswith("ModuleNotFoundError ")
+    assert "fast._lib" in message and "not built" in message
+    assert "pip install --force-reinstall driftwood-learn" in message
+    assert "C compiler" in message and "pip install -e ." in message
+
+
+def test_version_is_single_sourced_and_printed(capsys: pytest.CaptureFixture[str]) -> None:
+    """``driftwood --version`` prints ``reference._version.__version__``, the one version
+    ``pyproject.toml`` reads (dynamic), and says whether the C backend is built."""
+    import importlib.metadata
+
+    from reference import _version
+
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"driftwood {_version.__version__} (distribution driftwood-learn;")
+    assert "C backend built" in out or "C backend not built" in out
+    assert reference.__version__ == _version.__version__
+    root = Path(__file__).resolve().parents[2]
+    project = tomllib.loads((root / "pyproject.toml").read_text())
+    assert project["project"]["name"] == _version.DISTRIBUTION
+    assert "version" in project["project"]["dynamic"]
+    assert (project["tool"]["setuptools"]["dynamic"]["version"]["attr"]
+            == "reference._version.__version__")
+    try:  # the installed metadata, where this checkout is installed under its name
+        assert importlib.metadata.version(_version.DISTRIBUTION) == _version.__version__
+    except importlib.metadata.PackageNotFoundError:
+        pass

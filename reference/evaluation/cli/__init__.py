@@ -84,7 +84,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
         arguments = list(sys.argv[1:] if argv is None else argv)
-        if not arguments or arguments[0] not in (*COMMANDS, "-h", "--help"):
+        if not arguments or arguments[0] not in (*COMMANDS, "-h", "--help", "--version"):
             arguments = ["run", *arguments]
         args = parser.parse_args(arguments)
         status: int = args.handler(args)

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from reference.evaluation import catalog
 from reference.evaluation.catalog import UsageError
 from reference.evaluation.cli._errors import Interrupted
 from reference.evaluation.cli._output import progress_enabled, table
-from reference.evaluation.cli.run import task_mismatch
+from reference.evaluation.cli.run import fallback_note, task_mismatch
 from reference.evaluation.compare import lockstep
 from reference.evaluation.prequential import ProgressBar
 from reference.evaluation.prequential.progress import duration
@@ -32,7 +33,11 @@ def default_rows(model: str) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    """Run ``--model`` of both backends in lockstep; exit status 1 if they disagree."""
+    """Run ``--model`` of both backends in lockstep; exit status 1 if they disagree.
+
+    Where the C backend is not built, compares the reference with itself (a reproducibility
+    check) and says so in one line (:func:`~reference.evaluation.cli.run.fallback_note`).
+    """
     model_name = args.model or DEFAULT_MODEL
     if model_name not in catalog.known_models():
         raise UsageError(
@@ -48,9 +53,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
             + (", ".join(catalog.compare_candidates()) or "none yet")
         )
     ref_backend = catalog.import_backend("reference")
-    fast_backend = catalog.import_backend(
-        "fast", "compare needs both backends (`driftwood run --backend reference` runs the "
-        "reference alone)")
+    # without the C build: the reference against itself, a reproducibility check (two
+    # models of one seed must agree step by step), said in one line
+    try:
+        fast_backend, fell_back = catalog.import_backend("fast"), False
+    except UsageError:
+        fast_backend, fell_back = ref_backend, True
+        print(fallback_note(model_name, "both sides of this comparison run"),
+              file=sys.stderr)
     ref_cls = catalog.model_class(model_name, ref_backend)
     fast_cls = catalog.model_class(model_name, fast_backend)
     stream_name = args.stream or catalog.DEFAULT_STREAM[spec.task]
@@ -93,5 +103,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
         ("fast time [s]", f"{outcome['time_fast']:.3f}"),
         ("speed ratio (ref/fast)", f"{outcome['ratio']:.1f}x"),
     ]
+    if fell_back:
+        summary[-2:] = [
+            ("second reference time [s]", f"{outcome['time_fast']:.3f}"),
+            ("fast backend", "not built: the reference was compared with itself"),
+        ]
     print(table(summary))
     return 0 if outcome["mismatch"] is None else 1

@@ -15,10 +15,33 @@ from reference.evaluation.cli.run import DEFAULT_ROWS as RUN_DEFAULT_ROWS
 from reference.evaluation.cli.run import ROWS as RUN_ROWS
 from reference.evaluation.cli.run import cmd_run
 
-__all__ = ["COMMANDS", "build_parser"]
+__all__ = ["COMMANDS", "build_parser", "version_text"]
 
 COMMANDS = ("run", "compare", "list", "data", "grid", "exercise", "figures", "tutorial")
 """The subcommands; anything else on the command line is an argument of ``run``."""
+
+
+def version_text() -> str:
+    """What ``driftwood --version`` prints: the distribution, its version, the import names
+    and whether the C backend is built here."""
+    from reference._version import DISTRIBUTION, __version__
+    from reference.evaluation.cli.run import fast_available
+
+    c_backend = "built" if fast_available() else "not built (reference only; see `import fast`)"
+    return (f"driftwood {__version__} (distribution {DISTRIBUTION}; packages reference and "
+            f"fast; C backend {c_backend})")
+
+
+class _Version(argparse.Action):
+    """``--version``: print :func:`version_text` and exit (the C check runs only then)."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0,
+                         help="show the version and whether the C backend is built, and exit")
+
+    def __call__(self, parser: argparse.ArgumentParser, *args: object) -> None:
+        print(version_text())
+        parser.exit()
 
 
 def _positive_int(text: str) -> int:
@@ -114,6 +137,7 @@ def build_parser() -> argparse.ArgumentParser:
             "streams.",
         ),
     )
+    parser.add_argument("--version", action=_Version)
     sub = parser.add_subparsers(dest="command")
     run = sub.add_parser(
         "run",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import sys
 
 from reference.evaluation import catalog
 from reference.evaluation.catalog import UsageError
@@ -12,7 +13,8 @@ from reference.evaluation.cli._output import progress_enabled, table
 from reference.evaluation.prequential import ProgressBar, prequential
 from reference.evaluation.prequential.progress import duration
 
-__all__ = ["DEFAULT_ROWS", "ROWS", "cmd_run", "default_rows", "task_mismatch"]
+__all__ = ["DEFAULT_ROWS", "ROWS", "SLOWDOWN", "cmd_run", "default_rows", "fallback_note",
+           "fast_available", "task_mismatch"]
 
 DEFAULT_ROWS = 50000
 """Stream length when ``--n`` is not given."""
@@ -21,6 +23,36 @@ ROWS = {"nn3": 10000, "dynatree": 10000, "dynatree-clf": 10000}
 """Models run on fewer rows by default, so that the defaults finish in seconds: the
 nearest-neighbour baseline costs a pass over everything learned per row, the dynamic trees'
 100 particles about a millisecond a row."""
+
+
+SLOWDOWN = {"sgt": "about 10x", "sgt-clf": "about 10x", "abacoc": "about 30x",
+            "dynatree": "300x or more", "dynatree-clf": "300x or more"}
+"""How much slower the reference runs a model than ``fast`` in ``driftwood run`` (time per
+example, default parameters; measured with ``driftwood run --model M --n N --backend B
+--no-progress``, N = 10,000, 1,000 for the dynamic trees, whose ratio grows with the
+stream: the reference's particle step grows with the trees). Said when ``run`` or
+``compare`` falls back to the reference (:func:`fallback_note`)."""
+
+
+def fast_available() -> bool:
+    """Whether the C backend ``fast`` imports (its extension was built)."""
+    try:
+        importlib.import_module("fast")
+    except ImportError:
+        return False
+    return True
+
+
+def fallback_note(model: str, doing: str) -> str:
+    """The one line said when ``fast`` is missing and a command falls back to the reference:
+    what it does instead (``doing``), how much slower that is (:data:`SLOWDOWN`), and
+    where the remedy is."""
+    slower = SLOWDOWN.get(model, "much")
+    return (
+        f"note: the C backend (fast) is not built here, so {doing} in the pure-Python "
+        f"reference, {slower} slower for {model} (`python -c 'import fast'` says how to "
+        "get the C backend)"
+    )
 
 
 def default_rows(model: str) -> int:
@@ -44,11 +76,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     spec = catalog.MODELS[args.model]
     backend_name = args.backend
     if backend_name is None:
-        backend_name = "fast"
-        try:
-            importlib.import_module("fast")
-        except ImportError:
-            backend_name = "reference"
+        backend_name = "fast" if fast_available() else "reference"
+        if backend_name == "reference" and not spec.baseline:  # baselines use no backend
+            print(fallback_note(args.model, "this run is"), file=sys.stderr)
     backend = catalog.import_backend(backend_name, "or run with --backend reference")
     cls = catalog.model_class(args.model, backend)
     stream_name = args.stream or catalog.DEFAULT_STREAM[spec.task]
