@@ -20,10 +20,11 @@ def _section(text: str, title: str) -> str:
 
 def test_index_has_install_lines_and_commands_that_exist() -> None:
     section = _section(INDEX.read_text(encoding="utf-8"), "Install and quick start")
-    shell = re.search(r"```bash\n(.*?)```", section, flags=re.S)
-    assert shell is not None
-    lines = [line.split("#")[0].strip() for line in shell.group(1).splitlines()]
-    assert "python -m pip install -e ." in lines
+    blocks = re.findall(r"```bash\n(.*?)```", section, flags=re.S)
+    assert blocks
+    lines = [line.split("#")[0].strip() for block in blocks for line in block.splitlines()]
+    assert lines[0] == "pip install driftwood-learn"     # the student's install comes first
+    assert "python -m pip install -e ." in lines         # then the clone route
     from reference.evaluation.cli import main
 
     for line in lines:
