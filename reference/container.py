@@ -63,8 +63,8 @@ DTYPES: dict[str, np.dtype[Any]] = {"<f8": np.dtype("<f8"), "<i4": np.dtype("<i4
                                      "<i8": np.dtype("<i8")}
 HEADER_KEYS = ("format", "version", "class", "written_by", "params", "fitted", "snapshot",
                "arrays", "feature_names_in")
-REQUIRED_KEYS = ("format", "version", "class", "written_by", "params", "fitted", "snapshot",
-                 "arrays")
+REQUIRED_KEYS = ("format", "version", "class", "params", "fitted", "snapshot", "arrays")
+"""(``written_by`` is informational: format 1 does not require it either.)"""
 ARRAY_KEYS = ("dtype", "shape", "codec", "stored")
 CONTAINER_COST = 72
 """Bytes of Python memory a JSON object or array costs once parsed, at least: an empty

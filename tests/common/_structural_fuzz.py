@@ -474,8 +474,12 @@ def _attempt(results: list[Any], call: Any) -> Any:
 def _floats(value: Any, shape: tuple[int, ...]) -> np.ndarray:
     """A list (of lists) of numbers as a float64 array of ``shape``; NotColumns if it is
     not one (format 2 cannot hold it)."""
-    flat = [v for row in value for v in row] if len(shape) == 2 else value
-    if not isinstance(value, list) or (len(shape) == 2 and not all(
+    if not isinstance(value, list) or any(s < 0 or s > 2**24 for s in shape) or \
+            len(value) != shape[0]:
+        raise NotColumns("not a list of numbers")
+    flat = [v for row in value for v in row] if len(shape) == 2 and all(
+        isinstance(r, list) for r in value) else value
+    if (len(shape) == 2 and not all(
             isinstance(r, list) and len(r) == shape[1] for r in value)) or not all(
             type(v) in (int, float) and abs(v) < 2**1000 for v in flat):
         raise NotColumns("not a list of numbers")
@@ -487,6 +491,9 @@ def to_format2(doc: dict[str, Any]) -> bytes:
     ``save`` writes a model: a fitted dynamic tree's rows, targets, ``lpred`` and
     particles as arrays and columns, an SGT's tree nodes as columns; NotColumns (either
     family's) if format 2 cannot hold it exactly."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("class"), str) or not all(
+            isinstance(doc.get(k), dict) for k in ("params", "fitted", "snapshot")):
+        raise NotColumns("a document with its sections")
     fitted, snapshot = copy.deepcopy(doc["fitted"]), copy.deepcopy(doc["snapshot"])
     if doc["class"].startswith("DynamicTree") and isinstance(fitted, dict) and \
             isinstance(snapshot, dict) and type(fitted.get("n_features_in")) is int:
@@ -520,9 +527,16 @@ def to_format2(doc: dict[str, Any]) -> bytes:
         snapshot["balls"] = {BALLS_TAG: balls_to_columns(snapshot.get("balls"), d, c)}
     table = ArrayTable()
     header = {k: v for k, v in doc.items() if k not in ("fitted", "snapshot")}
-    header.update(version=FILE_VERSION, fitted=pack(fitted, table),
+    # a mutated version stays (both formats refuse it); format 1's becomes format 2's
+    header.update(version=FILE_VERSION if doc.get("version") == 1 else doc.get("version"),
+                  fitted=pack(fitted, table),
                   snapshot=pack(snapshot, table))
     return write_container(header, table)
+
+
+FORMAT2_UNREPRESENTABLE = (NotColumns, SGTNotColumns, ABACOCNotColumns, TypeError)
+"""What :func:`to_format2` raises for a document format 2 cannot hold exactly (a
+family's ``NotColumns``, or a value the container has no type for)."""
 
 
 def run_case(family: str, index: int, backend: str, tmp: str, fmt: int = 1) -> str:
@@ -533,7 +547,7 @@ def run_case(family: str, index: int, backend: str, tmp: str, fmt: int = 1) -> s
         if fmt == 2:
             try:
                 data = to_format2(doc)
-            except (NotColumns, SGTNotColumns, ABACOCNotColumns):
+            except FORMAT2_UNREPRESENTABLE:
                 return "unrepresentable"
             case_path = os.path.join(tmp, f"case-{index}-v2.dwm")
             with open(case_path, "wb") as out:
