@@ -1,14 +1,15 @@
 """Batches read chunk by chunk: the array path of the batch methods.
 
-A batch method that copied its whole input into float64 (and its labels into Python
-lists) held several times the batch in memory. The facades of the models whose engine
-reads arrays (the ``fast`` engines of every family, ``array_batches = True``) instead read
-a numeric 2-D array (and a numeric or text label vector) in chunks of at most
-:data:`CHUNK_BYTES` of float64 values: each chunk is converted (a view when it already is
-C-contiguous float64, a copy of the chunk otherwise), checked with vectorised numpy, and
-handed to the engine. Memory of a batch call is then its input plus one chunk, whatever
-the batch size. A ``numpy.memmap`` input is read through its mapping, and the pages of
-each chunk are handed back to the operating system once the chunk is done
+A batch method that copied its whole input into float64 (and its labels into Python lists)
+held several times the batch in memory. The facades of the models whose engine reads arrays
+(the ``fast`` engines of every family, ``array_batches = True``) instead read a numeric 2-D
+array (and a numeric or text label vector) in chunks of at most :data:`CHUNK_BYTES` of
+float64 values: each chunk is converted (a view when it already is C-contiguous float64, a
+copy of the chunk otherwise), checked with vectorised numpy, and handed to the engine as a
+private copy (the engine checks and reads that copy, so another thread writing to the input
+cannot change what the engine has checked). Memory of a batch call is then its input plus
+one chunk, whatever the batch size. A ``numpy.memmap`` input is read through its mapping,
+and the pages of each chunk are handed back to the operating system once the chunk is done
 (:func:`release`), so that a file larger than memory streams through with flat resident
 memory; the data are untouched (the next read maps them again). Every chunk holds exactly
 the values the whole-batch conversion would give, so results do not change; the checks
@@ -122,9 +123,15 @@ def release(X: Any, start: int, stop: int) -> None:
 
 
 def as_float64(block: np.ndarray) -> np.ndarray:
-    """A chunk as C-contiguous float64: the chunk itself when it already is, else a copy
-    (the same values as converting the whole array)."""
-    return np.ascontiguousarray(block, dtype=np.float64)
+    """A private C-contiguous float64 copy of a chunk (the same values as converting the
+    whole array).
+
+    Always a copy, even of a chunk that already is C-contiguous float64: the engines read it
+    with the GIL released, checking each row before using it, and another thread writing to
+    the caller's array between the check and the use must not reach them (a nominal value
+    used as an index, a NaN stored in a model). The copy of one chunk costs a memory copy
+    of at most :data:`CHUNK_BYTES` per chunk (``tests/benchmarks/bench_chunk_copy.py``)."""
+    return np.array(block, dtype=np.float64, order="C", copy=True)
 
 
 def all_finite(arr: np.ndarray) -> bool:

@@ -193,7 +193,8 @@ def test_chunk_helpers_cover_every_row_once() -> None:
     joined = np.vstack([batches.as_float64(X[a:b]) for a, b in spans])
     np.testing.assert_array_equal(joined, X.astype(np.float64))
     view = batches.as_float64(np.ascontiguousarray(X, dtype=np.float64))
-    assert batches.as_float64(view) is view          # C float64: no copy
+    copy = batches.as_float64(view)                  # C float64: still a private copy
+    assert not np.shares_memory(copy, view) and np.array_equal(copy, view)
     assert batches.array_input(X.tolist()) is None
     assert batches.array_input(X.astype(object)) is None
     y = np.array([3, 1, 3, 2, 1] * 30)
