@@ -18,7 +18,7 @@ import numpy as np
 from reference.abacoc.params import ABACOCParams, as_matrix, as_row, labels_of
 from reference.abacoc.state_check import check_cover
 from reference.batches import CodedLabels, all_finite, array_input, label_input, take_labels
-from reference.estimator import ClassifierEstimatorMixin, locks_itself
+from reference.estimator import ClassifierEstimatorMixin, check_labels_defined, locks_itself
 from reference.state import VersionedState, as_dict, as_int, as_labels, fail
 
 __all__ = ["ABACOCFacade", "PARAM_NAMES"]
@@ -142,6 +142,7 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
                                      else labels)
         except TypeError as exc:
             raise TypeError(f"labels must be hashable: {exc}") from exc
+        check_labels_defined(label for label in distinct if label not in self._class_index)
         if self._params.randomized:
             for label in distinct:
                 if label not in self._class_index:

@@ -25,7 +25,7 @@ from reference.dynatree import inputs
 from reference.dynatree.engine import ArrayRowEngine, RawRowEngine
 from reference.dynatree.facade import DynamicTreeFacade
 from reference.dynatree.params import DynamicTreeParams
-from reference.estimator import ClassifierEstimatorMixin, locks_itself
+from reference.estimator import ClassifierEstimatorMixin, check_labels_defined, locks_itself
 
 __all__ = ["DynamicTreeClassifier"]
 
@@ -103,6 +103,7 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
             self._index = {}
             return
         values = list(classes)
+        check_labels_defined(values)
         if len(values) < 2 or len(set(values)) != len(values):
             raise ValueError("classes must hold at least two distinct labels")
         self.classes_ = values

@@ -22,7 +22,7 @@ from reference.batches import (
     label_input,
     take_labels,
 )
-from reference.estimator import ClassifierEstimatorMixin, locks_itself
+from reference.estimator import ClassifierEstimatorMixin, check_labels_defined, locks_itself
 from reference.sgt.atomic import atomic_first_call
 from reference.sgt.core import LOSS_LOGISTIC, LOSS_SOFTMAX
 from reference.sgt.facade import PARAM_NAMES, SGTFacade, as_list, document
@@ -46,6 +46,7 @@ class _Classifier(ClassifierEstimatorMixin, SGTFacade):
 
     def _set_classes(self, classes: Sequence[Hashable]) -> None:
         labels = list(classes)
+        check_labels_defined(labels)
         try:
             index = {label: i for i, label in enumerate(labels)}
         except TypeError:
