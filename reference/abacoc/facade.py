@@ -17,7 +17,14 @@ import numpy as np
 
 from reference.abacoc.params import ABACOCParams, as_matrix, as_row, labels_of
 from reference.abacoc.state_check import check_cover
-from reference.batches import CodedLabels, all_finite, array_input, label_input, take_labels
+from reference.batches import (
+    CodedLabels,
+    all_finite,
+    array_input,
+    label_input,
+    label_table,
+    take_labels,
+)
 from reference.estimator import ClassifierEstimatorMixin, check_labels_defined, locks_itself
 from reference.state import VersionedState, as_dict, as_int, as_labels, fail
 
@@ -301,7 +308,7 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
             for i, label in enumerate(labels):
                 out[i] = label
             return out
-        return np.asarray(labels)
+        return label_table(labels)
 
     @locks_itself
     def predict_proba_one(self, x: Any) -> dict[Any, float]:

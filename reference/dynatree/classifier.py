@@ -19,6 +19,7 @@ from reference.batches import (
     first_unknown,
     has_nan,
     label_codes,
+    label_table,
     take_labels,
 )
 from reference.dynatree import inputs
@@ -326,7 +327,7 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
             _, best = self._classify_table(X, False, False)
             return take_labels(self.classes_, best)
         rows = inputs.batch_rows(X, self._keys, self._d)
-        return np.array([self.predict_one(r) for r in rows])
+        return label_table([self.predict_one(r) for r in rows])
 
     def predict_entropy(self, X: Any) -> np.ndarray:
         """Predictive entropy: the average of per-particle entropies ([DT-SPEC §8.2])."""

@@ -300,9 +300,7 @@ class SGTClassifier(_Classifier):
         assert self.classes_ is not None
         classes = self.classes_
         indices = self._engine.class_indices(raws)
-        if self._engine_class.array_batches:
-            return take_labels(classes, np.asarray(indices))
-        return np.array([classes[k] for k in indices])
+        return take_labels(classes, np.asarray(indices))
 
     @locks_itself
     def predict_proba_one(self, x: Any) -> dict[Hashable, float]:
