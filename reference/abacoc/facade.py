@@ -26,6 +26,7 @@ from reference.batches import (
     take_labels,
 )
 from reference.estimator import ClassifierEstimatorMixin, check_labels_defined, locks_itself
+from reference.feature_names import PLAIN_ROWS, row_by_name
 from reference.state import VersionedState, as_dict, as_int, as_labels, fail
 
 __all__ = ["ABACOCFacade", "PARAM_NAMES"]
@@ -213,6 +214,8 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
         A new label is registered with the next class index. Bad input raises before any
         state changes.
         """
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:
@@ -275,6 +278,8 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
 
         Randomized BASE draws one uniform from the model generator per call.
         """
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:
@@ -317,6 +322,8 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
         Empty when the model has no ball; randomized BASE gives ``{label_0: 1-p,
         label_1: p}``. Draws nothing.
         """
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:

@@ -27,6 +27,7 @@ from reference.dynatree.engine import ArrayRowEngine, RawRowEngine
 from reference.dynatree.facade import DynamicTreeFacade
 from reference.dynatree.params import DynamicTreeParams
 from reference.estimator import ClassifierEstimatorMixin, check_labels_defined, locks_itself
+from reference.feature_names import PLAIN_ROWS, row_by_name
 
 __all__ = ["DynamicTreeClassifier"]
 
@@ -130,6 +131,8 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
     @locks_itself
     def learn_one(self, x: Any, y: Any) -> None:
         """Learn one labelled row (the class set must be known, [DT-SPEC §0] item 4)."""
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:
@@ -275,6 +278,8 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
     @locks_itself
     def predict_proba_one(self, x: Any) -> dict[Hashable, float]:
         """Particle-averaged class probabilities at ``x`` ([DT-SPEC §8.2])."""
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:
@@ -292,6 +297,8 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
     @locks_itself
     def predict_one(self, x: Any) -> Hashable:
         """The most probable class at ``x`` (ties: first class in ``classes_``)."""
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:

@@ -23,6 +23,7 @@ from reference.batches import (
     take_labels,
 )
 from reference.estimator import ClassifierEstimatorMixin, check_labels_defined, locks_itself
+from reference.feature_names import PLAIN_ROWS, row_by_name
 from reference.sgt.atomic import atomic_first_call
 from reference.sgt.core import LOSS_LOGISTIC, LOSS_SOFTMAX
 from reference.sgt.facade import PARAM_NAMES, SGTFacade, as_list, document
@@ -170,6 +171,8 @@ class SGTClassifier(_Classifier):
     @locks_itself
     def learn_one(self, x: Any, y: Hashable) -> None:
         """Learn one labelled row; the class set must be known (``classes=``)."""
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:
@@ -305,6 +308,8 @@ class SGTClassifier(_Classifier):
     @locks_itself
     def predict_proba_one(self, x: Any) -> dict[Hashable, float]:
         """Class probabilities ``{label: p}`` ({} while the classes are unknown)."""
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:
@@ -323,6 +328,8 @@ class SGTClassifier(_Classifier):
     @locks_itself
     def predict_one(self, x: Any) -> Hashable:
         """Most probable label (first on ties), None while the classes are unknown."""
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:
