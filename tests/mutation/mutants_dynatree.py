@@ -150,6 +150,18 @@ DYNATREE_MUTANTS: list[Mutant] = [
         ),
     ),
     Mutant(
+        "dt-linear-pivot-tolerance",
+        "redundant regressors dropped at pivot <= 1e-9 of the column's sum of squares -> "
+        "only at pivot <= 0 [DT-SPEC §3.2]",
+        "tests/dynatree/test_collinear_linear_leaf.py::"
+        "test_collinear_leaf_is_the_least_squares_fit_on_independent_columns",
+        (
+            (LN_PY, "if not s > PIVOT_TOL * scale:", "if not s > 0.0 * scale:", 1),
+            (LM_C, "if (!(s > DT_PIVOT_TOL * scale)) continue;",
+             "if (!(s > 0.0 * scale)) continue;", 1),
+        ),
+    ),
+    Mutant(
         "dt-slope-prior-logdet",
         "slope-prior evidence + p/2 log κ -> + (p - 1)/2 log κ [DT-SPEC §3.7]",
         f"{SLOPE}::test_slope_prior_evidence_is_the_integrated_likelihood",
