@@ -144,7 +144,8 @@ DYNATREE_MUTANTS: list[Mutant] = [
         "mean parameters in use d_m = δ + p -> δ + p - 1 [DT-SPEC §3.0]",
         f"{LINEAR}::test_linear_leaf_predictive_is_the_bayesian_regression_t",
         (
-            (LM_PY, "                plin += 1\n", "                plin += 1 if j > 0 else 0\n", 1),
+            (LM_PY, "                plin += 1\n",
+             "                plin += 1 if j > 0 else 0\n", 1),
             (LM_C, "if (st[c->off_ginv + j * c->p + j] > 0.0) plin++;",
              "if (j > 0 && st[c->off_ginv + j * c->p + j] > 0.0) plin++;", 1),
         ),
