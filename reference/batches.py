@@ -1,14 +1,15 @@
 """Batches read chunk by chunk: the array path of the batch methods.
 
-A batch method that copied its whole input into float64 (and its labels into Python
-lists) held several times the batch in memory. The facades of the models whose engine
-reads arrays (the ``fast`` engines of every family, ``array_batches = True``) instead read
-a numeric 2-D array (and a numeric or text label vector) in chunks of at most
-:data:`CHUNK_BYTES` of float64 values: each chunk is converted (a view when it already is
-C-contiguous float64, a copy of the chunk otherwise), checked with vectorised numpy, and
-handed to the engine. Memory of a batch call is then its input plus one chunk, whatever
-the batch size. A ``numpy.memmap`` input is read through its mapping, and the pages of
-each chunk are handed back to the operating system once the chunk is done
+A batch method that copied its whole input into float64 (and its labels into Python lists)
+held several times the batch in memory. The facades of the models whose engine reads arrays
+(the ``fast`` engines of every family, ``array_batches = True``) instead read a numeric 2-D
+array (and a numeric or text label vector) in chunks of at most :data:`CHUNK_BYTES` of
+float64 values: each chunk is converted (a view when it already is C-contiguous float64, a
+copy of the chunk otherwise), checked with vectorised numpy, and handed to the engine as a
+private copy (the engine checks and reads that copy, so another thread writing to the input
+cannot change what the engine has checked). Memory of a batch call is then its input plus
+one chunk, whatever the batch size. A ``numpy.memmap`` input is read through its mapping,
+and the pages of each chunk are handed back to the operating system once the chunk is done
 (:func:`release`), so that a file larger than memory streams through with flat resident
 memory; the data are untouched (the next read maps them again). Every chunk holds exactly
 the values the whole-batch conversion would give, so results do not change; the checks
@@ -29,7 +30,8 @@ from reference.interrupt import pieces
 
 __all__ = ["CHUNK_BYTES", "array_input", "is_numeric_table", "chunk_rows", "chunks",
            "release", "as_float64", "all_finite", "label_input", "has_nan", "distinct_labels",
-           "label_codes", "first_unknown", "LazyColumn", "CodedLabels", "take_labels"]
+           "label_codes", "first_unknown", "LazyColumn", "CodedLabels", "label_table",
+           "take_labels"]
 
 CHUNK_BYTES = 1 << 22
 """Bytes of float64 values per chunk (4 MiB): large enough that the Python around each
@@ -122,9 +124,15 @@ def release(X: Any, start: int, stop: int) -> None:
 
 
 def as_float64(block: np.ndarray) -> np.ndarray:
-    """A chunk as C-contiguous float64: the chunk itself when it already is, else a copy
-    (the same values as converting the whole array)."""
-    return np.ascontiguousarray(block, dtype=np.float64)
+    """A private C-contiguous float64 copy of a chunk (the same values as converting the
+    whole array).
+
+    Always a copy, even of a chunk that already is C-contiguous float64: the engines read it
+    with the GIL released, checking each row before using it, and another thread writing to
+    the caller's array between the check and the use must not reach them (a nominal value
+    used as an index, a NaN stored in a model). The copy of one chunk costs a memory copy
+    of at most :data:`CHUNK_BYTES` per chunk (``tests/benchmarks/bench_chunk_copy.py``)."""
+    return np.array(block, dtype=np.float64, order="C", copy=True)
 
 
 def all_finite(arr: np.ndarray) -> bool:
@@ -212,16 +220,48 @@ def first_unknown(y: np.ndarray, index: dict[Hashable, int], size: int) -> int |
     return None
 
 
-def take_labels(classes: list[Any], indices: np.ndarray) -> np.ndarray:
-    """``numpy.array([classes[k] for k in indices])`` without the list: the array of the
-    distinct labels predicted, indexed. The same dtype and values when that array is 1-D
-    of booleans, numbers or text (numpy's dtype of a list depends only on its distinct
-    items); the list otherwise (objects, tuples, ...)."""
-    present = np.unique(indices)
-    template = np.array([classes[k] for k in present.tolist()])
-    if template.ndim != 1 or template.dtype.kind not in "biufUS":
-        return np.array([classes[k] for k in indices.tolist()])
-    taken: np.ndarray = template[np.searchsorted(present, indices)]
+def _label_kind(label: Any) -> str:
+    """numpy's kind letter of a label's type (``"O"`` for anything else)."""
+    if isinstance(label, (bool, np.bool_)):
+        return "b"
+    if isinstance(label, (int, np.integer)):
+        return "i"
+    if isinstance(label, (float, np.floating)):
+        return "f"
+    if isinstance(label, (str, np.str_)):
+        return "U"
+    if isinstance(label, (bytes, np.bytes_)):
+        return "S"
+    return "O"
+
+
+def label_table(classes: list[Any]) -> np.ndarray:
+    """The classes as a 1-D array whose items are the classes themselves, as
+    :meth:`predict_one` returns them: a numpy array of their common type when every class
+    is of one kind (booleans, integers, floats or text) that numpy holds exactly, else an
+    object array of the classes (tuples, mixed ``0`` and ``"spam"``, an integer no
+    integer dtype holds next to the others)."""
+    kinds = {_label_kind(c) for c in classes}
+    if len(kinds) == 1 and "O" not in kinds:
+        try:
+            typed = np.array(classes)
+        except (OverflowError, ValueError):
+            typed = None
+        kind = next(iter(kinds))
+        if (typed is not None and typed.ndim == 1
+                and typed.dtype.kind in ("iu" if kind == "i" else kind)
+                and all(a == b for a, b in zip(typed.tolist(), classes, strict=True))):
+            return typed
+    table = np.empty(len(classes), dtype=object)
+    for i, label in enumerate(classes):
+        table[i] = label
+    return table
+
+
+def take_labels(classes: list[Any], indices: Any) -> np.ndarray:
+    """The labels ``classes[k]`` for each ``k`` of ``indices``, as one array whose items
+    equal the classes with their types (:func:`label_table`)."""
+    taken: np.ndarray = label_table(classes)[np.asarray(indices, dtype=np.intp)]
     return taken
 
 

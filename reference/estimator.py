@@ -322,6 +322,9 @@ class EstimatorMixin:
         predicted = np.asarray(self.predict(X))  # type: ignore[attr-defined]
         truth = np.asarray(y)
         weights = None if sample_weight is None else _weights(sample_weight, len(truth))
+        if weights is not None and not np.sum(weights) > 0.0:
+            # scikit-learn's metrics refuse weights that sum to zero with a ValueError
+            raise ValueError("sample_weight must not sum to zero: no row counts in the score")
         if self._estimator_type == "classifier":
             pairs = zip(predicted.tolist(), truth.tolist(), strict=True)
             hits = np.array([p == t for p, t in pairs], dtype=float)
@@ -365,9 +368,7 @@ class ClassifierEstimatorMixin(EstimatorMixin):
                 classes = list(dict.fromkeys(labels))
             except TypeError as exc:
                 raise ValueError(f"labels must be hashable: {exc}") from None
-        for label in classes:
-            if isinstance(label, float) and not np.isfinite(label):
-                raise ValueError(f"labels must not be NaN or infinite, got {label!r}")
+        check_labels_defined(classes)
         if len(classes) < 2:
             raise ValueError(
                 f"y has {len(classes)} class(es): {type(self).__name__} needs at least two "
@@ -383,6 +384,22 @@ class ClassifierEstimatorMixin(EstimatorMixin):
         construction, so zip is called without ``strict=``, whose keyword argument alone
         costs about 0.4 us: this runs once per ``predict_proba_one``."""
         return dict(zip(self.classes_, probs))  # type: ignore[attr-defined]  # noqa: B905
+
+
+def check_labels_defined(labels: Any) -> None:
+    """``ValueError`` for a label that is NaN or infinite (a float or numpy float, or a
+    missing value such as ``pandas.NA``), on every path that may register a class: ``fit``,
+    ``partial_fit``, ``learn_one``, ``classes=``.
+
+    NaN never equals itself, so each NaN would be a class of its own (and a model that can
+    never be loaded: its class labels would not be distinct)."""
+    for label in labels:
+        try:
+            undefined = bool(label != label)
+        except (TypeError, ValueError):  # pandas.NA: its comparisons are themselves missing
+            undefined = True
+        if undefined or (isinstance(label, (float, np.floating)) and not np.isfinite(label)):
+            raise ValueError(f"labels must not be NaN or infinite, got {label!r}")
 
 
 def _weights(sample_weight: Any, n: int) -> np.ndarray:

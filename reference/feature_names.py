@@ -17,7 +17,8 @@ scikit-learn's estimators do (``BaseEstimator._check_feature_names``):
 ``feature_names_in_`` is kept by pickles, copies and model files, and dropped when
 ``set_params`` restarts the model. Rows given one at a time (``learn_one``,
 ``predict_one``) follow each family's own row conventions instead (dict rows are matched by
-key).
+key), and a pandas ``Series`` row (``df.iloc[i]``, ``iterrows()``) is matched by name
+(:func:`row_by_name`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,38 @@ import numpy as np
 
 from reference.state import StateFormatError
 
-__all__ = ["check_names", "names_of", "restore_names"]
+__all__ = ["PLAIN_ROWS", "check_names", "names_of", "restore_names", "row_by_name"]
+
+PLAIN_ROWS = frozenset({list, tuple, dict, np.ndarray})
+"""Row types read as they are; any other row goes through :func:`row_by_name` first."""
+
+
+def row_by_name(model: Any, x: Any) -> Any:
+    """A pandas ``Series`` row read by its index labels; any other row unchanged.
+
+    A model fitted on a data frame (``feature_names_in_``) takes the Series' values in the
+    order of those names (the same names in any order; ``ValueError`` naming the unseen and
+    missing ones otherwise), as a reordered data frame must be; any other model takes a
+    Series with the default ``RangeIndex`` by position and any other Series as the mapping
+    ``{label: value}`` (matched by key, like a dict row).
+    """
+    if type(x).__name__ != "Series" or not hasattr(x, "index") or not hasattr(x, "items"):
+        return x
+    labels = list(x.index)
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None:
+        wanted = [str(n) for n in names]
+        if labels == wanted:
+            return x.tolist()
+        if len(labels) != len(wanted) or set(labels) != set(wanted):
+            unseen = [str(v) for v in labels if v not in set(wanted)]
+            missing = [n for n in wanted if n not in set(labels)]
+            raise ValueError(f"the row's names differ from those seen in fit: unseen "
+                             f"{unseen}, missing {missing}")
+        return [x[n] for n in wanted]
+    if labels == list(range(len(labels))):
+        return x.tolist()
+    return dict(x.items())
 
 
 def names_of(X: Any) -> np.ndarray | None:

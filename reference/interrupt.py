@@ -10,7 +10,9 @@ never left half-way through a row, and learning the remaining rows later gives t
 uninterrupted call would have given, bit for bit.
 
 Only the default handler is swapped: if a program installed its own SIGINT handler, it is
-left alone. In other threads (which never receive signals in Python) nothing changes.
+left alone. In other threads (which never receive signals in Python) nothing changes: the
+deferral belongs to the main thread, and a call running in a worker thread at the same time
+neither sees nor consumes the main thread's pending Ctrl-C.
 """
 
 from __future__ import annotations
@@ -26,8 +28,9 @@ __all__ = ["Interruptible", "pieces"]
 class Interruptible:
     """Context manager deferring SIGINT to the loop's checks (:meth:`check`).
 
-    Nested uses share the outermost one, so a public method calling another does not
-    swap the handler twice.
+    Nested uses in the main thread share the outermost one, so a public method calling
+    another does not swap the handler twice; in any other thread each use is its own guard,
+    which no signal reaches.
 
     Examples
     --------
@@ -47,11 +50,14 @@ class Interruptible:
         self._owner = False
 
     def __enter__(self) -> Interruptible:
+        if threading.current_thread() is not threading.main_thread():
+            # signals reach the main thread only: a worker's guard is its own and never
+            # pending, so it cannot take the main thread's Ctrl-C (nor raise it)
+            return self
         outer = Interruptible._active
         if outer is not None:
             return outer
-        if (threading.current_thread() is threading.main_thread()
-                and signal.getsignal(signal.SIGINT) is signal.default_int_handler):
+        if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             self._previous = signal.signal(signal.SIGINT, self._record)
             self._owner = True
             Interruptible._active = self

@@ -30,6 +30,8 @@ enum {
 
 enum { DT_LOG_INT = 512 }; /* leaf sizes whose log the leaf configuration tabulates */
 /* columns whose grow-candidate extremes a point set can memoise (kth_mask has 32 bits) */
+/* [DT-SPEC §3.2] relative pivot at or below which a linear leaf drops a regressor */
+#define DT_PIVOT_TOL 1e-9
 #define DT_KTH_COLS(d) ((d) < 32 ? (d) : 32)
 
 typedef struct {

@@ -108,60 +108,52 @@ static void linear_fallback(double *st, const dt_leaf_config *c)
     st[DT_OFF_LOGDET] = 0.0;
 }
 
-/* [DT-SPEC §3.2] steps 1-4 mirrors calculate_linear; work >= 2 p^2 doubles. With the
- * slope prior ([DT-SPEC §3.7], kappa > 0) the factorised matrix is G + kappa I (kappa
- * added to each diagonal entry as it is read), bb = beta' (G + kappa I) beta, log|G^-1|
- * holds log|kappa (G + kappa I)^-1|, and the leaf falls back only on a failed
- * factorisation, a non-finite bb or G^-1[0] <= 0 (overflowing sums), so that ginv[0] > 0
- * marks the linear terms as in use */
-void dt_calculate_linear(double *st, const dt_leaf_config *c, double *work)
+/* [DT-SPEC §3.2] step 2 mirrors _cholesky_dropping: the lower factor of the kept columns
+ * in low (p*p, zeroed here); column j is dropped (zero diagonal and column below it) when
+ * its pivot is not above DT_PIVOT_TOL times G_jj + n xbar_j^2 (+ kappa); returns the
+ * number of kept columns, 0 on a non-finite pivot */
+static int cholesky_dropping(const double *st, const dt_leaf_config *c, double *low)
 {
-    int p = c->p, i, j, k;
-    const double *G = st + c->off_G;
-    double *ginv = st + c->off_ginv, *beta = st + c->off_beta, *b = st + c->off_b;
-    double *low = work, *inv = work + p * p;
-    double s, t, bb, kappa = c->kappa;
-    int ridge = kappa > 0.0;
-    int ok = ridge;
-    for (k = 0; k < p * p; k++) {
-        if (G[k] != 0.0) {
-            ok = 1;
-            break;
-        }
-    }
+    int p = c->p, i, j, k, rank = 0;
+    const double *G = st + c->off_G, *xbar = st + c->off_xbar;
+    double s, t, scale, n = st[DT_OFF_N];
     for (k = 0; k < p * p; k++) low[k] = 0.0;
-    if (ok) {
-        for (j = 0; j < p; j++) {
-            s = G[j * p + j];
-            if (ridge) s = s + kappa;
-            for (k = 0; k < j; k++) s = s - low[j * p + k] * low[j * p + k];
-            if (!(s > 0.0)) {
-                ok = 0;
-                break;
-            }
-            low[j * p + j] = sqrt(s);
-            for (i = j + 1; i < p; i++) {
-                t = G[i * p + j];
-                for (k = 0; k < j; k++) t = t - low[i * p + k] * low[j * p + k];
-                low[i * p + j] = t / low[j * p + j];
-            }
+    for (j = 0; j < p; j++) {
+        s = G[j * p + j];
+        if (c->kappa > 0.0) s = s + c->kappa;
+        scale = s + n * xbar[j] * xbar[j];
+        for (k = 0; k < j; k++) s = s - low[j * p + k] * low[j * p + k];
+        if (!(s < INFINITY) || !(scale < INFINITY)) return 0;
+        if (!(s > DT_PIVOT_TOL * scale)) continue;
+        rank++;
+        low[j * p + j] = sqrt(s);
+        for (i = j + 1; i < p; i++) {
+            t = G[i * p + j];
+            for (k = 0; k < j; k++) t = t - low[i * p + k] * low[j * p + k];
+            low[i * p + j] = t / low[j * p + j];
         }
     }
-    if (!ok) {
-        linear_fallback(st, c);
-        return;
-    }
+    return rank;
+}
+
+/* G^-1 = M' M with M = L^-1 over the kept columns, 0 in the dropped ones; mirrors
+ * _ginv_from_factor. The (j, i) entry is the same sum of the same products in the same
+ * order as (i, j), so it is computed once and mirrored (bit-identical) */
+static void ginv_from_factor(double *ginv, int p, const double *low, double *inv)
+{
+    int i, j, k;
+    double t;
     for (k = 0; k < p * p; k++) inv[k] = 0.0;
     for (j = 0; j < p; j++) {
+        if (!(low[j * p + j] > 0.0)) continue;
         inv[j * p + j] = 1.0 / low[j * p + j];
         for (i = j + 1; i < p; i++) {
+            if (!(low[i * p + i] > 0.0)) continue;
             t = 0.0;
             for (k = j; k < i; k++) t = t + low[i * p + k] * inv[k * p + j];
             inv[i * p + j] = -t / low[i * p + i];
         }
     }
-    /* G^-1 = M' M; the (j, i) entry is the same sum of the same products in the same
-     * order as (i, j), so it is computed once and mirrored (bit-identical) */
     for (i = 0; i < p; i++) {
         for (j = 0; j <= i; j++) {
             t = 0.0;
@@ -170,10 +162,35 @@ void dt_calculate_linear(double *st, const dt_leaf_config *c, double *work)
             ginv[j * p + i] = t;
         }
     }
+}
+
+/* [DT-SPEC §3.2] steps 1-4 mirrors calculate_linear; work >= 2 p^2 doubles. Regressors
+ * that are (up to rounding) combinations of earlier ones are dropped (cholesky_dropping):
+ * the leaf is the linear leaf on the kept columns. With the slope prior ([DT-SPEC §3.7],
+ * kappa > 0) the factorised matrix is G + kappa I (kappa added to each diagonal entry as
+ * it is read), bb = beta' (G + kappa I) beta, log|G^-1| holds log|kappa (G + kappa I)^-1|
+ * over the r kept columns, and the leaf falls back only when no column is kept, on a
+ * non-finite bb or G^-1[0] <= 0 (overflowing sums), so that ginv[0] > 0 marks the linear
+ * terms as in use */
+void dt_calculate_linear(double *st, const dt_leaf_config *c, double *work)
+{
+    int p = c->p, i, j, rank;
+    const double *G = st + c->off_G;
+    double *ginv = st + c->off_ginv, *beta = st + c->off_beta, *b = st + c->off_b;
+    double *low = work, *inv = work + p * p;
+    double s, t, bb, kappa = c->kappa;
+    int ridge = kappa > 0.0;
+    rank = cholesky_dropping(st, c, low);
+    if (rank == 0) {
+        linear_fallback(st, c);
+        return;
+    }
+    ginv_from_factor(ginv, p, low, inv);
     s = 0.0;
-    for (j = 0; j < p; j++) s = s + log(low[j * p + j]);
+    for (j = 0; j < p; j++)
+        if (low[j * p + j] > 0.0) s = s + log(low[j * p + j]);
     st[DT_OFF_LOGDET] = -2.0 * s;
-    if (ridge) st[DT_OFF_LOGDET] = st[DT_OFF_LOGDET] + (double)p * log(kappa);
+    if (ridge) st[DT_OFF_LOGDET] = st[DT_OFF_LOGDET] + (double)rank * log(kappa);
     for (i = 0; i < p; i++) {
         t = 0.0;
         for (j = 0; j < p; j++) t = t + ginv[i * p + j] * b[j];
@@ -356,10 +373,14 @@ void dt_regression_summary(const double *st, const dt_leaf_config *c, double *mu
 {
     double n = st[DT_OFF_N], nu = st[DT_OFF_NU];
     /* slopes under the proper prior of [DT-SPEC §3.7] use no degrees of freedom */
-    int plin = (c->kind == DT_LINEAR && st[DT_OFF_BB] > 0.0 && c->kappa == 0.0) ? c->p : 0;
+    int plin = 0, j;
     double ybar = st[DT_OFF_N] > 0.0 ? st[DT_OFF_SY] / n : 0.0;
     double s2y = st[DT_OFF_SYY] - n * ybar * ybar;
     double qq = c->nu0 * c->s20 + st[DT_OFF_SYYG], dev;
+    /* one degree of freedom per kept regressor (positive diagonal of G^-1, [DT-SPEC §3.2]) */
+    if (c->kind == DT_LINEAR && st[DT_OFF_BB] > 0.0 && c->kappa == 0.0)
+        for (j = 0; j < c->p; j++)
+            if (st[c->off_ginv + j * c->p + j] > 0.0) plin++;
     *dm = (double)(c->delta + plin);
     if (nu > 0.0) {
         qq = qq - st[DT_OFF_SYG] * st[DT_OFF_SYG] / nu;
@@ -441,6 +462,8 @@ int dt_regression_predictive(const double *st, const dt_leaf_config *c, const do
             quad = quad + dx[i] * t;
             lin = lin + dx[i] * st[c->off_beta + i];
         }
+        /* G^-1 is positive semi-definite: only rounding makes quad < 0 ([DT-SPEC §3.2]) */
+        if (quad < 0.0) quad = 0.0;
         h = h + quad;
         /* else beta = 0 (slope prior, b = 0): mu0 even if x - xbar overflows */
         if (st[DT_OFF_BB] > 0.0) *loc = mu0 + lin;

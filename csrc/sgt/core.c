@@ -15,6 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sgt/sgt.h"
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 static void scratch_free(sgt_scratch *s)
 {
@@ -388,6 +391,39 @@ int sgt_model_reserve_warmup_end(sgt_model *m, int64_t n_rows)
     return sgt_model_reserve(m, (m->warm.buf_rows + n_rows) / m->p.grace_period + 1);
 }
 
+/* Reserve, in every tree, the splits n_rows more rows of a trained model can trigger
+ * (sgt_tree_split_bound: the rows / grace_period a split needs, not one per row) */
+int sgt_model_reserve_rows(sgt_model *m, int64_t n_rows)
+{
+    int32_t c;
+    for (c = 0; c < m->n_trees; c++) {
+        int64_t splits = sgt_tree_split_bound(&m->trees[c], m->p.grace_period, n_rows);
+        int rc = sgt_tree_reserve(&m->trees[c], &m->q, splits);
+        if (rc != ST_OK)
+            return rc;
+    }
+    return ST_OK;
+}
+
+/* After a call: free the reserved leaves no split used, beyond one split's worth (what a
+ * one-row call reserves), so a large bag or warm-up leaves no memory behind */
+void sgt_model_release(sgt_model *m)
+{
+    int32_t c, a, k = 2;
+    int64_t freed = 0;
+    for (a = 0; a < m->q.d; a++)
+        if (m->q.kinds[a] > k)
+            k = m->q.kinds[a];
+    for (c = 0; c < m->n_trees; c++)
+        freed += sgt_tree_release(&m->trees[c], k);
+#if defined(__GLIBC__)
+    if (freed >= 64)
+        malloc_trim(0); /* hand many freed leaves back to the system (glibc keeps them) */
+#else
+    (void)freed;
+#endif
+}
+
 static int train_gh(sgt_model *m, const double *x, const double *grads, const double *hess)
 {
     if (m->q.per_leaf) {   /* each tree bins x at its own leaf [SGT-SPEC §5.8] */
@@ -484,7 +520,8 @@ int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double tar
     }
     /* secure the memory of every split this call can make before any state changes:
      * each learned row attempts at most one split per tree */
-    rc = m->q.frozen ? sgt_model_reserve(m, n_rows) : sgt_model_reserve_warmup_end(m, n_rows);
+    rc = m->q.frozen ? sgt_model_reserve_rows(m, n_rows)
+                     : sgt_model_reserve_warmup_end(m, n_rows);
     if (rc != ST_OK)
         return rc;
     if (!m->q.frozen) {
@@ -501,9 +538,13 @@ int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double tar
             offset += m->warm.buf_len[item];
         }
         sgt_model_clear_buffer(m);
+        sgt_model_release(m);
         return rc;
     }
-    return sgt_model_train(m, rows, n_rows, target);
+    rc = sgt_model_train(m, rows, n_rows, target);
+    if (n_rows > 1)
+        sgt_model_release(m);
+    return rc;
 }
 
 int sgt_model_learn_many(sgt_model *m, const double *X, int64_t n, const double *targets)

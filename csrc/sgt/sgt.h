@@ -206,6 +206,8 @@ int sgt_tree_apply(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sgt_
 int sgt_tree_restore(sgt_tree *t, const sgt_quantizer *q, int32_t n_nodes, const uint8_t *is_leaf);
 /* C only (hardening): secure node slots and leaf buffers for `splits` coming splits */
 int sgt_tree_reserve(sgt_tree *t, const sgt_quantizer *q, int64_t splits);
+int64_t sgt_tree_split_bound(const sgt_tree *t, int32_t grace_period, int64_t n_rows);
+int64_t sgt_tree_release(sgt_tree *t, int64_t keep);
 /* sgt/core.c (reference/sgt/core.py) */
 int32_t sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, const double *lo,
                       const double *hi, const uint8_t *fixed, int32_t loss_kind,
@@ -221,6 +223,8 @@ int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double tar
  * pushing n_rows more warm-up rows would end the warm-up, for training the buffer */
 int sgt_model_reserve(sgt_model *m, int64_t splits);
 int sgt_model_reserve_warmup_end(sgt_model *m, int64_t n_rows);
+int sgt_model_reserve_rows(sgt_model *m, int64_t n_rows);
+void sgt_model_release(sgt_model *m);
 int sgt_model_train(sgt_model *m, const double *rows, int32_t n_rows, double target);
 int sgt_model_train_gh(sgt_model *m, const double *x, const double *grads, const double *hess);
 int sgt_model_learn_many(sgt_model *m, const double *X, int64_t n, const double *targets);

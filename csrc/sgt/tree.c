@@ -194,6 +194,40 @@ int sgt_tree_attempt(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sg
     return ST_OK;
 }
 
+/* The most split attempts n_rows more rows can trigger in this tree: a leaf attempts when
+ * its count reaches a multiple of grace_period, so each attempt takes grace_period rows of
+ * one leaf, those it has counted since its last multiple included (a new child starts at 0):
+ * at most (n_rows + sum over leaves of n mod grace_period) / grace_period, and at most one
+ * per row */
+int64_t sgt_tree_split_bound(const sgt_tree *t, int32_t grace_period, int64_t n_rows)
+{
+    int64_t pending = 0, bound;
+    int32_t i;
+    if (n_rows <= 1)
+        return n_rows;
+    for (i = 0; i < t->n_nodes; i++)
+        if (t->nodes[i].first_child < 0)
+            pending += t->nodes[i].cells[0].n % grace_period;
+    bound = (n_rows + pending) / grace_period;
+    return bound < n_rows ? bound : n_rows;
+}
+
+/* Free the spare leaves beyond keep (reserved for splits a call did not make); returns how
+ * many were freed */
+int64_t sgt_tree_release(sgt_tree *t, int64_t keep)
+{
+    int64_t freed = 0;
+    while (t->n_spare > keep) {
+        freed++;
+        t->n_spare -= 1;
+        alloc_free(t->spare_cells[t->n_spare]);
+        alloc_free(t->spare_used[t->n_spare]);
+        if (t->spare_range)
+            alloc_free(t->spare_range[t->n_spare]);
+    }
+    return freed;
+}
+
 /* largest number of children of a split: 2, or the most categories of a nominal feature */
 static int32_t max_children(const sgt_quantizer *q)
 {

@@ -39,7 +39,8 @@ class _ModelRng(Rng):
 
 
 def _i64(values: Any) -> Any:
-    return np.ascontiguousarray(np.asarray(values, dtype=np.int64))
+    """A private C-contiguous int64 copy (the C reads it with the GIL released)."""
+    return np.array(values, dtype=np.int64, order="C", copy=True)
 
 
 def _spans(X: np.ndarray) -> Any:
@@ -210,7 +211,7 @@ class CABACOCEngine:
 
     def nearest_slots(self, X: np.ndarray, use_tree: bool) -> list[int]:
         """Testing aid: nearest slots by the scan or by a freshly built loose kd-tree."""
-        arr = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+        arr = np.array(X, dtype=np.float64, order="C", copy=True)
         out = np.empty(arr.shape[0], dtype=np.int64)
         check(
             lib.ab_model_nearest(

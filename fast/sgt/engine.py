@@ -37,8 +37,9 @@ _CELL = np.dtype([("n", "<i8"), ("sum_g", "<f8"), ("sum_h", "<f8"), ("m_g", "<f8
 
 
 def _targets(targets: Any, start: int, stop: int) -> np.ndarray:
-    """Targets ``start:stop`` (a list, an array or a ``LazyColumn``) as C-contiguous float64."""
-    return np.ascontiguousarray(targets[start:stop], dtype=np.float64)
+    """Targets ``start:stop`` (a list, an array or a ``LazyColumn``) as a private
+    C-contiguous float64 copy (:func:`reference.batches.as_float64`)."""
+    return np.array(targets[start:stop], dtype=np.float64, order="C", copy=True)
 
 
 class CSGTEngine:

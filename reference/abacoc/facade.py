@@ -24,8 +24,16 @@ from reference.abacoc.columns import (
 )
 from reference.abacoc.params import ABACOCParams, as_matrix, as_row, labels_of
 from reference.abacoc.state_check import check_cover
-from reference.batches import CodedLabels, all_finite, array_input, label_input, take_labels
-from reference.estimator import ClassifierEstimatorMixin, locks_itself
+from reference.batches import (
+    CodedLabels,
+    all_finite,
+    array_input,
+    label_input,
+    label_table,
+    take_labels,
+)
+from reference.estimator import ClassifierEstimatorMixin, check_labels_defined, locks_itself
+from reference.feature_names import PLAIN_ROWS, row_by_name
 from reference.state import VersionedState, as_dict, as_int, as_labels, fail
 
 __all__ = ["ABACOCFacade", "PARAM_NAMES"]
@@ -166,6 +174,7 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
                                      else labels)
         except TypeError as exc:
             raise TypeError(f"labels must be hashable: {exc}") from exc
+        check_labels_defined(label for label in distinct if label not in self._class_index)
         if self._params.randomized:
             for label in distinct:
                 if label not in self._class_index:
@@ -229,6 +238,8 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
         A new label is registered with the next class index. Bad input raises before any
         state changes.
         """
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:
@@ -291,6 +302,8 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
 
         Randomized BASE draws one uniform from the model generator per call.
         """
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:
@@ -324,7 +337,7 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
             for i, label in enumerate(labels):
                 out[i] = label
             return out
-        return np.asarray(labels)
+        return label_table(labels)
 
     @locks_itself
     def predict_proba_one(self, x: Any) -> dict[Any, float]:
@@ -333,6 +346,8 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
         Empty when the model has no ball; randomized BASE gives ``{label_0: 1-p,
         label_1: p}``. Draws nothing.
         """
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:

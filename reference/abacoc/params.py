@@ -243,6 +243,9 @@ def as_row(
     try:
         _reject_text(values)
         arr = np.asarray(values, dtype=np.float64)
+    except OverflowError:
+        raise ValueError("x holds a number too large for a float "
+                         "(magnitude above 1.8e308)") from None
     except (TypeError, ValueError) as exc:
         raise ValueError(f"x must be a 1-D sequence of numbers: {exc}") from exc
     if arr.ndim != 1:
@@ -264,6 +267,9 @@ def as_matrix(X: Any, n_features: int | None) -> np.ndarray:
     try:
         _reject_text(X)
         arr = np.ascontiguousarray(np.asarray(X, dtype=np.float64))
+    except OverflowError:
+        raise ValueError("X holds a number too large for a float "
+                         "(magnitude above 1.8e308)") from None
     except (TypeError, ValueError) as exc:
         raise ValueError(f"X must be a 2-D array of numbers: {exc}") from exc
     if arr.ndim != 2:

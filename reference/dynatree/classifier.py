@@ -19,13 +19,15 @@ from reference.batches import (
     first_unknown,
     has_nan,
     label_codes,
+    label_table,
     take_labels,
 )
 from reference.dynatree import inputs
 from reference.dynatree.engine import ArrayRowEngine, RawRowEngine
 from reference.dynatree.facade import DynamicTreeFacade
 from reference.dynatree.params import DynamicTreeParams
-from reference.estimator import ClassifierEstimatorMixin, locks_itself
+from reference.estimator import ClassifierEstimatorMixin, check_labels_defined, locks_itself
+from reference.feature_names import PLAIN_ROWS, row_by_name
 
 __all__ = ["DynamicTreeClassifier"]
 
@@ -103,6 +105,7 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
             self._index = {}
             return
         values = list(classes)
+        check_labels_defined(values)
         if len(values) < 2 or len(set(values)) != len(values):
             raise ValueError("classes must hold at least two distinct labels")
         self.classes_ = values
@@ -128,6 +131,8 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
     @locks_itself
     def learn_one(self, x: Any, y: Any) -> None:
         """Learn one labelled row (the class set must be known, [DT-SPEC §0] item 4)."""
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:
@@ -273,6 +278,8 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
     @locks_itself
     def predict_proba_one(self, x: Any) -> dict[Hashable, float]:
         """Particle-averaged class probabilities at ``x`` ([DT-SPEC §8.2])."""
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:
@@ -290,6 +297,8 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
     @locks_itself
     def predict_one(self, x: Any) -> Hashable:
         """The most probable class at ``x`` (ties: first class in ``classes_``)."""
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:
@@ -325,7 +334,7 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
             _, best = self._classify_table(X, False, False)
             return take_labels(self.classes_, best)
         rows = inputs.batch_rows(X, self._keys, self._d)
-        return np.array([self.predict_one(r) for r in rows])
+        return label_table([self.predict_one(r) for r in rows])
 
     def predict_entropy(self, X: Any) -> np.ndarray:
         """Predictive entropy: the average of per-particle entropies ([DT-SPEC §8.2])."""

@@ -229,7 +229,31 @@ class PythonDynamicTreeEngine:
             self._roots.append(Node(0, None, [], stats))
 
     def learn(self, rows: list[list[float]], targets: list[float]) -> list[float]:
+        """Learn ``rows`` one at a time; return their ``lpred_t``.
+
+        Each row is atomic: if one raises (whatever the exception), the engine is put
+        back as it was before that row (the snapshot taken on entry, then the rows
+        before it learned again, which gives the same state: the steps are
+        deterministic) and their ``lpred_t`` are attached to the exception as
+        ``learned_lpreds``, as the fast backend's undo log does.
+        """
+        before = self.snapshot()
+        t0 = self._t
         out: list[float] = []
+        try:
+            self._learn_rows(rows, targets, out)
+        except Exception as exc:
+            done = len(out)
+            self.restore(before, t0)
+            redone: list[float] = []
+            self._learn_rows(rows[:done], targets[:done], redone)
+            exc.learned_lpreds = redone  # type: ignore[attr-defined]
+            raise
+        return out
+
+    def _learn_rows(self, rows: list[list[float]], targets: list[float],
+                    out: list[float]) -> None:
+        """Learn ``rows`` in order, appending each ``lpred_t`` to ``out`` once learned."""
         p = self._params
         w = p.active_size
         for row, target in zip(rows, targets, strict=True):
@@ -250,7 +274,6 @@ class PythonDynamicTreeEngine:
                                              self._rng)
             self._lml = self._lml + lpred
             out.append(lpred)
-        return out
 
     def _auto_retire(self) -> None:
         """Choose and retire one point before the PL step ([DT-SPEC §0] item 5)."""

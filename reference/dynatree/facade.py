@@ -256,9 +256,10 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
             for start, stop in pieces(n, size):
                 try:
                     lpreds = learn(start, stop)
-                except MemoryError as exc:
+                except Exception as exc:
                     # each row is atomic: the rows before the failing one stay learned, and
-                    # the engine attaches their lpred values to the exception (fast backend)
+                    # the engine attaches their lpred values to the exception (the fast
+                    # backend's undo log on MemoryError; the reference on any exception)
                     done: list[float] = getattr(exc, "learned_lpreds", [])
                     if first and start == 0 and not done:  # back to the unfitted model
                         self._d = None

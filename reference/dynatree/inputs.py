@@ -43,6 +43,9 @@ def row_values(x: Any, keys: list[Hashable] | None, d: int | None) -> list[float
             raise ValueError(f"x must contain numbers, got {v!r}")
         try:
             f = float(v)
+        except OverflowError:
+            raise ValueError("x holds a number too large for a float "
+                             "(magnitude above 1.8e308)") from None
         except (TypeError, ValueError) as exc:
             raise ValueError(f"x must contain numbers, got {v!r}") from exc
         if not math.isfinite(f):

@@ -194,11 +194,17 @@ def regression_summary(st: LeafStats, cfg: LeafConfig) -> tuple[float, float, fl
     ``ybar = S_y/n``, ``S2_y = S_yy - n ybar^2``,
     ``Q_p = nu0 s20 + S^g_yy - [nu>0] (S^g_y)^2/nu + [nu>0, n>0] nu n/(nu+n) (ybar - S^g_y/nu)^2``,
     ``df = nu0 + nu + n - dm``, ``Q = S2_y - bb + Q_p``, ``mu0 = ybar`` (or the pooled mean);
-    with the slope prior (§3.7) ``dm = delta``.
+    ``dm = delta + r`` with ``r`` the linear leaf's rank (kept regressors, §3.2) when
+    ``bb > 0``; with the slope prior (§3.7) ``dm = delta``.
     """
     n = float(st.n)
-    # slopes under the proper prior of §3.7 (kappa > 0) use no degrees of freedom
-    plin = cfg.p if (cfg.kind == LINEAR and st.bb > 0.0 and cfg.kappa == 0.0) else 0
+    # slopes under the proper prior of §3.7 (kappa > 0) use no degrees of freedom; else
+    # one per kept regressor (a positive diagonal entry of G^-1, §3.2 step 2)
+    plin = 0
+    if cfg.kind == LINEAR and st.bb > 0.0 and cfg.kappa == 0.0:
+        for j in range(cfg.p):
+            if st.ginv[j * cfg.p + j] > 0.0:
+                plin += 1
     dm = float(cfg.delta + plin)
     ybar = st.sy / n if st.n > 0 else 0.0
     s2y = st.syy - n * ybar * ybar
@@ -294,6 +300,9 @@ def regression_predictive(st: LeafStats, cfg: LeafConfig,
                 t = t + st.ginv[i * p + j] * dx[j]
             quad = quad + dx[i] * t
             lin = lin + dx[i] * st.beta[i]
+        # G^-1 is positive semi-definite: only rounding makes quad < 0 (§3.2)
+        if quad < 0.0:
+            quad = 0.0
         h = h + quad
         if st.bb > 0.0:  # else beta = 0 (slope prior, b = 0): mu0 even if x - xbar overflows
             loc = mu0 + lin

@@ -12,7 +12,8 @@ from collections.abc import Sequence
 
 from reference.dynatree.leaf_stats import LeafConfig, LeafStats
 
-__all__ = ["add_outer", "calculate_linear", "linear_implicit_from_points", "regressors"]
+__all__ = ["PIVOT_TOL", "add_outer", "calculate_linear", "linear_implicit_from_points",
+           "regressors"]
 
 
 def regressors(x: Sequence[float], cfg: LeafConfig) -> list[float]:
@@ -25,79 +26,61 @@ def regressors(x: Sequence[float], cfg: LeafConfig) -> list[float]:
 # Linear algebra for the linear leaf (written out, same loops in C)
 # ---------------------------------------------------------------------------------------
 
+PIVOT_TOL = 1e-9
+"""Relative pivot below which a regressor is dropped from the leaf's fit (§3.2 step 2)."""
+
+
 def calculate_linear(st: LeafStats, cfg: LeafConfig) -> None:
     """Derived regression quantities ``G^-1, log|G^-1|, beta, bb`` (§3.2 steps 1-4).
 
-    Cholesky ``G = L L'``; on a zero ``G``, a non-positive pivot or ``bb <= 0`` the leaf
-    falls back to ``G^-1 = 0``, ``log|G^-1| = 0``, ``beta = 0`` (so ``p_lin = 0``: constant
-    model for the implicit intercept, zero-mean model otherwise).
+    Cholesky ``G = L L'`` with **dropped regressors**: the pivot of column ``j``,
+    ``s_j = G_jj - sum_{k<j} L_jk^2``, is compared with ``PIVOT_TOL`` times the column's raw
+    sum of squares ``G_jj + n xbar_j^2`` (plus ``kappa``); if it is not larger, column ``j``
+    is (up to rounding) a linear combination of the columns kept before it, and it is
+    dropped: its row and column of ``L`` and of ``G^-1`` and its slope are 0. The result is
+    exactly the leaf fitted on the kept columns, with ``G^-1`` the inverse of their Gram
+    matrix placed in the kept rows and columns (a generalised inverse of ``G``) and
+    ``log|G^-1|`` the log determinant of that inverse; the number of kept columns (the
+    positive diagonal entries of ``G^-1``) is the leaf's rank, used by ``regression_summary``.
+    A leaf whose columns are all dropped, or whose ``bb <= 0``, falls back to
+    ``G^-1 = 0``, ``log|G^-1| = 0``, ``beta = 0`` (the constant model for the implicit
+    intercept, the zero-mean model otherwise).
 
     With the slope prior (``cfg.kappa > 0``, §3.7) the factorised matrix is
     ``G_kappa = G + kappa I`` (``kappa`` added to each diagonal entry of ``G`` as it is
-    read), ``bb = beta' G_kappa beta`` and ``log_det_ginv = log|G_kappa^-1| + p log kappa``;
-    a zero ``G`` or ``bb = 0`` is then an ordinary leaf; the leaf falls back only when the
-    factorisation fails or gives a non-finite ``bb`` or a ``G^-1`` whose first diagonal
-    entry is not positive (sums that overflowed), so that after a successful one
-    ``ginv[0] > 0`` marks the linear terms as in use.
+    read), ``bb = beta' G_kappa beta`` and ``log_det_ginv = log|G_kappa^-1| + r log kappa``
+    over the ``r`` kept columns; a zero ``G`` or ``bb = 0`` is then an ordinary leaf; the
+    leaf falls back only when every column is dropped or it gives a non-finite ``bb`` or a
+    ``G^-1`` whose first diagonal entry is not positive (sums that overflowed), so that
+    after a successful one ``ginv[0] > 0`` marks the linear terms as in use.
 
-    Deviation: the stored ``G`` is never overwritten on a failed factorisation (§0 item 2;
-    dynaTree zeroes it), and ``beta`` is zeroed together with ``G^-1`` in the fall-back.
+    Deviation: dynaTree falls back on any singular ``G`` (§11 item 11), which makes an
+    ordinary design (a constant or duplicated column, a full set of dummies next to the
+    intercept) a zero-mean or constant leaf, and factorises nearly singular ones into
+    rounding noise (a negative predictive scale); the stored ``G`` is never overwritten.
     """
     p = cfg.p
-    G = st.G
-    kappa = cfg.kappa
-    ridge = kappa > 0.0
-    ok = ridge
-    for k in range(p * p):
-        if G[k] != 0.0:
-            ok = True
-            break
     low = [0.0] * (p * p)
-    if ok:
-        for j in range(p):
-            s = G[j * p + j]
-            if ridge:
-                s = s + kappa
-            for k in range(j):
-                s = s - low[j * p + k] * low[j * p + k]
-            if not s > 0.0:
-                ok = False
-                break
-            low[j * p + j] = math.sqrt(s)
-            for i in range(j + 1, p):
-                t = G[i * p + j]
-                for k in range(j):
-                    t = t - low[i * p + k] * low[j * p + k]
-                low[i * p + j] = t / low[j * p + j]
-    if not ok:
+    rank = _cholesky_dropping(st, cfg, low)
+    if rank == 0:
         _linear_fallback(st, p)
         return
-    # M = L^-1 (lower triangular), then G^-1 = M' M
-    inv = [0.0] * (p * p)
-    for j in range(p):
-        inv[j * p + j] = 1.0 / low[j * p + j]
-        for i in range(j + 1, p):
-            t = 0.0
-            for k in range(j, i):
-                t = t + low[i * p + k] * inv[k * p + j]
-            inv[i * p + j] = -t / low[i * p + i]
-    for i in range(p):
-        for j in range(p):
-            t = 0.0
-            for k in range(i if i > j else j, p):
-                t = t + inv[k * p + i] * inv[k * p + j]
-            st.ginv[i * p + j] = t
+    _ginv_from_factor(st, p, low)
+    kappa = cfg.kappa
+    ridge = kappa > 0.0
     s = 0.0
     for j in range(p):
-        s = s + math.log(low[j * p + j])
+        if low[j * p + j] > 0.0:
+            s = s + math.log(low[j * p + j])
     st.log_det_ginv = -2.0 * s
     if ridge:
-        st.log_det_ginv = st.log_det_ginv + float(p) * math.log(kappa)
+        st.log_det_ginv = st.log_det_ginv + float(rank) * math.log(kappa)
     for i in range(p):
         t = 0.0
         for j in range(p):
             t = t + st.ginv[i * p + j] * st.b[j]
         st.beta[i] = t
+    G = st.G
     bb = 0.0
     for i in range(p):
         t = 0.0
@@ -113,6 +96,61 @@ def calculate_linear(st: LeafStats, cfg: LeafConfig) -> None:
             _linear_fallback(st, p)
     elif not bb > 0.0:
         _linear_fallback(st, p)
+
+
+def _cholesky_dropping(st: LeafStats, cfg: LeafConfig, low: list[float]) -> int:
+    """Fill the lower factor ``low`` of the kept columns (§3.2 step 2); return their count.
+
+    A dropped column ``j`` keeps ``low[j][j] = 0`` and a zero column below it, so later
+    pivots use only the kept columns. A non-finite pivot (sums that overflowed) drops every
+    column.
+    """
+    p = cfg.p
+    G = st.G
+    kappa = cfg.kappa
+    n = float(st.n)
+    rank = 0
+    for j in range(p):
+        s = G[j * p + j]
+        if kappa > 0.0:
+            s = s + kappa
+        scale = s + n * st.xbar[j] * st.xbar[j]
+        for k in range(j):
+            s = s - low[j * p + k] * low[j * p + k]
+        if not s < math.inf or not scale < math.inf:
+            return 0
+        if not s > PIVOT_TOL * scale:
+            continue
+        rank += 1
+        low[j * p + j] = math.sqrt(s)
+        for i in range(j + 1, p):
+            t = G[i * p + j]
+            for k in range(j):
+                t = t - low[i * p + k] * low[j * p + k]
+            low[i * p + j] = t / low[j * p + j]
+    return rank
+
+
+def _ginv_from_factor(st: LeafStats, p: int, low: Sequence[float]) -> None:
+    """``G^-1 = M' M`` with ``M = L^-1`` over the kept columns, 0 in the dropped ones."""
+    inv = [0.0] * (p * p)
+    for j in range(p):
+        if not low[j * p + j] > 0.0:
+            continue
+        inv[j * p + j] = 1.0 / low[j * p + j]
+        for i in range(j + 1, p):
+            if not low[i * p + i] > 0.0:
+                continue
+            t = 0.0
+            for k in range(j, i):
+                t = t + low[i * p + k] * inv[k * p + j]
+            inv[i * p + j] = -t / low[i * p + i]
+    for i in range(p):
+        for j in range(p):
+            t = 0.0
+            for k in range(i if i > j else j, p):
+                t = t + inv[k * p + i] * inv[k * p + j]
+            st.ginv[i * p + j] = t
 
 
 def _linear_fallback(st: LeafStats, p: int) -> None:

@@ -24,6 +24,7 @@ from reference.dynatree.engine import ArrayRowEngine, RawRowEngine, RegressionSu
 from reference.dynatree.facade import DynamicTreeFacade
 from reference.dynatree.params import DynamicTreeParams, normalise_rect
 from reference.estimator import locks_itself
+from reference.feature_names import PLAIN_ROWS, row_by_name
 
 __all__ = ["DynamicTreeClassifier", "DynamicTreeRegressor"]
 
@@ -125,6 +126,8 @@ class DynamicTreeRegressor(DynamicTreeFacade):
     @locks_itself
     def learn_one(self, x: Any, y: Any) -> None:
         """Learn one row: resample, then propagate every particle ([DT-SPEC §5])."""
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:
@@ -192,6 +195,8 @@ class DynamicTreeRegressor(DynamicTreeFacade):
     @locks_itself
     def predict_one(self, x: Any) -> float:
         """Predictive mean at ``x``: particle average of leaf means ([DT-SPEC §8.1])."""
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:

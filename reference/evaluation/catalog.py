@@ -266,15 +266,29 @@ def _kwargs_text(kwargs: Mapping[str, Any]) -> str:
     return ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
 
 
-def make_stream(name: str, n: int, seed: int, data_dir: str | None) -> tuple[str, Stream]:
-    """``(task, (X, y))`` of a built-in stream or of ``csv:<name>`` (first ``n`` rows)."""
+def make_stream(name: str, n: int, seed: int, data_dir: str | None,
+                task: str | None = None) -> tuple[str, Stream]:
+    """``(task, (X, y))`` of a built-in stream or of ``csv:<name>`` (first ``n`` rows).
+
+    A CSV file's task is ``task`` when given (``"regression"``: the target as floats, even
+    if every value is a whole number; ``"classification"``: whole-number labels), else
+    classification if the target column holds whole numbers only. A built-in stream has
+    its own task, which ``task`` must match."""
     if name.startswith("csv:"):
         X, y = _csv_stream(name[4:], data_dir)(n, seed)
-        task = "classification" if np.issubdtype(y.dtype, np.integer) else "regression"
-        return task, (X, y)
+        found = "classification" if np.issubdtype(y.dtype, np.integer) else "regression"
+        if task == "regression":
+            return task, (X, y.astype(np.float64))
+        if task == "classification" and found != task:
+            raise UsageError(f"--task classification needs whole-number labels in the target "
+                             f"column of {name!r}: leave out --task or use regression")
+        return found, (X, y)
     if name not in STREAMS:
         raise UsageError(f"unknown stream {name!r}; choose from {', '.join(STREAMS)} or csv:<file>")
     spec = STREAMS[name]
+    if task is not None and task != spec.task:
+        raise UsageError(f"stream {name!r} is a {spec.task} stream, not {task}: leave out "
+                         f"--task or choose a {task} stream")
     return spec.task, spec.make(n, seed)
 
 

@@ -257,6 +257,25 @@ def run_lockstep(
     return t + 1
 
 
+def _outcome(fn: Callable[..., Any], *call_args: Any) -> Any:
+    """``fn(*call_args)``, or, if it raises an ``Exception``, the plain-data record
+    ``{"raised": type name, "message": text}``: an exception is an outcome to compare
+    (both backends must raise alike), never the end of the comparison."""
+    try:
+        return fn(*call_args)
+    except Exception as exc:  # the comparison reports it; KeyboardInterrupt passes
+        return {"raised": type(exc).__name__, "message": str(exc)}
+
+
+def _first_raised(t: int, outputs: list[list[Any]]) -> str | None:
+    """``"step t: reference|fast raised Name: message"`` for the first raising call."""
+    for backend, out in zip(("reference", "fast"), outputs, strict=True):
+        for value in out:
+            if isinstance(value, dict) and set(value) == {"raised", "message"}:
+                return f"step {t}: {backend} raised {value['raised']}: {value['message']}"
+    return None
+
+
 def _timed(fn: Callable[..., Any], *call_args: Any) -> tuple[Any, float]:
     start = time.perf_counter()
     out = fn(*call_args)
@@ -279,8 +298,10 @@ def lockstep(
     At each step both predict (``predict_one``, and ``predict_proba_one`` if
     ``proba``), the outputs are compared exactly, both learn, and every
     ``snapshot_every`` steps (and at the last step) their ``snapshot()`` are compared.
-    Only the predict and learn calls are timed. Stops at the first mismatch unless
-    ``keep_going`` (then only the timing continues to mean anything).
+    Only the predict and learn calls are timed. An exception raised by a predict or learn
+    call is an outcome like a return value (``{"raised": name, "message": text}``): both
+    models raising alike agree, one raising and the other not is a mismatch. Stops at the
+    first mismatch unless ``keep_going`` (then only the timing continues to mean anything).
 
     ``progress``: a progress display on stderr (default: when stderr is a terminal and
     ``n >= 2000``), or a :class:`~reference.evaluation.prequential.ProgressBar` to advance
@@ -317,27 +338,32 @@ def lockstep(
     agreeing = 0
     snapshots = 0
     steps = 0
+    raised: str | None = None
     for t in range(n):
         x = rows[t].tolist()
         target = labels[t]
         outputs = []
         for model in (ref_model, fast_model):
             start = time.perf_counter()
-            out: list[Any] = [model.predict_one(x)]
+            out: list[Any] = [_outcome(model.predict_one, x)]
             if proba:
-                out.append(model.predict_proba_one(x))
+                out.append(_outcome(model.predict_proba_one, x))
             elapsed = time.perf_counter() - start
             outputs.append(out)
             if model is ref_model:
                 t_ref += elapsed
             else:
                 t_fast += elapsed
-        _, dt = _timed(ref_model.learn_one, x, target)
+        learned, dt = _timed(_outcome, ref_model.learn_one, x, target)
+        outputs[0].append(learned if isinstance(learned, dict) else None)
         t_ref += dt
-        _, dt = _timed(fast_model.learn_one, x, target)
+        learned, dt = _timed(_outcome, fast_model.learn_one, x, target)
+        outputs[1].append(learned if isinstance(learned, dict) else None)
         t_fast += dt
         steps += 1
         bar.update()
+        if raised is None:
+            raised = _first_raised(t, outputs)
         if mismatch is None:
             diff = first_difference(outputs[0], outputs[1], "prediction")
             if diff is None and (t % snapshot_every == snapshot_every - 1 or t == n - 1):
@@ -356,6 +382,7 @@ def lockstep(
         "agreeing": agreeing,
         "snapshots": snapshots,
         "mismatch": mismatch,
+        "raised": raised,
         "time_reference": t_ref,
         "time_fast": t_fast,
         "ratio": ratio,

@@ -22,7 +22,8 @@ from reference.batches import (
     label_input,
     take_labels,
 )
-from reference.estimator import ClassifierEstimatorMixin, locks_itself
+from reference.estimator import ClassifierEstimatorMixin, check_labels_defined, locks_itself
+from reference.feature_names import PLAIN_ROWS, row_by_name
 from reference.sgt.atomic import atomic_first_call
 from reference.sgt.core import LOSS_LOGISTIC, LOSS_SOFTMAX
 from reference.sgt.facade import PARAM_NAMES, SGTFacade, as_list, document
@@ -46,6 +47,7 @@ class _Classifier(ClassifierEstimatorMixin, SGTFacade):
 
     def _set_classes(self, classes: Sequence[Hashable]) -> None:
         labels = list(classes)
+        check_labels_defined(labels)
         try:
             index = {label: i for i, label in enumerate(labels)}
         except TypeError:
@@ -169,6 +171,8 @@ class SGTClassifier(_Classifier):
     @locks_itself
     def learn_one(self, x: Any, y: Hashable) -> None:
         """Learn one labelled row; the class set must be known (``classes=``)."""
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:
@@ -299,13 +303,13 @@ class SGTClassifier(_Classifier):
         assert self.classes_ is not None
         classes = self.classes_
         indices = self._engine.class_indices(raws)
-        if self._engine_class.array_batches:
-            return take_labels(classes, np.asarray(indices))
-        return np.array([classes[k] for k in indices])
+        return take_labels(classes, np.asarray(indices))
 
     @locks_itself
     def predict_proba_one(self, x: Any) -> dict[Hashable, float]:
         """Class probabilities ``{label: p}`` ({} while the classes are unknown)."""
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:
@@ -324,6 +328,8 @@ class SGTClassifier(_Classifier):
     @locks_itself
     def predict_one(self, x: Any) -> Hashable:
         """Most probable label (first on ties), None while the classes are unknown."""
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:

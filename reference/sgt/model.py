@@ -16,6 +16,7 @@ import numpy as np
 
 from reference.batches import chunk_rows, chunks
 from reference.estimator import locks_itself
+from reference.feature_names import PLAIN_ROWS, row_by_name
 from reference.interrupt import Interruptible
 from reference.sgt.atomic import atomic_first_call
 from reference.sgt.classifier import SGTClassifier
@@ -46,6 +47,8 @@ class _SingleTarget(SGTFacade):
     @locks_itself
     def learn_one(self, x: Any, y: Any) -> None:
         """Learn one row (x, y) (test-then-train order is the caller's)."""
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:
@@ -115,6 +118,8 @@ class _SingleTarget(SGTFacade):
     @locks_itself
     def predict_one(self, x: Any) -> float:
         """Prediction σ(f(x)) (0 before training)."""
+        if type(x) not in PLAIN_ROWS:  # a pandas Series: matched by name
+            x = row_by_name(self, x)
         lock = self._lock
         lock.acquire()
         try:

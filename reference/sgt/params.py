@@ -241,6 +241,9 @@ def check_row(
         if np.asarray(values).dtype.kind in "US":
             raise ValueError("text or bytes values")
         arr = np.asarray(values, dtype=np.float64)
+    except OverflowError:
+        raise ValueError("x holds a number too large for a float "
+                         "(magnitude above 1.8e308)") from None
     except (TypeError, ValueError) as exc:
         raise ValueError(f"x must be a 1-D sequence of numbers: {exc}") from None
     if arr.ndim != 1 or arr.shape[0] == 0:
@@ -269,6 +272,9 @@ def check_matrix(X: Any, n_features: int | None, kinds: list[int] | None) -> np.
         if np.asarray(X).dtype.kind in "US":
             raise ValueError("text or bytes values")
         arr = np.array(X, dtype=np.float64, order="C")
+    except OverflowError:
+        raise ValueError("X holds a number too large for a float "
+                         "(magnitude above 1.8e308)") from None
     except (TypeError, ValueError) as exc:
         raise ValueError(f"X must be a 2-D array of numbers: {exc}") from None
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:

@@ -62,3 +62,20 @@ def test_randomized_base_probability_is_algorithm_2(backend: ModuleType, n1: int
 
         value = lib.ab_randomized_probability(n1, n)
     assert value == pytest.approx(_by_hand(n1, n), rel=1e-15, abs=1e-15)
+
+
+def test_centre_step_divides_by_the_correct_prediction_count(backend: ModuleType) -> None:
+    """``c <- c + (x - c)/u`` with ``u`` = 1 + correct predictions of the ball, not its
+    point count (5) nor its count of the label (3): after three mistakes and one correct
+    prediction ``u = 2`` ([DOC15, Alg. 4 ADJ]), worked by hand."""
+    model = backend.ABACOCClassifier(variant="auto_adj", d=2.0)
+    model.learn_one([0.0, 0.0], "a")   # founds ball 1
+    model.learn_one([1.0, 0.0], "b")   # founds ball 2; R = eps = 1
+    model.learn_one([0.2, 0.0], "b")   # ball 1 says "a": mistake 1 (eps = 1)
+    model.learn_one([0.1, 0.0], "b")   # a=1, b=1 tie -> "a": mistake 2 (eps = 2^-1/4)
+    model.learn_one([0.05, 0.0], "a")  # a=1, b=2 -> "b": mistake 3 (eps = 3^-1/4 = 0.76)
+    assert model.balls_["centers"][0].tolist() == [0.0, 0.0]   # no correct prediction yet
+    model.learn_one([0.3, 0.0], "a")   # a=2, b=2 tie -> "a": correct, u = 2
+    assert model.balls_["mistakes"][0] == 3
+    assert model.balls_["counts"][0].tolist() == [3, 2]
+    assert model.balls_["centers"][0].tolist() == [0.15, 0.0]  # 0 + (0.3 - 0) / 2

@@ -195,3 +195,44 @@ def test_cutting_long_calls_into_pieces_changes_nothing(monkeypatch: pytest.Monk
         assert (cut[key].predict(X) == whole[key].predict(X)).all(), key
     assert (cut["ab"].predict_proba(X) == whole["ab"].predict_proba(X)).all()
     assert (cut["dt"].alc(X[:50]) == whole["dt"].alc(X[:50])).all()
+
+
+@pytest.mark.parametrize("backend_name", ["reference", "fast"])
+def test_a_worker_thread_never_takes_the_main_threads_ctrl_c(backend_name: str) -> None:
+    """Ctrl-C arrives while the main thread's call is deferring it; meanwhile a worker
+    thread's ``partial_fit`` runs to its end (it neither raises nor consumes the signal),
+    and the main thread's call raises ``KeyboardInterrupt`` at its next check."""
+    import threading
+
+    import numpy as np
+
+    from reference.interrupt import Interruptible
+
+    if backend_name == "fast":
+        require_fast()
+    backend = __import__(backend_name)
+    if signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        pytest.skip("a SIGINT handler other than Python's default is installed")
+    X = np.random.default_rng(0).uniform(size=(300, 2))
+    y = X[:, 0].copy()
+    worker_model = backend.SGTRegressor(grace_period=20, warmup=20)
+    outcome: dict[str, object] = {}
+
+    def work() -> None:
+        try:
+            worker_model.partial_fit(X, y)
+            outcome["worker"] = "finished"
+        except KeyboardInterrupt:
+            outcome["worker"] = "interrupted"
+
+    with pytest.raises(KeyboardInterrupt):
+        with Interruptible() as guard:
+            signal.raise_signal(signal.SIGINT)   # recorded, not raised
+            assert guard.pending
+            thread = threading.Thread(target=work)
+            thread.start()
+            thread.join()
+            assert outcome["worker"] == "finished"
+            assert guard.pending                 # still the main thread's to raise
+            guard.check()
+    assert worker_model.n_seen_ == 300

@@ -97,3 +97,41 @@ def test_missing_fast_build_fails_under_ci(tmp_path: Path) -> None:
         assert (proc.returncode != 0) == should_fail, proc.stderr
         if should_fail:
             assert "fast._lib" in proc.stderr
+
+
+class _Counter:
+    """A model that counts its rows and, if ``fail_at`` is given, raises on that row."""
+
+    def __init__(self, fail_at: int | None = None, message: str = "bad row") -> None:
+        self.n = 0
+        self.fail_at = fail_at
+        self.message = message
+
+    def predict_one(self, x: Any) -> float:
+        return float(self.n)
+
+    def learn_one(self, x: Any, y: Any) -> None:
+        if self.n == self.fail_at:
+            raise ValueError(self.message)
+        self.n += 1
+
+    def snapshot(self) -> dict[str, Any]:
+        return {"n": self.n}
+
+
+def test_compare_reports_an_exception_in_one_backend_as_the_first_mismatch() -> None:
+    """``driftwood compare``'s loop: an exception is an outcome, never a traceback."""
+    from reference.evaluation.compare import lockstep
+
+    X, y = [[0.0]] * 10, [0.0] * 10
+    out = lockstep(_Counter(fail_at=4), _Counter(), X, y)
+    assert out["mismatch"] is not None and out["mismatch"].startswith("step 4:")
+    assert out["raised"] == "step 4: reference raised ValueError: bad row"
+    assert out["agreeing"] == 4
+    # both raising alike agree (the models are unchanged by a refused row)
+    out = lockstep(_Counter(fail_at=4), _Counter(fail_at=4), X, y)
+    assert out["mismatch"] is None and out["agreeing"] == 10
+    assert out["raised"] == "step 4: reference raised ValueError: bad row"
+    # the same exception type with another message is a disagreement
+    out = lockstep(_Counter(fail_at=4), _Counter(fail_at=4, message="other"), X, y)
+    assert out["mismatch"] is not None and "step 4" in out["mismatch"]

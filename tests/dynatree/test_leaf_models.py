@@ -116,14 +116,24 @@ def test_implicit_and_augmented_agree() -> None:
     assert pa[1] == pytest.approx(pb[1], rel=1e-10)
 
 
-def test_singular_gram_falls_back() -> None:
-    """Collinear inputs: implicit -> constant leaf, explicit -> zero-mean leaf (§3.2)."""
+def test_collinear_column_is_dropped() -> None:
+    """A column that is twice the first is dropped: the leaf is the one-column leaf (§3.2).
+
+    With nothing to fit (all-zero regressors, no intercept) the leaf is the zero-mean leaf.
+    """
     X = [[float(i), 2.0 * float(i)] for i in range(6)]
     y = [1.0, 3.0, 2.0, 5.0, 4.0, 6.0]
-    imp = leaf(linear_cfg(2, "implicit"), X, y)
-    const = leaf(CONST, X, y)
-    assert imp.bb == 0.0 and imp.ginv == [0.0] * 4 and imp.log_det_ginv == 0.0
-    assert imp.log_evidence == pytest.approx(const.log_evidence, rel=1e-12)
+    for intercept in ("implicit", "augmented", "none"):
+        cfg2, cfg1 = linear_cfg(2, intercept), linear_cfg(1, intercept)
+        two = leaf(cfg2, X, y)
+        one = leaf(cfg1, [[r[0]] for r in X], y)
+        assert two.ginv[-1] == 0.0 and two.beta[-1] == 0.0  # the dropped column
+        assert two.bb == pytest.approx(one.bb, rel=1e-12)
+        assert two.log_evidence == pytest.approx(one.log_evidence, rel=1e-12)
+        assert lm.regression_summary(two, cfg2)[4] == lm.regression_summary(one, cfg1)[4]
+        for a, b in zip(lm.regression_predictive(two, cfg2, [2.5, 5.0]),
+                        lm.regression_predictive(one, cfg1, [2.5]), strict=True):
+            assert a == pytest.approx(b, rel=1e-12)
     none = leaf(linear_cfg(2, "none"), [[0.0, 0.0]] * 6, y)
     _, q, _, df, dm = lm.regression_summary(none, linear_cfg(2, "none"))
     assert dm == 0.0 and df == 6.0

@@ -144,14 +144,22 @@ DYNATREE_MUTANTS: list[Mutant] = [
         "mean parameters in use d_m = δ + p -> δ + p - 1 [DT-SPEC §3.0]",
         f"{LINEAR}::test_linear_leaf_predictive_is_the_bayesian_regression_t",
         (
-            (
-                LM_PY,
-                "plin = cfg.p if (cfg.kind == LINEAR and st.bb > 0.0 and cfg.kappa == 0.0) else 0",
-                "plin = cfg.p - 1 if (cfg.kind == LINEAR and st.bb > 0.0 and cfg.kappa == 0.0) "
-                "else 0",
-                1,
-            ),
-            (LM_C, "c->kappa == 0.0) ? c->p : 0;", "c->kappa == 0.0) ? c->p - 1 : 0;", 1),
+            (LM_PY, "                plin += 1\n",
+             "                plin += 1 if j > 0 else 0\n", 1),
+            (LM_C, "if (st[c->off_ginv + j * c->p + j] > 0.0) plin++;",
+             "if (j > 0 && st[c->off_ginv + j * c->p + j] > 0.0) plin++;", 1),
+        ),
+    ),
+    Mutant(
+        "dt-linear-pivot-tolerance",
+        "redundant regressors dropped at pivot <= 1e-9 of the column's sum of squares -> "
+        "only at pivot <= 0 [DT-SPEC §3.2]",
+        "tests/dynatree/test_collinear_linear_leaf.py::"
+        "test_collinear_leaf_is_the_least_squares_fit_on_independent_columns",
+        (
+            (LN_PY, "if not s > PIVOT_TOL * scale:", "if not s > 0.0 * scale:", 1),
+            (LM_C, "if (!(s > DT_PIVOT_TOL * scale)) continue;",
+             "if (!(s > 0.0 * scale)) continue;", 1),
         ),
     ),
     Mutant(
@@ -159,8 +167,8 @@ DYNATREE_MUTANTS: list[Mutant] = [
         "slope-prior evidence + p/2 log κ -> + (p - 1)/2 log κ [DT-SPEC §3.7]",
         f"{SLOPE}::test_slope_prior_evidence_is_the_integrated_likelihood",
         (
-            (LN_PY, "float(p) * math.log(kappa)", "float(p - 1) * math.log(kappa)", 1),
-            (LM_C, "(double)p * log(kappa)", "(double)(p - 1) * log(kappa)", 1),
+            (LN_PY, "float(rank) * math.log(kappa)", "float(rank - 1) * math.log(kappa)", 1),
+            (LM_C, "(double)rank * log(kappa)", "(double)(rank - 1) * log(kappa)", 1),
         ),
     ),
     Mutant(
@@ -169,7 +177,7 @@ DYNATREE_MUTANTS: list[Mutant] = [
         "[DT-SPEC §3.7]",
         f"{SLOPE}::test_slope_prior_predictive_is_the_conditional_student_t",
         (
-            (LM_PY, "st.bb > 0.0 and cfg.kappa == 0.0) else 0", "st.bb > 0.0) else 0", 1),
+            (LM_PY, "st.bb > 0.0 and cfg.kappa == 0.0:", "st.bb > 0.0:", 1),
             (LM_C, "st[DT_OFF_BB] > 0.0 && c->kappa == 0.0)", "st[DT_OFF_BB] > 0.0)", 1),
         ),
     ),
@@ -178,8 +186,9 @@ DYNATREE_MUTANTS: list[Mutant] = [
         "posterior precision G + κ I -> G + 2κ I in the Cholesky loop [DT-SPEC §3.7]",
         f"{SLOPE}::test_slope_prior_predictive_is_the_conditional_student_t",
         (
-            (LN_PY, "                s = s + kappa\n", "                s = s + 2.0 * kappa\n", 1),
-            (LM_C, "if (ridge) s = s + kappa;", "if (ridge) s = s + 2.0 * kappa;", 1),
+            (LN_PY, "            s = s + kappa\n", "            s = s + 2.0 * kappa\n", 1),
+            (LM_C, "if (c->kappa > 0.0) s = s + c->kappa;",
+             "if (c->kappa > 0.0) s = s + 2.0 * c->kappa;", 1),
         ),
     ),
     Mutant(

@@ -81,6 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     rmse ...
     0
     """
+    arguments: list[str] = []
     try:
         parser = build_parser()
         arguments = list(sys.argv[1:] if argv is None else argv)
@@ -94,5 +95,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return report_interrupt(None)
     except (UsageError, FileNotFoundError) as err:
         print(f"driftwood: error: {err}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print("driftwood: error: not enough memory for this command: use a smaller --n "
+              "(or fewer grid cells)", file=sys.stderr)
+        return 2
+    except (ValueError, OSError, OverflowError, RecursionError) as err:
+        # bad input found below the command (a file's contents, a value): one line that
+        # names it, never a traceback
+        command = arguments[0] if arguments else "run"
+        text = " ".join(str(err).split()) or type(err).__name__
+        print(f"driftwood: error: {text} (fix the input named here; `driftwood {command} "
+              "--help` lists what each option accepts)", file=sys.stderr)
         return 2
     return status

@@ -99,6 +99,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         ("steps agreeing", f"{outcome['agreeing']}/{n}"),
         ("snapshots compared", str(outcome["snapshots"])),
         ("first mismatch", outcome["mismatch"] or "none"),
+        ("first exception", outcome["raised"] or "none"),
         ("reference time [s]", f"{outcome['time_reference']:.3f}"),
         ("fast time [s]", f"{outcome['time_fast']:.3f}"),
         ("speed ratio (ref/fast)", f"{outcome['ratio']:.1f}x"),

@@ -167,6 +167,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--window", type=_positive_int, default=1000, help="window of the curves")
     run.add_argument("--curve", default=None, metavar="PNG", help="write the learning curve here")
     run.add_argument("--metric", default=None, help="metric of the curve (default: the first)")
+    run.add_argument("--task", choices=("regression", "classification"), default=None,
+                     help="task of a csv: stream (default: classification if its target "
+                          "holds whole numbers only, else regression)")
     run.set_defaults(handler=cmd_run)
     compare = sub.add_parser(
         "compare",

@@ -13,8 +13,8 @@ from reference.evaluation.cli._output import progress_enabled, table
 from reference.evaluation.prequential import ProgressBar, prequential
 from reference.evaluation.prequential.progress import duration
 
-__all__ = ["DEFAULT_ROWS", "ROWS", "SLOWDOWN", "cmd_run", "default_rows", "fallback_note",
-           "fast_available", "task_mismatch"]
+__all__ = ["CURVE_METRICS", "DEFAULT_ROWS", "ROWS", "SLOWDOWN", "cmd_run", "default_rows",
+           "fallback_note", "fast_available", "task_mismatch"]
 
 DEFAULT_ROWS = 50000
 """Stream length when ``--n`` is not given."""
@@ -60,6 +60,12 @@ def default_rows(model: str) -> int:
     return ROWS.get(model, DEFAULT_ROWS)
 
 
+CURVE_METRICS = {"regression": ("rmse", "mae", "alpd", "size"),
+                 "classification": ("accuracy", "auc", "h_measure", "alpd", "size")}
+"""The windowed metrics a run can compute for each task (which of them a run computes
+depends on the model: ``alpd`` needs predictive densities, ``size`` a size attribute)."""
+
+
 def task_mismatch(model: str, model_task: str, stream: str, stream_task: str) -> UsageError:
     """The error of a model run on a stream of the other task, with the choices that fit."""
     streams = [name for name, spec in catalog.STREAMS.items() if spec.task == model_task]
@@ -83,7 +89,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     cls = catalog.model_class(args.model, backend)
     stream_name = args.stream or catalog.DEFAULT_STREAM[spec.task]
     rows = args.n or default_rows(args.model)
-    task, (X, y) = catalog.make_stream(stream_name, rows, args.seed, args.data_dir)
+    task_arg = getattr(args, "task", None)
+    if args.metric is not None and args.metric not in CURVE_METRICS[spec.task]:
+        raise UsageError(f"metric {args.metric!r} is not computed for {spec.task}: choose one "
+                         f"of {', '.join(CURVE_METRICS[spec.task])}")
+    task, (X, y) = catalog.make_stream(stream_name, rows, args.seed, args.data_dir, task_arg)
     if task != spec.task:
         raise task_mismatch(args.model, spec.task, stream_name, task)
     classes = catalog.class_list(task, y)
@@ -126,6 +136,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         from reference.evaluation.plotting import plot_learning_curves
 
         metric = args.metric or next(iter(result.windowed))
+        if metric not in result.windowed:
+            raise UsageError(f"metric {metric!r} was not computed in this run: choose one of "
+                             f"{', '.join(result.windowed)}")
         fig = plot_learning_curves(
             {f"{args.model} ({where})": result},
             metrics=metric,

@@ -9,6 +9,7 @@ of the same format is read from ``data_dir``.
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -150,7 +151,9 @@ def load_csv(
                 f"directory that holds it (registered sets: `driftwood data list`)"
             )
     try:
-        with registry.open_text(path) as handle:
+        with registry.open_text(path) as handle, warnings.catch_warnings():
+            # an empty file: numpy warns, then the shape check below says what is wrong
+            warnings.simplefilter("ignore", UserWarning)
             table = np.loadtxt(handle, delimiter=",", skiprows=1, dtype=np.float64, ndmin=2)
     except ValueError as err:
         raise ValueError(f"{path}: non-numeric value ({err})") from err

@@ -31,6 +31,11 @@ __all__ = [
 ]
 
 
+MAX_CELLS = 1_000_000
+"""Most cells an experiment may have: checked from the spec before any cell is built (each
+cell is a run, a record and a result row; a million already takes days)."""
+
+
 class GridError(ValueError):
     """An experiment that cannot be run as declared (bad spec, changed spec on resume)."""
 
@@ -176,6 +181,10 @@ def experiment_from_dict(spec: Mapping[str, Any]) -> Experiment:
         if set(m) - {"name", "grid", "params"}:
             extra = sorted(set(m) - {"name", "grid", "params"})
             raise GridError(f"unknown [[models]] keys: {extra}")
+        for table in ("grid", "params"):
+            if not isinstance(m.get(table, {}), Mapping):
+                raise GridError(f"{table} of model {m['name']!r} must be a table "
+                                f"(e.g. {table} = {{ lam = 0.1 }}), got {m[table]!r}")
         for k, values in dict(m.get("grid", {})).items():
             _check_list(values, f"grid values of {k!r}")
     for s in streams:
@@ -200,9 +209,24 @@ def experiment_from_dict(spec: Mapping[str, Any]) -> Experiment:
     backend = head.get("backend", "fast")
     if backend not in ("fast", "reference"):
         raise GridError(f"backend must be 'fast' or 'reference', got {backend!r}")
-    rate = float(head.get("rate", 1.0))
-    if not 0.0 < rate <= 1.0:
+    rate = head.get("rate", 1.0)
+    if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0.0 < rate <= 1.0:
         raise GridError(f"rate must be in (0, 1], got {rate}")
+    metrics = head.get("metrics", [])
+    if isinstance(metrics, str):
+        metrics = [metrics]     # one metric may be written without the list
+    if not isinstance(metrics, list) or not all(isinstance(v, str) for v in metrics):
+        raise GridError(f"metrics must be a metric name or a list of names, got {metrics!r}")
+    combinations = 0
+    for m in models:
+        count = 1
+        for values in dict(m.get("grid", {})).values():
+            count *= len(values)
+        combinations += count
+    n_cells = reps * len(streams) * combinations
+    if n_cells > MAX_CELLS:
+        raise GridError(f"the grid has {n_cells:,} cells, more than {MAX_CELLS:,}: reduce "
+                        "repetitions, grid values or streams (or split the experiment)")
     from reference.evaluation.protocols import PROTOCOLS
 
     protocol = head.get("protocol", "prequential")
@@ -210,7 +234,7 @@ def experiment_from_dict(spec: Mapping[str, Any]) -> Experiment:
         raise GridError(f"protocol must be one of {sorted(PROTOCOLS)}, got {protocol!r}")
     return Experiment(name=str(head.get("name", "experiment")), seed=seed, repetitions=reps,
                       models=[dict(m) for m in models], streams=[dict(s) for s in streams],
-                      backend=backend, rate=rate, metrics=list(head.get("metrics", [])),
+                      backend=backend, rate=float(rate), metrics=list(metrics),
                       protocol=protocol)
 
 
@@ -261,3 +285,9 @@ def load_experiment(source: str | os.PathLike[str] | Mapping[str, Any]) -> Exper
             return experiment_from_dict(tomllib.load(handle))
         except tomllib.TOMLDecodeError as err:
             raise GridError(f"{source}: {err}") from err
+        except UnicodeDecodeError as err:
+            raise GridError(f"{source}: not UTF-8 text ({err.reason} at byte {err.start}): "
+                            "save the spec as UTF-8") from None
+        except RecursionError:
+            raise GridError(f"{source}: nested too deeply to read as TOML: "
+                            "write the spec without deep nesting") from None

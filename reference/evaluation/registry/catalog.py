@@ -31,7 +31,9 @@ def _canonical_csv(text: str, keep_rows: int | None) -> bytes:
     the registry was written). ``keep_rows`` keeps only the first rows (``covtype_50k``).
     """
     reader = csv.reader(io.StringIO(text))
-    header = next(reader)
+    header = next(reader, None)
+    if not header:
+        raise ValueError("the file is empty: expected a header row and numeric rows")
     lines = [",".join([*header[:-1], "y"])]
     for i, row in enumerate(reader):
         if keep_rows is not None and i >= keep_rows:
