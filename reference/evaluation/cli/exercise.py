@@ -183,10 +183,10 @@ def cmd_exercise(args: argparse.Namespace) -> int:
             path = checker.start(args.name, args.dir, overwrite=args.force)
         except FileExistsError as err:
             return _error(f"{err} (use --force)")
-        exercise = catalog.get(args.name)
+        started = catalog.get(args.name)
         print(f"wrote {path}: write the body of the function, then run\n"
               f"  driftwood exercise check {args.name} {path}\n"
-              f"the derivation to read first: {reread_link(exercise.anchor)}")
+              f"the derivation to read first: {reread_link(started.anchor)}")
         return 0
     if args.action == "check":
         return _check(args)
