@@ -237,6 +237,36 @@ typedef struct {
     int64_t log_cap;      /* bytes allocated */
 } dt_undo;
 
+/* C-only: one node of the forest of dt_forest_build: the particles' trees with equal
+ * subtrees stored once (a split is its column, value and children; a leaf its point set) */
+typedef struct {
+    double value;         /* split value (0 for a leaf) */
+    int32_t var;          /* split column, -1 for a leaf */
+    int32_t left;         /* left child (x[var] <= value); the point set of a leaf */
+    int32_t right;        /* right child; -1 for a leaf */
+    int32_t pad;          /* unused */
+} dt_dag_node;
+
+/* C-only cache of the batch predictions (dynatree/particles.c, dynatree/tree.c): the forest
+ * of the particles' trees with shared subtrees merged, and one record per point set of the
+ * row-independent part of its leaf predictive [DT-SPEC §8.4], built once by
+ * dt_model_predict_prepare and dropped by every transaction (learning, retiring) and by
+ * dt_model_import; while ok, the *_rows calls only read the model, so that several
+ * threads may run them at once on disjoint rows */
+typedef struct {
+    double *tab;          /* width doubles per set (layout in dynatree/particles.c) */
+    int64_t cap;          /* doubles allocated in tab */
+    int32_t ok;           /* 1 while the cache describes the current model */
+    int32_t width;        /* doubles per set */
+    int32_t n_sets;       /* sets covered (pool.n_sets when built) */
+    int32_t max_depth;    /* splits on the longest root-to-leaf path of any particle */
+    double *loc;          /* n_sets: the location mu0 of each set (regression) */
+    dt_dag_node *dag;     /* the forest's nodes, children before parents */
+    int32_t n_dag;        /* nodes in dag */
+    int32_t cap_dag;      /* capacity of dag */
+    int32_t *roots;       /* N: the forest node of each particle's root */
+} dt_pred_cache;
+
 /* the model: one handle of the family (dt_model_new / dt_model_free) */
 typedef struct {
     dt_leaf_config cfg;   /* leaf model */
@@ -247,6 +277,7 @@ typedef struct {
     dt_retirement ret;    /* retirement and forgetting */
     dt_scratch buf;       /* scratch buffers */
     dt_undo txn;          /* undo log */
+    dt_pred_cache pred;   /* per-set predictive records of the batch predictions */
     rng_state rng;        /* the model's generator */
     double lml;           /* running sum of lpred [AG13, §2.3] */
 } dt_model;
@@ -276,6 +307,10 @@ double dt_class_log_evidence(const double *st, const dt_leaf_config *c);
 void dt_refresh(double *st, const dt_leaf_config *c);
 int dt_regression_predictive(const double *st, const dt_leaf_config *c, const double *x,
                              double *loc, double *scale, double *df, double *work);
+int dt_linear_in_use(const double *st, const dt_leaf_config *c);
+void dt_linear_terms(const double *st, const dt_leaf_config *c, const double *x, double *quad,
+                     double *lin, double *work);
+double dt_linear_slope_term(const double *st, const dt_leaf_config *c, const double *x);
 double dt_class_probability(const double *st, const dt_leaf_config *c, int k);
 void dt_merge_stats(double *st, const dt_leaf_config *c, const double *blocks,
                     const int32_t *leaves, int32_t n_leaves, const int32_t *points, int32_t n_points, const double *X,
@@ -284,6 +319,10 @@ void dt_merge_stats(double *st, const dt_leaf_config *c, const double *blocks,
 double dt_log_split_prob(int32_t depth, double alpha, double beta);
 double dt_log_leaf_prob(int32_t depth, double alpha, double beta);
 int32_t dt_find_leaf(const dt_particle *t, const double *x);
+/* C only: the forest of the batch predictions ([DT-SPEC §8.4]) and its descent */
+int dt_forest_build(dt_model *m);
+int32_t dt_forest_set(const dt_dag_node *dag, int32_t root, const double *x, int32_t tag,
+                      int32_t *stamp, int32_t *memo, int32_t *path);
 void dt_find_leaves(const dt_model *m, const double *x, int32_t *out); /* C only: all N */
 double dt_prior_split(const dt_model *m, int32_t depth);
 double dt_prior_leaf(const dt_model *m, int32_t depth);
@@ -324,6 +363,15 @@ double dt_pl_step(dt_model *m, int32_t index);
 void dt_regression_summaries(dt_model *m, const double *x, double *out);
 double dt_regression_mean(dt_model *m, const double *x);
 void dt_class_summaries(dt_model *m, const double *x, double *probs, double *entropy);
+/* the batch predictions by per-set records ([DT-SPEC §8.4]): prepare once (ST_ENOMEM, or
+ * ST_ESTATE for a broken model), then the *_rows calls on any rows, from any number of
+ * threads at once (they read the model only; ST_ESTATE if the records are stale, ST_ENOMEM
+ * if their scratch cannot be allocated); the same doubles as the per-row calls above */
+int dt_model_predict_prepare(dt_model *m);
+int dt_model_means_rows(const dt_model *m, const double *X, int64_t n, double *out);
+int dt_model_summaries_rows(const dt_model *m, const double *X, int64_t n, double *out);
+int dt_model_classes_rows(const dt_model *m, const double *X, int64_t n, double *probs,
+                          double *entropy);
 /* the model (dynatree/model.c) */
 int32_t dt_model_new(int kind, int p, int augmented, int delta, int n_classes, double nu0,
                      double s20, int32_t d, int32_t minp, int32_t nstart,
