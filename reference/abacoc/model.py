@@ -82,6 +82,11 @@ class ABACOCClassifier(ABACOCFacade):
     seed : int, default 1
         Seed of the model generator (randomized BASE predictions, FIX deletions).
 
+    n_jobs : int or None, default None
+        Accepted for the scikit-learn convention shared by every model; ABACOC's batch
+        predictions run on one thread (its ball search keeps scratch state in the model,
+        and randomized BASE predictions draw from the model's generator in row order).
+        Never changes a result; model files do not store it.
     Attributes
     ----------
     classes_ : list
@@ -132,7 +137,9 @@ class ABACOCClassifier(ABACOCFacade):
         search_threshold: int = 256,
         leaf_size: int = 16,
         seed: int = 1,
+        n_jobs: int | None = None,
     ) -> None:
+        self.n_jobs = n_jobs
         params = ABACOCParams(
             variant=variant, budget=budget, d=d, C=C, mode=mode, labels=labels,
             metric=metric, p=p, search=search, search_threshold=search_threshold,
