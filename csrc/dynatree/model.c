@@ -40,8 +40,14 @@ static void free_scratch(dt_model *m)
     alloc_free(m->ret.areg);
     alloc_free(m->pred.tab);
     alloc_free(m->pred.loc);
-    alloc_free(m->pred.dag);
-    alloc_free(m->pred.roots);
+    dt_forest_free(&m->pred.f);
+    alloc_free(m->alcc.preps);
+    alloc_free(m->alcc.regs);
+    alloc_free(m->alcc.sets);
+    alloc_free(m->alcc.box);
+    alloc_free(m->alcc.keys);
+    alloc_free(m->alcc.off);
+    dt_forest_free(&m->alcc.f);
 }
 
 void dt_model_free(dt_model *m)
@@ -546,6 +552,7 @@ int dt_model_import(dt_model *m, const double *X, const double *y, int64_t n, do
     m->store.n = n;
     m->lml = lml;
     m->pred.ok = 0;
+    m->alcc.ok = 0;
     for (i = 0; i < m->par.n_particles; i++) {
         t = &m->pf.parts[i];
         dt_particle_release_sets(m, t);

@@ -391,7 +391,8 @@ int dt_model_predict_prepare(dt_model *m)
     const double *st;
     if (m->txn.lost) return ST_ESTATE;
     if (m->pred.ok) return ST_OK;
-    if (reserve_records(m, n, w) != ST_OK || dt_forest_build(m) != ST_OK) return ST_ENOMEM;
+    if (reserve_records(m, n, w) != ST_OK || dt_forest_build(m, &m->pred.f, NULL, NULL, 0) != ST_OK)
+        return ST_ENOMEM;
     for (s = 0; s < n; s++) {
         if (m->pool.refs[s] <= 0) continue; /* a free slot: no leaf holds it */
         st = m->pool.set_stats + (int64_t)s * m->cfg.sw;
@@ -432,14 +433,14 @@ static void scratch_free(rows_scratch *w)
  * (class or not), or ST_ENOMEM if the scratch cannot be allocated */
 static int scratch_new(const dt_model *m, int want_class, rows_scratch *w)
 {
-    int32_t k, nd = m->pred.n_dag > 0 ? m->pred.n_dag : 1;
+    int32_t k, nd = m->pred.f.n_dag > 0 ? m->pred.f.n_dag : 1;
     int32_t ns = m->pred.n_sets > 0 ? m->pred.n_sets : 1;
     *w = (rows_scratch){NULL, NULL, NULL, NULL, NULL, NULL};
     if (m->txn.lost || (m->cfg.kind == DT_CLASS) != want_class || !m->pred.ok)
         return ST_ESTATE;
     w->stamp = alloc_malloc(sizeof(int32_t) * (size_t)nd);
     w->memo = alloc_malloc(sizeof(int32_t) * (size_t)nd);
-    w->path = alloc_malloc(sizeof(int32_t) * (size_t)(m->pred.max_depth + 1));
+    w->path = alloc_malloc(sizeof(int32_t) * (size_t)(m->pred.f.max_depth + 1));
     w->sstamp = alloc_malloc(sizeof(int32_t) * (size_t)ns);
     w->sval = alloc_malloc(sizeof(double) * DT_PR_TERMS * (size_t)ns);
     w->work = alloc_malloc(sizeof(double) * (size_t)(2 * m->cfg.p + 2));
@@ -457,7 +458,7 @@ static int32_t row_tag(const dt_model *m, rows_scratch *w, int64_t r)
 {
     int32_t k, tag = (int32_t)(r % 1073741824);
     if (tag == 0 && r > 0) {
-        for (k = 0; k < m->pred.n_dag; k++) w->stamp[k] = -1;
+        for (k = 0; k < m->pred.f.n_dag; k++) w->stamp[k] = -1;
         for (k = 0; k < m->pred.n_sets; k++) w->sstamp[k] = -1;
     }
     return tag;
@@ -467,7 +468,7 @@ static int32_t row_tag(const dt_model *m, rows_scratch *w, int64_t r)
 static int32_t leaf_set(const dt_model *m, int32_t i, const double *x, int32_t tag,
                         rows_scratch *w)
 {
-    return dt_forest_set(m->pred.dag, m->pred.roots[i], x, tag, w->stamp, w->memo, w->path);
+    return dt_forest_set(m->pred.f.dag, m->pred.f.roots[i], x, tag, w->stamp, w->memo, w->path);
 }
 
 /* the location of the leaf holding set at x (that of dt_regression_predictive), computed

@@ -83,27 +83,27 @@ static uint32_t split_hash(int32_t var, double value, int32_t left, int32_t righ
 }
 
 /* the forest node of a split, added if new (table: open addressing, mask + 1 slots) */
-static int32_t intern_split(dt_pred_cache *pc, int32_t *table, uint32_t mask, int32_t var,
+static int32_t intern_split(dt_forest *f, int32_t *table, uint32_t mask, int32_t var,
                             double value, int32_t left, int32_t right)
 {
     uint32_t h = split_hash(var, value, left, right) & mask;
     int32_t k, hl, hr;
     dt_dag_node *nd;
     while ((k = table[h]) >= 0) {
-        nd = &pc->dag[k];
+        nd = &f->dag[k];
         if (nd->var == var && nd->left == left && nd->right == right &&
             memcmp(&nd->value, &value, sizeof value) == 0)
             return k;
         h = (h + 1) & mask;
     }
-    k = pc->n_dag++;
-    nd = &pc->dag[k];
+    k = f->n_dag++;
+    nd = &f->dag[k];
     nd->value = value;
     nd->var = var;
     nd->left = left;
     nd->right = right;
-    hl = pc->dag[left].pad;
-    hr = pc->dag[right].pad;
+    hl = f->dag[left].pad;
+    hr = f->dag[right].pad;
     nd->pad = 1 + (hl > hr ? hl : hr); /* splits on the longest path below */
     table[h] = k;
     return k;
@@ -111,31 +111,30 @@ static int32_t intern_split(dt_pred_cache *pc, int32_t *table, uint32_t mask, in
 
 /* the forest node of particle t's root, its subtrees interned children first (an explicit
  * post-order: -(k + 1) on the stack marks a split whose children are done); cid: the
- * forest node of each arena node; leafc: the canonical set of each point set
- * (canonical_sets); leafd: the forest leaf of each canonical set (-1: none yet) */
-static int32_t forest_particle(dt_model *m, const dt_particle *t, int32_t *table,
-                               uint32_t mask, const int32_t *leafc, int32_t *leafd,
-                               int32_t *cid)
+ * forest node of each arena node; key[k]: the key of arena leaf k; leafd: the forest leaf
+ * of each key (-1: none yet) */
+static int32_t forest_particle(dt_model *m, const dt_particle *t, dt_forest *f,
+                               int32_t *table, uint32_t mask, const int32_t *key,
+                               int32_t *leafd, int32_t *cid)
 {
     const dt_node *nd = t->nodes;
-    dt_pred_cache *pc = &m->pred;
     int32_t *stack = m->buf.stack, sp = 0, k, s;
     stack[sp++] = t->root;
     while (sp > 0) {
         k = stack[--sp];
         if (k < 0) {
             k = -k - 1;
-            cid[k] = intern_split(pc, table, mask, nd[k].var, nd[k].value, cid[nd[k].left],
+            cid[k] = intern_split(f, table, mask, nd[k].var, nd[k].value, cid[nd[k].left],
                                   cid[nd[k].right]);
         } else if (nd[k].var >= 0) {
             stack[sp++] = -(k + 1);
             stack[sp++] = nd[k].right;
             stack[sp++] = nd[k].left;
         } else {
-            s = leafc[nd[k].set]; /* its canonical set; leafd: that set's forest leaf */
+            s = key[k];
             if (leafd[s] < 0) {
-                leafd[s] = pc->n_dag++;
-                pc->dag[leafd[s]] = (dt_dag_node){0.0, -1, s, -1, 0};
+                leafd[s] = f->n_dag++;
+                f->dag[leafd[s]] = (dt_dag_node){0.0, -1, s, -1, 0};
             }
             cid[k] = leafd[s];
         }
@@ -156,11 +155,12 @@ static uint32_t stats_hash(const double *st, int sw)
     return (uint32_t)(h ^ (h >> 32));
 }
 
-/* leafc[s] for every live point set s: the first live set whose statistics block has the
- * same bits (hence the same predictive: a leaf's predictions read its statistics only);
- * the sets of a model restored from a snapshot are not shared between particles, their
- * statistics are. ST_ENOMEM if the table cannot be allocated */
-static int canonical_sets(const dt_model *m, int32_t *leafc)
+/* canon[s] for every live point set s: the first live set whose statistics block has the
+ * same bits (hence the same predictive and the same ALC on a rectangle: a leaf's
+ * predictions read its statistics only); -1 for a free slot. The sets of a model restored
+ * from a snapshot are not shared between particles, their statistics are. ST_ENOMEM if
+ * the table cannot be allocated */
+int dt_canonical_sets(const dt_model *m, int32_t *canon)
 {
     int32_t n = m->pool.n_sets, s, k, *table;
     int sw = m->cfg.sw;
@@ -173,7 +173,7 @@ static int canonical_sets(const dt_model *m, int32_t *leafc)
     for (a = 0; a < hcap; a++) table[a] = -1;
     mask = (uint32_t)(hcap - 1);
     for (s = 0; s < n; s++) {
-        leafc[s] = -1;
+        canon[s] = -1;
         if (m->pool.refs[s] <= 0) continue;
         st = m->pool.set_stats + (int64_t)s * sw;
         h = stats_hash(st, sw) & mask;
@@ -181,51 +181,78 @@ static int canonical_sets(const dt_model *m, int32_t *leafc)
                memcmp(m->pool.set_stats + (int64_t)k * sw, st, sizeof(double) * (size_t)sw) != 0)
             h = (h + 1) & mask;
         if (k < 0) table[h] = k = s;
-        leafc[s] = k;
+        canon[s] = k;
     }
     alloc_free(table);
     return ST_OK;
 }
 
-/* (re)build m->pred's forest: dag, roots, max_depth; ST_ENOMEM leaves it unusable */
-int dt_forest_build(dt_model *m)
+void dt_forest_free(dt_forest *f)
 {
-    dt_pred_cache *pc = &m->pred;
-    int32_t N = m->par.n_particles, i, *table, *leafc, *leafd, *cid;
-    int64_t total = 0, hcap = 16, k, ns = m->pool.n_sets > 0 ? m->pool.n_sets : 1;
-    int rc = ST_ENOMEM;
+    alloc_free(f->dag);
+    alloc_free(f->roots);
+}
+
+/* room in f for total nodes and N roots, and a hash table of hcap slots (-1) */
+static int forest_reserve(dt_forest *f, int64_t total, int32_t N, int64_t hcap,
+                          int32_t **table)
+{
     dt_dag_node *nd;
-    for (i = 0; i < N; i++) total += m->pf.parts[i].n_nodes;
+    int64_t k;
     if (total > 1000000000) return ST_ENOMEM;
-    if (total > pc->cap_dag) {
-        nd = alloc_realloc(pc->dag, sizeof(dt_dag_node) * (size_t)total);
+    if (total > f->cap_dag) {
+        nd = alloc_realloc(f->dag, sizeof(dt_dag_node) * (size_t)total);
         if (!nd) return ST_ENOMEM;
-        pc->dag = nd;
-        pc->cap_dag = (int32_t)total;
+        f->dag = nd;
+        f->cap_dag = (int32_t)total;
     }
-    if (pc->roots == NULL) pc->roots = alloc_malloc(sizeof(int32_t) * (size_t)N);
+    if (f->roots == NULL) f->roots = alloc_malloc(sizeof(int32_t) * (size_t)N);
+    *table = alloc_malloc(sizeof(int32_t) * (size_t)hcap);
+    if (f->roots == NULL || *table == NULL) return ST_ENOMEM;
+    for (k = 0; k < hcap; k++) (*table)[k] = -1;
+    return ST_OK;
+}
+
+/* (re)build the forest f of the particles' trees: a leaf's key is keys[off[i] + k] for
+ * leaf k of particle i (keys < n_keys), or with keys NULL the canonical point set of the
+ * leaf's set (dt_canonical_sets); ST_ENOMEM leaves f unusable */
+int dt_forest_build(dt_model *m, dt_forest *f, const int32_t *keys, const int64_t *off,
+                    int32_t n_keys)
+{
+    int32_t N = m->par.n_particles, i, k, *table = NULL, *canon = NULL, *leafd, *cid, *key;
+    int64_t total = 0, hcap = 16, ns = m->pool.n_sets > 0 ? m->pool.n_sets : 1;
+    int rc;
+    for (i = 0; i < N; i++) total += m->pf.parts[i].n_nodes;
     while (hcap < 2 * total) hcap *= 2;
-    table = alloc_malloc(sizeof(int32_t) * (size_t)hcap);
-    leafc = alloc_malloc(sizeof(int32_t) * (size_t)ns);
-    leafd = alloc_malloc(sizeof(int32_t) * (size_t)ns);
+    rc = forest_reserve(f, total, N, hcap, &table);
+    if (keys == NULL) n_keys = (int32_t)ns;
+    leafd = alloc_malloc(sizeof(int32_t) * (size_t)(n_keys > 0 ? n_keys : 1));
     cid = alloc_malloc(sizeof(int32_t) * (size_t)m->pf.cap_nodes);
-    if (pc->roots && table && leafc && leafd && cid && canonical_sets(m, leafc) == ST_OK) {
-        for (k = 0; k < hcap; k++) table[k] = -1;
-        for (k = 0; k < ns; k++) leafd[k] = -1;
-        pc->n_dag = 0;
-        pc->max_depth = 0;
+    key = keys == NULL ? alloc_malloc(sizeof(int32_t) * (size_t)m->pf.cap_nodes) : NULL;
+    if (keys == NULL) canon = alloc_malloc(sizeof(int32_t) * (size_t)ns);
+    if (rc == ST_OK && (!leafd || !cid || (keys == NULL && (!key || !canon))))
+        rc = ST_ENOMEM;
+    if (rc == ST_OK && keys == NULL) rc = dt_canonical_sets(m, canon);
+    if (rc == ST_OK) {
+        for (k = 0; k < n_keys; k++) leafd[k] = -1;
+        f->n_dag = 0;
+        f->max_depth = 0;
         for (i = 0; i < N; i++) {
-            pc->roots[i] = forest_particle(m, &m->pf.parts[i], table, (uint32_t)(hcap - 1),
-                                           leafc, leafd, cid);
-            if (pc->dag[pc->roots[i]].pad > pc->max_depth)
-                pc->max_depth = pc->dag[pc->roots[i]].pad;
+            const dt_particle *t = &m->pf.parts[i];
+            if (keys == NULL)
+                for (k = 0; k < t->n_nodes; k++)
+                    key[k] = t->nodes[k].var < 0 && t->nodes[k].set >= 0
+                                 ? canon[t->nodes[k].set] : 0;
+            f->roots[i] = forest_particle(m, t, f, table, (uint32_t)(hcap - 1),
+                                          keys == NULL ? key : keys + off[i], leafd, cid);
+            if (f->dag[f->roots[i]].pad > f->max_depth) f->max_depth = f->dag[f->roots[i]].pad;
         }
-        rc = ST_OK;
     }
     alloc_free(table);
-    alloc_free(leafc);
+    alloc_free(canon);
     alloc_free(leafd);
     alloc_free(cid);
+    alloc_free(key);
     return rc;
 }
 

@@ -151,15 +151,16 @@ class CDynamicTreeEngine:
         return out.tolist()
 
     def _split_rows(self, n: int, n_jobs: int | None,
-                    call: Callable[[int, int], int], what: str) -> bool:
+                    call: Callable[[int, int], int], what: str, prepare: bool = True) -> bool:
         """Run ``call(start, stop)`` (a ``dt_model_*_rows`` call returning its status) on
         contiguous chunks of ``n`` rows over ``n_jobs`` threads, after building the
-        per-set records on this thread ([DT-SPEC §8.4]); False (nothing run) for one
-        thread or one row."""
+        per-set records on this thread (``prepare``, [DT-SPEC §8.4]); False (nothing run)
+        for one thread or one row."""
         jobs = effective_jobs(n_jobs)
         if jobs == 1 or n < 2:
             return False
-        check(lib.dt_model_predict_prepare(self._m), what)
+        if prepare:
+            check(lib.dt_model_predict_prepare(self._m), what)
         size = max(1, CHUNK_WORK // self._params.n_particles)
 
         def rows(a: int, b: int) -> None:
@@ -194,9 +195,15 @@ class CDynamicTreeEngine:
 
     def alc_array(self, X: np.ndarray, box: Box, out: np.ndarray,
                   n_jobs: int | None = None) -> None:
+        m = self._m
         flat = ffi.new("double[]", [v for pair in box for v in pair])
-        check(lib.dt_model_alc(self._m, view_doubles(X), X.shape[0], flat, view_doubles(out)),
-              "alc")
+        if effective_jobs(n_jobs) > 1 and X.shape[0] > 1:
+            check(lib.dt_model_alc_prepare(m, flat), "alc")
+            if self._split_rows(X.shape[0], n_jobs, lambda a, b: lib.dt_model_alc_rows(
+                    m, view_doubles(X[a:b]), b - a, flat, view_doubles(out[a:b])), "alc",
+                    prepare=False):
+                return
+        check(lib.dt_model_alc(m, view_doubles(X), X.shape[0], flat, view_doubles(out)), "alc")
 
     def discard(self) -> None:
         self._m = None
