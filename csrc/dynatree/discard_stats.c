@@ -534,6 +534,7 @@ static void prep_leaf(dt_model *m, const dt_particle *t, int32_t leaf, const dou
         p[6 + 2 * mc] = m->cfg.kind == DT_LINEAR ? 0.0
                         : dt_leaf_alc_point(st, &m->cfg, p, a->regs + (int64_t)k * mc, mc, lo,
                                             c->buf);
+        a->vals[k] = p[6 + 2 * mc];
         memcpy(p + 7 + 2 * mc, lo, sizeof(double) * (size_t)mc);
         memcpy(p + 7 + 3 * mc, hi, sizeof(double) * (size_t)mc);
     }
@@ -559,6 +560,8 @@ static int reserve_alc_cache(dt_model *m, int64_t total, int mc)
     a->regs = q;
     if (!(q = alloc_realloc(a->sets, sizeof(int32_t) * (size_t)total))) return ST_ENOMEM;
     a->sets = q;
+    if (!(q = alloc_realloc(a->vals, sizeof(double) * (size_t)total))) return ST_ENOMEM;
+    a->vals = q;
     a->cap_keys = total;
     return ST_OK;
 }
@@ -611,8 +614,9 @@ static double prep_value(const dt_model *m, int32_t k, const double *x, int32_t 
 {
     const dt_alc_cache *a = &m->alcc;
     int mc = dt_alc_columns(m);
-    const double *p = a->preps + (int64_t)k * a->pw;
-    if (m->cfg.kind != DT_LINEAR) return p[6 + 2 * mc];
+    const double *p;
+    if (m->cfg.kind != DT_LINEAR) return a->vals[k];
+    p = a->preps + (int64_t)k * a->pw;
     if (pstamp[k] != tag) {
         pval[k] = dt_leaf_alc_point(m->pool.set_stats + (int64_t)a->sets[k] * m->cfg.sw,
                                     &m->cfg, p, a->regs + (int64_t)k * mc, mc, x, buf);

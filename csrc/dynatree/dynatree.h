@@ -287,6 +287,7 @@ typedef struct {
     double *preps;        /* pw doubles per prep */
     int32_t *regs;        /* mc ints per prep: the regular columns */
     int32_t *sets;        /* per prep: its canonical point set */
+    double *vals;         /* per prep: its row-free value (leaves without linear terms) */
     double *box;          /* 2 d doubles: the box the cache was built for */
     double denom;         /* N times the box's area */
     int32_t *keys;        /* the prep of each leaf: keys[off[i] + k], k an arena index */

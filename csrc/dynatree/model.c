@@ -44,6 +44,7 @@ static void free_scratch(dt_model *m)
     alloc_free(m->alcc.preps);
     alloc_free(m->alcc.regs);
     alloc_free(m->alcc.sets);
+    alloc_free(m->alcc.vals);
     alloc_free(m->alcc.box);
     alloc_free(m->alcc.keys);
     alloc_free(m->alcc.off);
