@@ -154,7 +154,7 @@ def main() -> None:
                                    time.process_time, lambda m=model: drop_caches(m))}
         if name != "class":
             it = iter(cands * 2)
-            ours["alc"] = best_of(lambda m=model: m.alc(next(it)), args.repeats,
+            ours["alc"] = best_of(lambda m=model, it=it: m.alc(next(it)), args.repeats,
                                   time.process_time, lambda m=model: drop_caches(m))
         for key, sec in ours.items():
             label = call if key == "predict" else f"alc ({args.candidates})"
