@@ -502,11 +502,36 @@ static uint32_t prep_hash(int32_t set, const double *lo, const double *hi, int m
 /* the state of dt_model_alc_prepare's walk over one particle */
 typedef struct {
     const int32_t *canon; /* canonical set of each set (dt_canonical_sets) */
-    int32_t *table;       /* open addressing over preps, mask + 1 slots */
+    int32_t *table;       /* open addressing over preps, mask + 1 slots, at most half full */
     uint32_t mask;
+    int32_t failed;       /* 1 if the table could not grow (the prepare then fails) */
     int32_t *keys;        /* the particle's keys (arena index -> prep) */
     double *buf;          /* 3 mc doubles */
 } prep_ctx;
+
+/* double the prep table and re-insert every prep */
+static void grow_preps(const dt_model *m, prep_ctx *c)
+{
+    const dt_alc_cache *a = &m->alcc;
+    int mc = dt_alc_columns(m);
+    uint32_t cap = 2 * (c->mask + 1), h;
+    int32_t k, *table = alloc_malloc(sizeof(int32_t) * (size_t)cap);
+    const double *p;
+    if (!table) {
+        c->failed = 1;
+        return;
+    }
+    for (h = 0; h < cap; h++) table[h] = -1;
+    for (k = 0; k < a->n_preps; k++) {
+        p = a->preps + (int64_t)k * a->pw + 7 + 2 * mc;
+        h = prep_hash(a->sets[k], p, p + mc, mc) & (cap - 1);
+        while (table[h] >= 0) h = (h + 1) & (cap - 1);
+        table[h] = k;
+    }
+    alloc_free(c->table);
+    c->table = table;
+    c->mask = cap - 1;
+}
 
 /* the prep of a leaf (rectangle lo, hi), found or added */
 static void prep_leaf(dt_model *m, const dt_particle *t, int32_t leaf, const double *lo,
@@ -519,6 +544,10 @@ static void prep_leaf(dt_model *m, const dt_particle *t, int32_t leaf, const dou
     uint32_t h = prep_hash(cs, lo, hi, mc) & c->mask;
     double *p;
     const double *st = m->pool.set_stats + (int64_t)cs * m->cfg.sw;
+    if (c->failed) {
+        c->keys[leaf] = 0;
+        return;
+    }
     while ((k = c->table[h]) >= 0) {
         p = a->preps + (int64_t)k * pw + 7 + 2 * mc;
         if (a->sets[k] == cs && memcmp(p, lo, sizeof(double) * (size_t)mc) == 0 &&
@@ -537,6 +566,7 @@ static void prep_leaf(dt_model *m, const dt_particle *t, int32_t leaf, const dou
         a->vals[k] = p[6 + 2 * mc];
         memcpy(p + 7 + 2 * mc, lo, sizeof(double) * (size_t)mc);
         memcpy(p + 7 + 3 * mc, hi, sizeof(double) * (size_t)mc);
+        if ((uint32_t)a->n_preps > c->mask / 2) grow_preps(m, c);
     }
     c->keys[leaf] = k;
 }
@@ -579,7 +609,8 @@ int dt_model_alc_prepare(dt_model *m, const double *box)
     if (a->ok && memcmp(a->box, box, sizeof(double) * 2 * (size_t)m->par.d) == 0) return ST_OK;
     a->ok = 0;
     for (i = 0; i < N; i++) total += m->pf.parts[i].n_nodes;
-    while (hcap < 2 * total) hcap *= 2;
+    hcap = 1024;
+    while (hcap < 4 * (int64_t)a->n_preps && hcap < 2 * total) hcap *= 2; /* the last size */
     rc = reserve_alc_cache(m, total, mc);
     canon = alloc_malloc(sizeof(int32_t) * (size_t)(m->pool.n_sets > 0 ? m->pool.n_sets : 1));
     table = alloc_malloc(sizeof(int32_t) * (size_t)hcap);
@@ -589,17 +620,20 @@ int dt_model_alc_prepare(dt_model *m, const double *box)
         for (k = 0; k < hcap; k++) table[k] = -1;
         a->pw = 7 + 4 * mc;
         a->n_preps = 0;
-        ctx = (prep_ctx){canon, table, (uint32_t)(hcap - 1), NULL, src + 2 * mc};
+        ctx = (prep_ctx){canon, table, (uint32_t)(hcap - 1), 0, NULL, src + 2 * mc};
         dt_integrated_box(m, box, ibox);
         a->off[0] = 0;
         for (i = 0; i < N; i++) {
             ctx.keys = a->keys + a->off[i];
+            dt_prefetch_particle(m, i + 1);
             alc_particle(m, &m->pf.parts[i], ibox, lo, hi, src, prep_leaf, &ctx);
             a->off[i + 1] = a->off[i] + m->pf.parts[i].n_nodes;
         }
-        rc = dt_forest_build(m, &a->f, a->keys, a->off, a->n_preps);
+        table = ctx.table; /* grown, perhaps */
+        rc = ctx.failed ? ST_ENOMEM : dt_forest_build(m, &a->f, a->keys, a->off, a->n_preps);
         a->denom = (double)N * dt_box_area(ibox, mc, m->ret.approx, m->store.n_total);
     }
+    if (rc != ST_OK) a->n_preps = 0;
     alloc_free(canon);
     alloc_free(table);
     if (rc != ST_OK) return rc;

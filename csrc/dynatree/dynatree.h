@@ -356,6 +356,7 @@ int dt_forest_build(dt_model *m, dt_forest *f, const int32_t *keys, const int64_
 int32_t dt_forest_set(const dt_dag_node *dag, int32_t root, const double *x, int32_t tag,
                       int32_t *stamp, int32_t *memo, int32_t *path);
 void dt_forest_free(dt_forest *f);
+void dt_prefetch_particle(const dt_model *m, int32_t i);
 void dt_find_leaves(const dt_model *m, const double *x, int32_t *out); /* C only: all N */
 double dt_prior_split(const dt_model *m, int32_t depth);
 double dt_prior_leaf(const dt_model *m, int32_t depth);

@@ -82,19 +82,54 @@ static uint32_t split_hash(int32_t var, double value, int32_t left, int32_t righ
     return (uint32_t)(h ^ (h >> 32));
 }
 
-/* the forest node of a split, added if new (table: open addressing, mask + 1 slots) */
-static int32_t intern_split(dt_forest *f, int32_t *table, uint32_t mask, int32_t var,
-                            double value, int32_t left, int32_t right)
+/* the hash table of the forest's splits: open addressing over forest node ids, kept at
+ * most half full by doubling (small: it stays in cache while the trees are interned);
+ * failed is set if a doubling could not be allocated (the build then fails) */
+typedef struct {
+    int32_t *slot;
+    uint32_t mask;
+    int32_t failed;
+} split_table;
+
+/* insert forest split k (known to be absent) */
+static void table_put(split_table *tab, const dt_dag_node *nd, int32_t k)
 {
-    uint32_t h = split_hash(var, value, left, right) & mask;
+    uint32_t h = split_hash(nd->var, nd->value, nd->left, nd->right) & tab->mask;
+    while (tab->slot[h] >= 0) h = (h + 1) & tab->mask;
+    tab->slot[h] = k;
+}
+
+/* double the table and re-insert every split of f */
+static void table_grow(split_table *tab, const dt_forest *f)
+{
+    uint32_t cap = 2 * (tab->mask + 1), h;
+    int32_t k, *slot = alloc_malloc(sizeof(int32_t) * (size_t)cap);
+    if (!slot) {
+        tab->failed = 1;
+        return;
+    }
+    alloc_free(tab->slot);
+    tab->slot = slot;
+    tab->mask = cap - 1;
+    for (h = 0; h < cap; h++) slot[h] = -1;
+    for (k = 0; k < f->n_dag; k++)
+        if (f->dag[k].var >= 0) table_put(tab, &f->dag[k], k);
+}
+
+/* the forest node of a split, added if new */
+static int32_t intern_split(dt_forest *f, split_table *tab, int32_t var, double value,
+                            int32_t left, int32_t right)
+{
+    uint32_t h = split_hash(var, value, left, right) & tab->mask;
     int32_t k, hl, hr;
     dt_dag_node *nd;
-    while ((k = table[h]) >= 0) {
+    if (tab->failed) return left; /* the build fails: any node will do meanwhile */
+    while ((k = tab->slot[h]) >= 0) {
         nd = &f->dag[k];
         if (nd->var == var && nd->left == left && nd->right == right &&
             memcmp(&nd->value, &value, sizeof value) == 0)
             return k;
-        h = (h + 1) & mask;
+        h = (h + 1) & tab->mask;
     }
     k = f->n_dag++;
     nd = &f->dag[k];
@@ -105,7 +140,8 @@ static int32_t intern_split(dt_forest *f, int32_t *table, uint32_t mask, int32_t
     hl = f->dag[left].pad;
     hr = f->dag[right].pad;
     nd->pad = 1 + (hl > hr ? hl : hr); /* splits on the longest path below */
-    table[h] = k;
+    tab->slot[h] = k;
+    if ((uint32_t)f->n_dag > tab->mask / 2) table_grow(tab, f);
     return k;
 }
 
@@ -114,8 +150,8 @@ static int32_t intern_split(dt_forest *f, int32_t *table, uint32_t mask, int32_t
  * forest node of each arena node; key[k]: the key of arena leaf k; leafd: the forest leaf
  * of each key (-1: none yet) */
 static int32_t forest_particle(dt_model *m, const dt_particle *t, dt_forest *f,
-                               int32_t *table, uint32_t mask, const int32_t *key,
-                               int32_t *leafd, int32_t *cid)
+                               split_table *tab, const int32_t *key, int32_t *leafd,
+                               int32_t *cid)
 {
     const dt_node *nd = t->nodes;
     int32_t *stack = m->buf.stack, sp = 0, k, s;
@@ -124,7 +160,7 @@ static int32_t forest_particle(dt_model *m, const dt_particle *t, dt_forest *f,
         k = stack[--sp];
         if (k < 0) {
             k = -k - 1;
-            cid[k] = intern_split(f, table, mask, nd[k].var, nd[k].value, cid[nd[k].left],
+            cid[k] = intern_split(f, tab, nd[k].var, nd[k].value, cid[nd[k].left],
                                   cid[nd[k].right]);
         } else if (nd[k].var >= 0) {
             stack[sp++] = -(k + 1);
@@ -193,9 +229,9 @@ void dt_forest_free(dt_forest *f)
     alloc_free(f->roots);
 }
 
-/* room in f for total nodes and N roots, and a hash table of hcap slots (-1) */
+/* room in f for total nodes and N roots, and a split table of hcap slots (-1) */
 static int forest_reserve(dt_forest *f, int64_t total, int32_t N, int64_t hcap,
-                          int32_t **table)
+                          split_table *tab)
 {
     dt_dag_node *nd;
     int64_t k;
@@ -207,10 +243,28 @@ static int forest_reserve(dt_forest *f, int64_t total, int32_t N, int64_t hcap,
         f->cap_dag = (int32_t)total;
     }
     if (f->roots == NULL) f->roots = alloc_malloc(sizeof(int32_t) * (size_t)N);
-    *table = alloc_malloc(sizeof(int32_t) * (size_t)hcap);
-    if (f->roots == NULL || *table == NULL) return ST_ENOMEM;
-    for (k = 0; k < hcap; k++) (*table)[k] = -1;
+    tab->slot = alloc_malloc(sizeof(int32_t) * (size_t)hcap);
+    tab->mask = (uint32_t)(hcap - 1);
+    tab->failed = 0;
+    if (f->roots == NULL || tab->slot == NULL) return ST_ENOMEM;
+    for (k = 0; k < hcap; k++) tab->slot[k] = -1;
     return ST_OK;
+}
+
+/* a hint: the node arena of particle i requested ahead while another is walked (no
+ * effect on values; the arenas of 1,000 particles do not fit in cache) */
+void dt_prefetch_particle(const dt_model *m, int32_t i)
+{
+#if defined(__GNUC__)
+    if (i < m->par.n_particles) {
+        const char *next = (const char *)m->pf.parts[i].nodes;
+        int64_t off, bytes = (int64_t)sizeof(dt_node) * m->pf.parts[i].n_nodes;
+        for (off = 0; off < bytes; off += 64) __builtin_prefetch(next + off);
+    }
+#else
+    (void)m;
+    (void)i;
+#endif
 }
 
 /* (re)build the forest f of the particles' trees: a leaf's key is keys[off[i] + k] for
@@ -219,12 +273,13 @@ static int forest_reserve(dt_forest *f, int64_t total, int32_t N, int64_t hcap,
 int dt_forest_build(dt_model *m, dt_forest *f, const int32_t *keys, const int64_t *off,
                     int32_t n_keys)
 {
-    int32_t N = m->par.n_particles, i, k, *table = NULL, *canon = NULL, *leafd, *cid, *key;
-    int64_t total = 0, hcap = 16, ns = m->pool.n_sets > 0 ? m->pool.n_sets : 1;
+    int32_t N = m->par.n_particles, i, k, *canon = NULL, *leafd, *cid, *key;
+    int64_t total = 0, hcap = 1024, ns = m->pool.n_sets > 0 ? m->pool.n_sets : 1;
+    split_table tab = {NULL, 0, 0};
     int rc;
     for (i = 0; i < N; i++) total += m->pf.parts[i].n_nodes;
-    while (hcap < 2 * total) hcap *= 2;
-    rc = forest_reserve(f, total, N, hcap, &table);
+    while (hcap < 4 * (int64_t)f->n_dag && hcap < 2 * total) hcap *= 2; /* the last size */
+    rc = forest_reserve(f, total, N, hcap, &tab);
     if (keys == NULL) n_keys = (int32_t)ns;
     leafd = alloc_malloc(sizeof(int32_t) * (size_t)(n_keys > 0 ? n_keys : 1));
     cid = alloc_malloc(sizeof(int32_t) * (size_t)m->pf.cap_nodes);
@@ -239,16 +294,19 @@ int dt_forest_build(dt_model *m, dt_forest *f, const int32_t *keys, const int64_
         f->max_depth = 0;
         for (i = 0; i < N; i++) {
             const dt_particle *t = &m->pf.parts[i];
+            dt_prefetch_particle(m, i + 1);
             if (keys == NULL)
                 for (k = 0; k < t->n_nodes; k++)
                     key[k] = t->nodes[k].var < 0 && t->nodes[k].set >= 0
                                  ? canon[t->nodes[k].set] : 0;
-            f->roots[i] = forest_particle(m, t, f, table, (uint32_t)(hcap - 1),
-                                          keys == NULL ? key : keys + off[i], leafd, cid);
+            f->roots[i] = forest_particle(m, t, f, &tab, keys == NULL ? key : keys + off[i],
+                                          leafd, cid);
             if (f->dag[f->roots[i]].pad > f->max_depth) f->max_depth = f->dag[f->roots[i]].pad;
         }
+        if (tab.failed) rc = ST_ENOMEM;
     }
-    alloc_free(table);
+    if (rc != ST_OK) f->n_dag = 0;
+    alloc_free(tab.slot);
     alloc_free(canon);
     alloc_free(leafd);
     alloc_free(cid);
