@@ -83,10 +83,13 @@ class ABACOCClassifier(ABACOCFacade):
         Seed of the model generator (randomized BASE predictions, FIX deletions).
 
     n_jobs : int or None, default None
-        Accepted for the scikit-learn convention shared by every model; ABACOC's batch
-        predictions run on one thread (its ball search keeps scratch state in the model,
-        and randomized BASE predictions draw from the model's generator in row order).
-        Never changes a result; model files do not store it.
+        Threads of the batch predictions (``predict``, ``predict_proba``, ``score``) in the
+        ``fast`` backend: ``None`` or ``1`` one, ``k`` k, ``-1`` one per core; the results
+        (and the search statistics the model keeps for ``search="auto"``) are identical
+        for every value. Randomized BASE's ``predict`` draws from the model's generator
+        row after row, so it runs on one thread. An execution setting, not part of the
+        model: ``set_params(n_jobs=...)`` keeps a fitted model, and model files do not
+        store it. The ``reference`` backend computes on one thread.
     Attributes
     ----------
     classes_ : list

@@ -65,8 +65,10 @@ def _fitted(pkg: ModuleType) -> dict[str, tuple[Any, tuple[str, ...]]]:
     out["sgt-class"] = (pkg.SGTClassifier(warmup=40, grace_period=20).fit(X, labels),
                         ("predict", "predict_proba", "score"))
     out["sgt-loss"] = (pkg.SGT(warmup=40, grace_period=20).fit(X, y), ("predict",))
-    out["abacoc"] = (pkg.ABACOCClassifier(mode="majority").fit(X, labels > 0),
+    out["abacoc"] = (pkg.ABACOCClassifier(mode="majority", search="kdtree").fit(X, labels),
                      ("predict", "predict_proba", "score"))
+    out["abacoc-base"] = (pkg.ABACOCClassifier(variant="base").fit(X, labels > 0),
+                          ("predict_proba",))
     return out
 
 
@@ -94,7 +96,7 @@ def fitted() -> dict[str, dict[str, tuple[Any, tuple[str, ...]]]]:
 
 @pytest.mark.parametrize("name", ["dt-constant", "dt-linear", "dt-linear-implicit",
                                   "dt-class", "sgt-reg", "sgt-warmup", "sgt-class",
-                                  "sgt-loss", "abacoc"])
+                                  "sgt-loss", "abacoc", "abacoc-base"])
 def test_batch_outputs_are_identical_for_every_n_jobs(fitted: Any, name: str) -> None:
     Q, yq = _data(120, seed=9)
     for backend in ("reference", "fast"):
@@ -261,3 +263,38 @@ def test_an_exception_in_a_chunk_reaches_the_caller() -> None:
     with pytest.raises(MemoryError, match="chunk"):
         run_chunks([slow, boom, slow, slow], 3)
     assert not running                          # the running chunks were waited for
+
+
+def test_abacoc_threads_count_the_search_work_of_one_thread() -> None:
+    """The k-d tree's query and visit counts (which decide, while learning, whether the
+    tree still pays) are the same after a threaded batch, so learning continues alike."""
+    fast = require_fast()
+    rng = np.random.default_rng(3)
+    X = rng.uniform(size=(400, 4))
+    labels = (X[:, 0] + X[:, 1] > 1.0).astype(int)
+    Q = rng.uniform(size=(300, 4))
+    models = [fast.ABACOCClassifier(mode="majority", search=search, search_threshold=8,
+                                    n_jobs=jobs).fit(X[:200], labels[:200])
+              for jobs in (None, 3) for search in ("kdtree", "auto")]
+    for model in models:
+        model.predict(Q)
+        model.predict_proba(Q)
+    trees = [m._engine._h.tree for m in models]
+    assert trees[0] != fast_null()              # the k-d tree answers the queries
+    for one, many in ((0, 2), (1, 3)):
+        if trees[one] != fast_null():
+            assert (trees[one].queries, trees[one].visited) == \
+                (trees[many].queries, trees[many].visited)
+        else:
+            assert trees[many] == fast_null()
+    for model in models:
+        model.partial_fit(X[200:], labels[200:])
+    for one, many in ((0, 2), (1, 3)):
+        assert models[one].snapshot() == models[many].snapshot()
+        assert np.array_equal(models[one].predict_proba(Q), models[many].predict_proba(Q))
+
+
+def fast_null() -> Any:
+    from fast._ffi import ffi
+
+    return ffi.NULL
