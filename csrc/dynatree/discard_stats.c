@@ -499,6 +499,43 @@ static uint32_t prep_hash(int32_t set, const double *lo, const double *hi, int m
     return (uint32_t)(h ^ (h >> 32));
 }
 
+/* room for cap preps (the distinct pairs are few: a few thousand among 100,000 leaves) */
+static int reserve_preps(dt_model *m, int64_t cap, int mc)
+{
+    dt_alc_cache *a = &m->alcc;
+    void *q;
+    if (cap <= a->cap_preps) return ST_OK;
+    if (cap > 200000000) return ST_ENOMEM;
+    if (!(q = alloc_realloc(a->preps, sizeof(double) * (size_t)((7 + 4 * mc) * cap))))
+        return ST_ENOMEM;
+    a->preps = q;
+    if (!(q = alloc_realloc(a->regs, sizeof(int32_t) * (size_t)(mc * cap)))) return ST_ENOMEM;
+    a->regs = q;
+    if (!(q = alloc_realloc(a->sets, sizeof(int32_t) * (size_t)cap))) return ST_ENOMEM;
+    a->sets = q;
+    if (!(q = alloc_realloc(a->vals, sizeof(double) * (size_t)cap))) return ST_ENOMEM;
+    a->vals = q;
+    a->cap_preps = (int32_t)cap;
+    return ST_OK;
+}
+
+/* room for the keys of every arena node (total) and for a first batch of preps */
+static int reserve_alc_cache(dt_model *m, int64_t total, int mc)
+{
+    dt_alc_cache *a = &m->alcc;
+    void *q;
+    if (a->off == NULL) a->off = alloc_malloc(sizeof(int64_t) * (size_t)(m->par.n_particles + 1));
+    if (a->box == NULL) a->box = alloc_malloc(sizeof(double) * 2 * (size_t)m->par.d);
+    if (a->off == NULL || a->box == NULL) return ST_ENOMEM;
+    if (reserve_preps(m, total < 1024 ? total : 1024, mc) != ST_OK) return ST_ENOMEM;
+    if (total <= a->cap_keys) return ST_OK;
+    if (total > 200000000) return ST_ENOMEM;
+    if (!(q = alloc_realloc(a->keys, sizeof(int32_t) * (size_t)total))) return ST_ENOMEM;
+    a->keys = q;
+    a->cap_keys = total;
+    return ST_OK;
+}
+
 /* the state of dt_model_alc_prepare's walk over one particle */
 typedef struct {
     const int32_t *canon; /* canonical set of each set (dt_canonical_sets) */
@@ -556,6 +593,12 @@ static void prep_leaf(dt_model *m, const dt_particle *t, int32_t leaf, const dou
         h = (h + 1) & c->mask;
     }
     if (k < 0) {
+        if (a->n_preps == a->cap_preps &&
+            reserve_preps(m, 2 * (int64_t)a->cap_preps, mc) != ST_OK) {
+            c->failed = 1;
+            c->keys[leaf] = 0;
+            return;
+        }
         k = c->table[h] = a->n_preps++;
         a->sets[k] = cs;
         p = a->preps + (int64_t)k * pw;
@@ -569,31 +612,6 @@ static void prep_leaf(dt_model *m, const dt_particle *t, int32_t leaf, const dou
         if ((uint32_t)a->n_preps > c->mask / 2) grow_preps(m, c);
     }
     c->keys[leaf] = k;
-}
-
-/* room for the keys of every arena node and for as many preps */
-static int reserve_alc_cache(dt_model *m, int64_t total, int mc)
-{
-    dt_alc_cache *a = &m->alcc;
-    void *q;
-    if (a->off == NULL) a->off = alloc_malloc(sizeof(int64_t) * (size_t)(m->par.n_particles + 1));
-    if (a->box == NULL) a->box = alloc_malloc(sizeof(double) * 2 * (size_t)m->par.d);
-    if (a->off == NULL || a->box == NULL) return ST_ENOMEM;
-    if (total <= a->cap_keys) return ST_OK;
-    if (total > 200000000) return ST_ENOMEM;
-    if (!(q = alloc_realloc(a->keys, sizeof(int32_t) * (size_t)total))) return ST_ENOMEM;
-    a->keys = q;
-    if (!(q = alloc_realloc(a->preps, sizeof(double) * (size_t)((7 + 4 * mc) * total))))
-        return ST_ENOMEM;
-    a->preps = q;
-    if (!(q = alloc_realloc(a->regs, sizeof(int32_t) * (size_t)(mc * total)))) return ST_ENOMEM;
-    a->regs = q;
-    if (!(q = alloc_realloc(a->sets, sizeof(int32_t) * (size_t)total))) return ST_ENOMEM;
-    a->sets = q;
-    if (!(q = alloc_realloc(a->vals, sizeof(double) * (size_t)total))) return ST_ENOMEM;
-    a->vals = q;
-    a->cap_keys = total;
-    return ST_OK;
 }
 
 int dt_model_alc_prepare(dt_model *m, const double *box)
