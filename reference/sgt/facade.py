@@ -93,7 +93,8 @@ _COMMON_DOC = """    delta : float, default 1e-7
         ``fast`` backend once the warm-up is over: ``None`` or ``1`` one, ``k`` k, ``-1``
         one per core; the results are identical for every value. An execution setting,
         not part of the model: ``set_params(n_jobs=...)`` keeps a fitted model, and model
-        files do not store it. The ``reference`` backend computes on one thread."""
+        files do not store it. The ``reference`` backend computes on one thread, and so
+        does ``SGTMultiInstanceClassifier``, which predicts bag by bag."""
 
 
 
