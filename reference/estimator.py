@@ -50,6 +50,7 @@ from reference.array_input import (
 )
 from reference.feature_names import restore_names
 from reference.locking import locks_itself, serialise_class
+from reference.parallel import check_n_jobs
 
 __all__ = ["ClassifierEstimatorMixin", "EstimatorMixin", "check_array_input", "locks_itself",
            "to_river"]
@@ -58,6 +59,9 @@ _Method = TypeVar("_Method", bound=Callable[..., Any])
 
 FEATURE_NAMES_KEY = "feature_names_in"
 """Where pickles and model files keep ``feature_names_in_`` (a list of str), when set."""
+
+N_JOBS_KEY = "n_jobs"
+"""Where a pickle keeps ``n_jobs`` when it is not None (older pickles have no entry)."""
 
 class EstimatorMixin:
     """fit / get_params / set_params / score / repr / tags on top of a model's facade, and
@@ -75,9 +79,15 @@ class EstimatorMixin:
     own.
     """
 
-    __slots__ = ("_lock", "_given")
+    __slots__ = ("_lock", "_given", "_n_jobs")
     _lock: Any
     _given: dict[str, Any] | None
+    _n_jobs: int | None
+    _params_added: dict[str, Any] = {"n_jobs": None}
+    """Parameters added after model files existed, with the value that reproduces the
+    older behaviour when a file lacks them (:func:`reference.persist.from_document`).
+    ``n_jobs`` is never written to a model file: it is an execution setting
+    (:mod:`reference.parallel`), so a file loads with the default."""
     __signature__: ClassVar[inspect.Signature]
     """Each subclass's constructor signature (set by ``__init_subclass__``)."""
 
@@ -85,7 +95,23 @@ class EstimatorMixin:
         self = super().__new__(cls)
         self._lock = threading.RLock()
         self._given = _given_arguments(cls, args, kwargs)
+        self._n_jobs = None
         return self
+
+    @property
+    def n_jobs(self) -> int | None:
+        """Threads of the batch predictions (:mod:`reference.parallel`): ``None`` or ``1``
+        one, ``k`` k, ``-1`` one per core. Never changes a result; assigning it (or
+        ``set_params(n_jobs=...)``) keeps the fitted model."""
+        return self._n_jobs
+
+    @n_jobs.setter
+    def n_jobs(self, value: int | None) -> None:
+        value = check_n_jobs(value)
+        with self._lock:
+            self._n_jobs = value
+            if self._given is not None and "n_jobs" in self._given:
+                self._given["n_jobs"] = value
 
     def __getstate__(self) -> Any:
         with self._lock:
@@ -93,19 +119,32 @@ class EstimatorMixin:
             names = self.__dict__.get("feature_names_in_")
             if names is not None:       # the same entry in both backends' pickles
                 state[FEATURE_NAMES_KEY] = [str(n) for n in names]
+            if self._n_jobs is not None:
+                state[N_JOBS_KEY] = self._n_jobs
             return state
 
     def __setstate__(self, state: Any) -> None:
         # unpickling and copying build the object without constructor arguments: the
         # parameters are then the validated values the restored model holds
         self._given = None
+        self._n_jobs = None
         names = None
+        n_jobs = None
+        if isinstance(state, dict) and N_JOBS_KEY in state:
+            state = dict(state)
+            n_jobs = state.pop(N_JOBS_KEY)
         if isinstance(state, dict) and FEATURE_NAMES_KEY in state:
             state = dict(state)
             names = state.pop(FEATURE_NAMES_KEY)
             state.pop("feature_names_in_", None)
         super().__setstate__(state)  # type: ignore[misc]
         restore_names(self, names, FEATURE_NAMES_KEY)
+        try:
+            self._n_jobs = check_n_jobs(n_jobs)
+        except ValueError as exc:
+            from reference.state import StateFormatError
+
+            raise StateFormatError(f"cannot restore {type(self).__name__}: {exc}") from None
 
     _estimator_type: str = "regressor"
     _array_input: bool = True
@@ -217,13 +256,18 @@ class EstimatorMixin:
         given = getattr(self, "_given", None)
         if given is not None:
             return dict(given)
-        return dict(self._constructor_params())
+        params = dict(self._constructor_params())
+        if "n_jobs" in _init_signature(type(self)).parameters:
+            params["n_jobs"] = self._n_jobs
+        return params
 
     def set_params(self, **params: Any) -> Any:
         """Set constructor arguments; the model restarts with them (it forgets its data).
 
         The values are validated by the constructor: a bad value raises the constructor's
-        exception and leaves the model unchanged.
+        exception and leaves the model unchanged. ``n_jobs`` alone is the exception: it
+        changes how batch predictions are computed, never what they are, so setting only
+        it keeps the fitted model.
 
         Returns
         -------
@@ -238,6 +282,9 @@ class EstimatorMixin:
                 f"invalid parameter(s) {unknown} for {type(self).__name__}; "
                 f"valid parameters: {sorted(current)}"
             )
+        if set(params) == {"n_jobs"}:
+            self.n_jobs = params["n_jobs"]
+            return self
         fresh = type(self)(**{**current, **params})
         self._adopt(fresh)
         return self
@@ -254,6 +301,7 @@ class EstimatorMixin:
         self.__dict__.update(other.__dict__)
         self.__dict__.update(foreign)
         self._given = getattr(other, "_given", None)
+        self._n_jobs = getattr(other, "_n_jobs", None)
 
     def __repr__(self) -> str:
         try:

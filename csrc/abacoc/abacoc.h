@@ -156,6 +156,17 @@ void ab_tree_move(ab_tree *t, const ab_model *m, int64_t slot);
 double ab_tree_lower_bound(const ab_tree *t, int64_t node, const double *x);
 int64_t ab_tree_nearest(ab_tree *t, const ab_model *m, const double *x, double *raw_out);
 int64_t ab_index_nearest(ab_model *m, const double *x, double *raw_out);
+/* C only: the scratch of a search that reads the model only (batch predictions over
+ * threads): the tree's stack and bounds (tree->buf.stack_cap entries each, or NULL without
+ * a tree) and the work it counts, added to the tree's counters afterwards
+ * (ab_model_add_search_work): sums, so the same totals in any order */
+typedef struct {
+    int64_t *stack;
+    double *bounds;
+    int64_t queries;
+    int64_t visited;
+} ab_search;
+int64_t ab_search_nearest(const ab_model *m, ab_search *s, const double *x, double *raw_out);
 void ab_index_inserted(ab_model *m, int64_t slot);
 void ab_index_deleted(ab_model *m, int64_t slot);
 void ab_index_moved(ab_model *m, int64_t slot);
@@ -171,7 +182,18 @@ void ab_auto_learn(ab_model *m, const double *x, int64_t k, const ab_found *foun
 void ab_learn(ab_model *m, const double *x, int64_t k, const ab_found *found);
 int64_t ab_predict_index(ab_model *m, const double *x, const ab_found *found);
 void ab_class_distribution(ab_model *m, const double *x, double *out);
+void ab_class_distribution_with(const ab_model *m, ab_search *s, const double *x, double *out);
+int64_t ab_predict_index_with(const ab_model *m, ab_search *s, const double *x);
 /* abacoc/model.c (mirrors reference/abacoc/model.py): the handle and its checked entry points */
+/* batch predictions that read the model only (from several threads at once, on disjoint
+ * rows): as ab_model_predict_proba and ab_model_predict (deterministic modes only: ST_ESTATE
+ * for randomized BASE, whose labels draw from the model's generator), the search work
+ * added to work[0] (queries) and work[1] (visited); then ab_model_add_search_work once */
+int ab_model_predict_proba_rows(const ab_model *m, const double *X, int64_t n, double *out,
+                                int64_t *work);
+int ab_model_predict_rows(const ab_model *m, const double *X, int64_t n, int64_t *out,
+                          int64_t *work);
+int ab_model_add_search_work(ab_model *m, const int64_t *work);
 int32_t ab_model_new(int32_t variant, int32_t randomized, int32_t metric, double p, double d,
                      double C, int64_t budget, int32_t search, int64_t search_threshold,
                      int64_t leaf_size, uint64_t seed, ab_model **out);

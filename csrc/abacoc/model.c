@@ -214,6 +214,64 @@ int ab_model_predict_proba(ab_model *m, const double *X, int64_t n, double *out)
     return ST_OK;
 }
 
+/* a read-only search's scratch for m (its tree's stack size), or ST_ENOMEM */
+static int search_new(const ab_model *m, ab_search *s)
+{
+    int64_t cap = m->tree != NULL ? m->tree->buf.stack_cap : 0;
+    *s = (ab_search){NULL, NULL, 0, 0};
+    if (cap == 0) return ST_OK;
+    s->stack = alloc_malloc(sizeof(int64_t) * (size_t)cap);
+    s->bounds = alloc_malloc(sizeof(double) * (size_t)cap);
+    if (s->stack != NULL && s->bounds != NULL) return ST_OK;
+    alloc_free(s->stack);
+    alloc_free(s->bounds);
+    return ST_ENOMEM;
+}
+
+int ab_model_predict_proba_rows(const ab_model *m, const double *X, int64_t n, double *out,
+                                int64_t *work)
+{
+    int64_t i;
+    ab_search s;
+    if (m == NULL || X == NULL || out == NULL || work == NULL || n < 0) return ST_EINVAL;
+    if (m->n_features > 0 && check_rows(m, X, NULL, n) != ST_OK) return ST_EINVAL;
+    if (search_new(m, &s) != ST_OK) return ST_ENOMEM;
+    for (i = 0; i < n; i++)
+        ab_class_distribution_with(m, &s, X + i * m->n_features, out + i * m->n_classes);
+    work[0] += s.queries;
+    work[1] += s.visited;
+    alloc_free(s.stack);
+    alloc_free(s.bounds);
+    return ST_OK;
+}
+
+int ab_model_predict_rows(const ab_model *m, const double *X, int64_t n, int64_t *out,
+                          int64_t *work)
+{
+    int64_t i;
+    ab_search s;
+    if (m == NULL || X == NULL || out == NULL || work == NULL || n < 0) return ST_EINVAL;
+    if (m->par.randomized) return ST_ESTATE;
+    if (m->n_features > 0 && check_rows(m, X, NULL, n) != ST_OK) return ST_EINVAL;
+    if (search_new(m, &s) != ST_OK) return ST_ENOMEM;
+    for (i = 0; i < n; i++) out[i] = ab_predict_index_with(m, &s, X + i * m->n_features);
+    work[0] += s.queries;
+    work[1] += s.visited;
+    alloc_free(s.stack);
+    alloc_free(s.bounds);
+    return ST_OK;
+}
+
+int ab_model_add_search_work(ab_model *m, const int64_t *work)
+{
+    if (m == NULL || work == NULL) return ST_EINVAL;
+    if (m->tree != NULL) {
+        m->tree->queries += work[0];
+        m->tree->visited += work[1];
+    }
+    return ST_OK;
+}
+
 int ab_model_nearest(ab_model *m, const double *X, int64_t n, int32_t use_tree, int64_t *out)
 {
     /* Testing aid: nearest slots by the scan, or by a tree freshly built over the table. */

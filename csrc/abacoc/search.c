@@ -483,14 +483,12 @@ static inline double lower_bound_until(const ab_tree *t, int64_t node, const dou
  * sum is not pushed. The bounds abandoned early (lower_bound_until) only ever exceed the
  * best sum, so the nodes pushed, their order and the balls visited are those of the
  * Python search; queries and visited count the work for ab_index_maintain. */
-int64_t ab_tree_nearest(ab_tree *t, const ab_model *m, const double *x, double *raw_out)
+static int64_t tree_search(const ab_tree *t, const ab_model *m, const double *x,
+                           int64_t *stack, double *bounds, int64_t *visited, double *raw_out)
 {
     int64_t top = 0, node, i, slot, len, near, far, B = t->leaf_size + 1, D = t->n_features;
     int64_t best_slot = -1, best_id = -1;
-    int64_t *stack = t->buf.stack;
-    double *bounds = t->buf.stack_bound;
     double raw, lb, lb_near, lb_far, best_raw = INFINITY;
-    t->queries += 1;
     stack[top] = 0;
     bounds[top] = 0.0;
     top++;
@@ -501,7 +499,7 @@ int64_t ab_tree_nearest(ab_tree *t, const ab_model *m, const double *x, double *
         if (best_id >= 0 && lb > best_raw) continue;
         if (t->nodes.left[node] < 0) {
             len = t->leaves.bucket_len[node];
-            t->visited += len;
+            *visited += len;
             for (i = 0; i < len; i++) {
                 slot = t->leaves.bucket[node * B + i];
                 raw = raw_distance_bounded(x, m->balls.center + slot * D, D, t->metric, t->p,
@@ -544,6 +542,22 @@ int64_t ab_tree_nearest(ab_tree *t, const ab_model *m, const double *x, double *
     }
     *raw_out = best_raw;
     return best_slot;
+}
+
+int64_t ab_tree_nearest(ab_tree *t, const ab_model *m, const double *x, double *raw_out)
+{
+    t->queries += 1;
+    return tree_search(t, m, x, t->buf.stack, t->buf.stack_bound, &t->visited, raw_out);
+}
+
+/* ab_index_nearest with the caller's scratch, the model read only */
+int64_t ab_search_nearest(const ab_model *m, ab_search *s, const double *x, double *raw_out)
+{
+    if (m->tree != NULL && m->tree->finite) {
+        s->queries += 1;
+        return tree_search(m->tree, m, x, s->stack, s->bounds, &s->visited, raw_out);
+    }
+    return ab_scan_nearest(m, x, raw_out);
 }
 
 /* ---- the model's index: scan or tree ----------------------------------------------- */

@@ -200,6 +200,48 @@ int64_t ab_predict_index(ab_model *m, const double *x, const ab_found *found)
     return ab_majority(m, slot);
 }
 
+/* the nearest ball and its rho distance: the model's own search, or (s) a read-only one */
+static int64_t nearest_with(const ab_model *m, ab_search *s, const double *x, double *delta)
+{
+    double raw;
+    int64_t slot;
+    if (s == NULL) return ab_nearest_ball((ab_model *)m, x, delta);
+    slot = ab_search_nearest(m, s, x, &raw);
+    *delta = ab_rho(raw, m->par.metric, m->par.p);
+    return slot;
+}
+
+/* ab_class_distribution with a read-only search (s), or the model's own (s NULL) */
+void ab_class_distribution_with(const ab_model *m, ab_search *s, const double *x, double *out)
+{
+    double probability, n, delta;
+    int64_t k, slot;
+    if (m->par.randomized) { /* randomized_p's value, the same search */
+        slot = nearest_with(m, s, x, &delta);
+        probability = slot < 0 ? ab_randomized_probability(0, 0)
+                               : ab_randomized_probability(ab_count_of(m, slot, 1),
+                                                           ab_total_count(m, slot));
+        out[0] = 1.0 - probability;
+        out[1] = probability;
+        return;
+    }
+    for (k = 0; k < m->n_classes; k++) out[k] = 0.0;
+    if (m->balls.n_balls == 0) return;
+    if (is_auto(m) && !m->vs.init_done) slot = 0;
+    else slot = nearest_with(m, s, x, &delta);
+    n = (double)ab_total_count(m, slot);
+    for (k = 0; k < m->n_classes; k++) out[k] = (double)ab_count_of(m, slot, k) / n;
+}
+
+/* ab_predict_index of a deterministic mode (no draw) with a read-only search */
+int64_t ab_predict_index_with(const ab_model *m, ab_search *s, const double *x)
+{
+    double delta;
+    if (m->balls.n_balls == 0) return AB_ABSTAIN;
+    if (is_auto(m) && !m->vs.init_done) return m->vs.first_label;
+    return ab_majority(m, nearest_with(m, s, x, &delta));
+}
+
 void ab_class_distribution(ab_model *m, const double *x, double *out)
 {
     /* p_s(k) = n(k)/n over all K classes; zeros with no ball; [1-p, p] randomized */

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "dynatree/dynatree.h"
 
 /* mirrors leaf_entropy (§7.5) */
@@ -325,7 +326,7 @@ static double bound_of(const dt_particle *t, double src, double box)
     return src >= 0.0 ? t->nodes[(int32_t)src].value : box;
 }
 
-/* add_leaf_alc on every non-empty leaf of particle t, in preorder (the order of
+/* visit(m, t, leaf, lo, hi, ctx) on every leaf of particle t, in preorder (the order of
  * dt_collect_leaves), with each leaf's rectangle built from the root down as leaf_rectangle
  * defines it ([DT-SPEC §7.3]: a split on j at xi sets hi_j = xi on the left and lo_j = xi
  * on the right, the deepest winning), so the same bounds as dt_leaf_rectangle's walk up,
@@ -334,8 +335,11 @@ static double bound_of(const dt_particle *t, double src, double box)
  * hi_j), so that the stack holds ints: pairs (right child, hi_j's source before the left
  * subtree) and (-(j + 1), lo_j's source before the right subtree), one pair per split on
  * the path, within the 2 cap_nodes ints of buf.stack */
+typedef void (*leaf_visit)(dt_model *m, const dt_particle *t, int32_t leaf, const double *lo,
+                           const double *hi, void *ctx);
+
 static void alc_particle(dt_model *m, const dt_particle *t, const double *ibox, double *lo,
-                         double *hi, double *src, double *buf, double *out)
+                         double *hi, double *src, leaf_visit visit, void *ctx)
 {
     const dt_node *nd = t->nodes;
     int32_t *stack = m->buf.stack, sp = 0, k = t->root, c, p, tag;
@@ -355,7 +359,7 @@ static void alc_particle(dt_model *m, const dt_particle *t, const double *ibox, 
             src[2 * j + 1] = (double)k;
             k = nd[k].left;
         }
-        if (m->pool.sets[nd[k].set].n > 0) add_leaf_alc(m, t, k, lo, hi, buf, out);
+        visit(m, t, k, lo, hi, ctx);
         for (;;) {
             if (sp == 0) return;
             sp -= 2;
@@ -382,6 +386,18 @@ static void alc_particle(dt_model *m, const dt_particle *t, const double *ibox, 
     }
 }
 
+/* the leaf visit of alc_active: add_leaf_alc on a non-empty leaf */
+typedef struct {
+    double *buf, *out;
+} active_ctx;
+
+static void active_leaf(dt_model *m, const dt_particle *t, int32_t leaf, const double *lo,
+                        const double *hi, void *ctx)
+{
+    active_ctx *c = ctx;
+    if (m->pool.sets[t->nodes[leaf].set].n > 0) add_leaf_alc(m, t, leaf, lo, hi, c->buf, c->out);
+}
+
 /* mirrors alc_active; out has m->store.n doubles. Leaf values are cached per point set (the
  * same doubles as a recomputation: same function, same inputs). The next particle's node
  * arena is requested ahead while one is walked (a hint: no effect on values) */
@@ -390,6 +406,7 @@ void dt_alc_active(dt_model *m, const double *box, double *out)
     int mc = dt_alc_columns(m);
     double *ibox = m->ret.abuf, *lo = ibox + 2 * mc, *hi = lo + mc, *src = hi + mc;
     double *buf = src + 2 * mc, denom;
+    active_ctx ctx = {buf, out};
     int32_t i;
     dt_integrated_box(m, box, ibox);
     for (i = 0; i < (int32_t)m->store.n; i++) out[i] = 0.0;
@@ -401,7 +418,7 @@ void dt_alc_active(dt_model *m, const double *box, double *out)
             for (off = 0; off < bytes; off += 64) __builtin_prefetch(next + off);
         }
 #endif
-        alc_particle(m, &m->pf.parts[i], ibox, lo, hi, src, buf, out);
+        alc_particle(m, &m->pf.parts[i], ibox, lo, hi, src, active_leaf, &ctx);
     }
     denom = (double)m->par.n_particles * dt_box_area(ibox, mc, m->ret.approx, m->store.n_total);
     for (i = 0; i < (int32_t)m->store.n; i++) out[i] = out[i] / denom;
@@ -450,6 +467,255 @@ int dt_model_alc(dt_model *m, const double *rows, int64_t n_rows, const double *
     if (m->cfg.kind == DT_CLASS) return ST_ESTATE;
     for (r = 0; r < n_rows * m->par.d; r++)
         if (!isfinite(rows[r])) return ST_EINVAL;
+    /* many rows (or a cache built for this box): the per-leaf preps; the same doubles */
+    if ((n_rows >= 16 || m->alcc.ok) && dt_model_alc_prepare(m, box) == ST_OK &&
+        dt_model_alc_rows(m, rows, n_rows, box, out) == ST_OK)
+        return ST_OK;
     dt_alc_points(m, rows, n_rows, box, out);
     return ST_OK;
+}
+
+/* ---- ALC at candidate rows by per-leaf preps ([DT-SPEC §8.4]) ----
+ * A leaf's ALC at x is dt_leaf_alc_point of its statistics and of its prep (the part that
+ * depends on the rectangle alone), so every distinct (statistics, rectangle) pair is one
+ * prep, computed once by dt_model_alc_prepare; for a leaf without linear terms the value
+ * does not depend on x and is kept with the prep. The candidate rows then descend the forest
+ * whose leaves are preps, as the batch predictions do (dynatree/particles.c). Prep layout
+ * (pw = 7 + 4 mc doubles): the dt_leaf_alc_prep block (6 + 2 mc), the row-free value, the
+ * rectangle lo[mc], hi[mc] (the key). */
+
+/* the hash of a prep key: canonical set and rectangle bits */
+static uint32_t prep_hash(int32_t set, const double *lo, const double *hi, int mc)
+{
+    uint64_t bits, h = 0x9E3779B97F4A7C15ull * (uint64_t)(uint32_t)(set + 1);
+    int j;
+    for (j = 0; j < mc; j++) {
+        memcpy(&bits, &lo[j], sizeof bits);
+        h = (h ^ bits) * 0x100000001B3ull;
+        memcpy(&bits, &hi[j], sizeof bits);
+        h = (h ^ bits) * 0x100000001B3ull;
+        h ^= h >> 29;
+    }
+    return (uint32_t)(h ^ (h >> 32));
+}
+
+/* room for cap preps (the distinct pairs are few: a few thousand among 100,000 leaves) */
+static int reserve_preps(dt_model *m, int64_t cap, int mc)
+{
+    dt_alc_cache *a = &m->alcc;
+    void *q;
+    if (cap <= a->cap_preps) return ST_OK;
+    if (cap > 200000000) return ST_ENOMEM;
+    if (!(q = alloc_realloc(a->preps, sizeof(double) * (size_t)((7 + 4 * mc) * cap))))
+        return ST_ENOMEM;
+    a->preps = q;
+    if (!(q = alloc_realloc(a->regs, sizeof(int32_t) * (size_t)(mc * cap)))) return ST_ENOMEM;
+    a->regs = q;
+    if (!(q = alloc_realloc(a->sets, sizeof(int32_t) * (size_t)cap))) return ST_ENOMEM;
+    a->sets = q;
+    if (!(q = alloc_realloc(a->vals, sizeof(double) * (size_t)cap))) return ST_ENOMEM;
+    a->vals = q;
+    a->cap_preps = (int32_t)cap;
+    return ST_OK;
+}
+
+/* room for the keys of every arena node (total) and for a first batch of preps */
+static int reserve_alc_cache(dt_model *m, int64_t total, int mc)
+{
+    dt_alc_cache *a = &m->alcc;
+    void *q;
+    if (a->off == NULL) a->off = alloc_malloc(sizeof(int64_t) * (size_t)(m->par.n_particles + 1));
+    if (a->box == NULL) a->box = alloc_malloc(sizeof(double) * 2 * (size_t)m->par.d);
+    if (a->off == NULL || a->box == NULL) return ST_ENOMEM;
+    if (reserve_preps(m, total < 1024 ? total : 1024, mc) != ST_OK) return ST_ENOMEM;
+    if (total <= a->cap_keys) return ST_OK;
+    if (total > 200000000) return ST_ENOMEM;
+    if (!(q = alloc_realloc(a->keys, sizeof(int32_t) * (size_t)total))) return ST_ENOMEM;
+    a->keys = q;
+    a->cap_keys = total;
+    return ST_OK;
+}
+
+/* the state of dt_model_alc_prepare's walk over one particle */
+typedef struct {
+    const int32_t *canon; /* canonical set of each set (dt_canonical_sets) */
+    int32_t *table;       /* open addressing over preps, mask + 1 slots, at most half full */
+    uint32_t mask;
+    int32_t failed;       /* 1 if the table could not grow (the prepare then fails) */
+    int32_t *keys;        /* the particle's keys (arena index -> prep) */
+    double *buf;          /* 3 mc doubles */
+} prep_ctx;
+
+/* double the prep table and re-insert every prep */
+static void grow_preps(const dt_model *m, prep_ctx *c)
+{
+    const dt_alc_cache *a = &m->alcc;
+    int mc = dt_alc_columns(m);
+    uint32_t cap = 2 * (c->mask + 1), h;
+    int32_t k, *table = alloc_malloc(sizeof(int32_t) * (size_t)cap);
+    const double *p;
+    if (!table) {
+        c->failed = 1;
+        return;
+    }
+    for (h = 0; h < cap; h++) table[h] = -1;
+    for (k = 0; k < a->n_preps; k++) {
+        p = a->preps + (int64_t)k * a->pw + 7 + 2 * mc;
+        h = prep_hash(a->sets[k], p, p + mc, mc) & (cap - 1);
+        while (table[h] >= 0) h = (h + 1) & (cap - 1);
+        table[h] = k;
+    }
+    alloc_free(c->table);
+    c->table = table;
+    c->mask = cap - 1;
+}
+
+/* the prep of a leaf (rectangle lo, hi), found or added */
+static void prep_leaf(dt_model *m, const dt_particle *t, int32_t leaf, const double *lo,
+                      const double *hi, void *ctx)
+{
+    prep_ctx *c = ctx;
+    dt_alc_cache *a = &m->alcc;
+    int mc = dt_alc_columns(m), pw = a->pw;
+    int32_t cs = c->canon[t->nodes[leaf].set], k;
+    uint32_t h = prep_hash(cs, lo, hi, mc) & c->mask;
+    double *p;
+    const double *st = m->pool.set_stats + (int64_t)cs * m->cfg.sw;
+    if (c->failed) {
+        c->keys[leaf] = 0;
+        return;
+    }
+    while ((k = c->table[h]) >= 0) {
+        p = a->preps + (int64_t)k * pw + 7 + 2 * mc;
+        if (a->sets[k] == cs && memcmp(p, lo, sizeof(double) * (size_t)mc) == 0 &&
+            memcmp(p + mc, hi, sizeof(double) * (size_t)mc) == 0)
+            break;
+        h = (h + 1) & c->mask;
+    }
+    if (k < 0) {
+        if (a->n_preps == a->cap_preps &&
+            reserve_preps(m, 2 * (int64_t)a->cap_preps, mc) != ST_OK) {
+            c->failed = 1;
+            c->keys[leaf] = 0;
+            return;
+        }
+        k = c->table[h] = a->n_preps++;
+        a->sets[k] = cs;
+        p = a->preps + (int64_t)k * pw;
+        dt_leaf_alc_prep(st, &m->cfg, lo, hi, mc, m->ret.approx, p, a->regs + (int64_t)k * mc);
+        p[6 + 2 * mc] = m->cfg.kind == DT_LINEAR ? 0.0
+                        : dt_leaf_alc_point(st, &m->cfg, p, a->regs + (int64_t)k * mc, mc, lo,
+                                            c->buf);
+        a->vals[k] = p[6 + 2 * mc];
+        memcpy(p + 7 + 2 * mc, lo, sizeof(double) * (size_t)mc);
+        memcpy(p + 7 + 3 * mc, hi, sizeof(double) * (size_t)mc);
+        if ((uint32_t)a->n_preps > c->mask / 2) grow_preps(m, c);
+    }
+    c->keys[leaf] = k;
+}
+
+int dt_model_alc_prepare(dt_model *m, const double *box)
+{
+    dt_alc_cache *a = &m->alcc;
+    int mc = dt_alc_columns(m);
+    int32_t i, N = m->par.n_particles, *canon = NULL, *table = NULL;
+    int64_t total = 0, hcap = 16, k;
+    double *ibox = m->ret.abuf, *lo = ibox + 2 * mc, *hi = lo + mc, *src = hi + mc;
+    prep_ctx ctx;
+    int rc;
+    if (m->txn.lost || m->cfg.kind == DT_CLASS) return ST_ESTATE;
+    if (a->ok && memcmp(a->box, box, sizeof(double) * 2 * (size_t)m->par.d) == 0) return ST_OK;
+    a->ok = 0;
+    for (i = 0; i < N; i++) total += m->pf.parts[i].n_nodes;
+    hcap = 1024;
+    while (hcap < 4 * (int64_t)a->n_preps && hcap < 2 * total) hcap *= 2; /* the last size */
+    rc = reserve_alc_cache(m, total, mc);
+    canon = alloc_malloc(sizeof(int32_t) * (size_t)(m->pool.n_sets > 0 ? m->pool.n_sets : 1));
+    table = alloc_malloc(sizeof(int32_t) * (size_t)hcap);
+    if (rc == ST_OK && (!canon || !table)) rc = ST_ENOMEM;
+    if (rc == ST_OK) rc = dt_canonical_sets(m, canon);
+    if (rc == ST_OK) {
+        for (k = 0; k < hcap; k++) table[k] = -1;
+        a->pw = 7 + 4 * mc;
+        a->n_preps = 0;
+        ctx = (prep_ctx){canon, table, (uint32_t)(hcap - 1), 0, NULL, src + 2 * mc};
+        dt_integrated_box(m, box, ibox);
+        a->off[0] = 0;
+        for (i = 0; i < N; i++) {
+            ctx.keys = a->keys + a->off[i];
+            dt_prefetch_particle(m, i + 1);
+            alc_particle(m, &m->pf.parts[i], ibox, lo, hi, src, prep_leaf, &ctx);
+            a->off[i + 1] = a->off[i] + m->pf.parts[i].n_nodes;
+        }
+        table = ctx.table; /* grown, perhaps */
+        rc = ctx.failed ? ST_ENOMEM : dt_forest_build(m, &a->f, a->keys, a->off, a->n_preps);
+        a->denom = (double)N * dt_box_area(ibox, mc, m->ret.approx, m->store.n_total);
+    }
+    if (rc != ST_OK) a->n_preps = 0;
+    alloc_free(canon);
+    alloc_free(table);
+    if (rc != ST_OK) return rc;
+    memcpy(a->box, box, sizeof(double) * 2 * (size_t)m->par.d);
+    a->ok = 1;
+    return ST_OK;
+}
+
+/* the ALC of prep k at x: its row-free value, or (linear leaf) computed once per row */
+static double prep_value(const dt_model *m, int32_t k, const double *x, int32_t tag,
+                         int32_t *pstamp, double *pval, double *buf)
+{
+    const dt_alc_cache *a = &m->alcc;
+    int mc = dt_alc_columns(m);
+    const double *p;
+    if (m->cfg.kind != DT_LINEAR) return a->vals[k];
+    p = a->preps + (int64_t)k * a->pw;
+    if (pstamp[k] != tag) {
+        pval[k] = dt_leaf_alc_point(m->pool.set_stats + (int64_t)a->sets[k] * m->cfg.sw,
+                                    &m->cfg, p, a->regs + (int64_t)k * mc, mc, x, buf);
+        pstamp[k] = tag;
+    }
+    return pval[k];
+}
+
+int dt_model_alc_rows(const dt_model *m, const double *rows, int64_t n_rows, const double *box,
+                      double *out)
+{
+    const dt_alc_cache *a = &m->alcc;
+    int32_t nd = a->f.n_dag > 0 ? a->f.n_dag : 1, np = a->n_preps > 0 ? a->n_preps : 1;
+    int32_t *stamp, *memo, *path, *pstamp, i, k, tag;
+    double *pval, *buf, acc;
+    const double *x;
+    int64_t r;
+    int rc = ST_OK;
+    if (m->txn.lost || m->cfg.kind == DT_CLASS || !a->ok ||
+        memcmp(a->box, box, sizeof(double) * 2 * (size_t)m->par.d) != 0)
+        return ST_ESTATE;
+    stamp = alloc_malloc(sizeof(int32_t) * (size_t)nd);
+    memo = alloc_malloc(sizeof(int32_t) * (size_t)nd);
+    path = alloc_malloc(sizeof(int32_t) * (size_t)(a->f.max_depth + 1));
+    pstamp = alloc_malloc(sizeof(int32_t) * (size_t)np);
+    pval = alloc_malloc(sizeof(double) * (size_t)np);
+    buf = alloc_malloc(sizeof(double) * 3 * (size_t)(dt_alc_columns(m) + 1));
+    if (!stamp || !memo || !path || !pstamp || !pval || !buf) rc = ST_ENOMEM;
+    for (r = 0; r < n_rows && rc == ST_OK; r++) {
+        x = rows + r * m->par.d;
+        tag = (int32_t)(r % 1073741824);
+        if (tag == 0) {
+            for (k = 0; k < nd; k++) stamp[k] = -1;
+            for (k = 0; k < np; k++) pstamp[k] = -1;
+        }
+        acc = 0.0;
+        for (i = 0; i < m->par.n_particles; i++) {
+            k = dt_forest_set(a->f.dag, a->f.roots[i], x, tag, stamp, memo, path);
+            acc = acc + prep_value(m, k, x, tag, pstamp, pval, buf);
+        }
+        out[r] = acc / a->denom;
+    }
+    alloc_free(stamp);
+    alloc_free(memo);
+    alloc_free(path);
+    alloc_free(pstamp);
+    alloc_free(pval);
+    alloc_free(buf);
+    return rc;
 }

@@ -239,6 +239,65 @@ typedef struct {
     int64_t log_cap;      /* bytes allocated */
 } dt_undo;
 
+/* C-only: one node of the forest of dt_forest_build: the particles' trees with equal
+ * subtrees stored once (a split is its column, value and children; a leaf its point set) */
+typedef struct {
+    double value;         /* split value (0 for a leaf) */
+    int32_t var;          /* split column, -1 for a leaf */
+    int32_t left;         /* left child (x[var] <= value); the point set of a leaf */
+    int32_t right;        /* right child; -1 for a leaf */
+    int32_t pad;          /* unused */
+} dt_dag_node;
+
+/* C-only: the forest of dt_forest_build (dynatree/tree.c): the particles' trees with
+ * equal subtrees stored once, children before parents */
+typedef struct {
+    dt_dag_node *dag;     /* the forest's nodes */
+    int32_t n_dag;        /* nodes in dag */
+    int32_t cap_dag;      /* capacity of dag */
+    int32_t max_depth;    /* splits on the longest root-to-leaf path of any particle */
+    int32_t pad;          /* unused */
+    int32_t *roots;       /* N: the forest node of each particle's root */
+} dt_forest;
+
+/* C-only cache of the batch predictions (dynatree/particles.c): the forest of the
+ * particles' trees whose leaves are point sets of equal statistics, and one record per
+ * point set of the row-independent part of its leaf predictive [DT-SPEC §8.4], built once
+ * by dt_model_predict_prepare and dropped by every transaction (learning, retiring) and
+ * by dt_model_import; while ok, the *_rows calls only read the model, so that several
+ * threads may run them at once on disjoint rows */
+typedef struct {
+    double *tab;          /* width doubles per set (layout in dynatree/particles.c) */
+    int64_t cap;          /* doubles allocated in tab */
+    int32_t ok;           /* 1 while the cache describes the current model */
+    int32_t width;        /* doubles per set */
+    int32_t n_sets;       /* sets covered (pool.n_sets when built) */
+    int32_t pad;          /* unused */
+    double *loc;          /* n_sets: the location mu0 of each set (regression) */
+    dt_forest f;          /* leaves: canonical point sets */
+} dt_pred_cache;
+
+/* C-only cache of ALC at candidate rows (dynatree/discard_stats.c), the same scheme for
+ * [DT-SPEC §7.4]: a leaf's ALC depends on its statistics and its rectangle, so each
+ * distinct (statistics, rectangle) pair is one "prep" (dt_leaf_alc_prep), and the forest's
+ * leaves are preps; built by dt_model_alc_prepare for one box, dropped like pred */
+typedef struct {
+    int32_t ok;           /* 1 while the cache describes the current model and box */
+    int32_t n_preps;      /* distinct preps */
+    int32_t cap_preps;    /* capacity (preps) */
+    int32_t pw;           /* doubles per prep: 6 + 2 mc, then its value (row-free leaves) */
+    double *preps;        /* pw doubles per prep */
+    int32_t *regs;        /* mc ints per prep: the regular columns */
+    int32_t *sets;        /* per prep: its canonical point set */
+    double *vals;         /* per prep: its row-free value (leaves without linear terms) */
+    double *box;          /* 2 d doubles: the box the cache was built for */
+    double denom;         /* N times the box's area */
+    int32_t *keys;        /* the prep of each leaf: keys[off[i] + k], k an arena index */
+    int64_t *off;         /* N + 1 offsets into keys */
+    int64_t cap_keys;     /* capacity of keys */
+    dt_forest f;          /* leaves: preps */
+} dt_alc_cache;
+
 /* the model: one handle of the family (dt_model_new / dt_model_free) */
 typedef struct {
     dt_leaf_config cfg;   /* leaf model */
@@ -249,6 +308,8 @@ typedef struct {
     dt_retirement ret;    /* retirement and forgetting */
     dt_scratch buf;       /* scratch buffers */
     dt_undo txn;          /* undo log */
+    dt_pred_cache pred;   /* per-set predictive records of the batch predictions */
+    dt_alc_cache alcc;    /* per-leaf ALC preps of the candidate rows */
     rng_state rng;        /* the model's generator */
     double lml;           /* running sum of lpred [AG13, §2.3] */
 } dt_model;
@@ -278,6 +339,10 @@ double dt_class_log_evidence(const double *st, const dt_leaf_config *c);
 void dt_refresh(double *st, const dt_leaf_config *c);
 int dt_regression_predictive(const double *st, const dt_leaf_config *c, const double *x,
                              double *loc, double *scale, double *df, double *work);
+int dt_linear_in_use(const double *st, const dt_leaf_config *c);
+void dt_linear_terms(const double *st, const dt_leaf_config *c, const double *x, double *quad,
+                     double *lin, double *work);
+double dt_linear_slope_term(const double *st, const dt_leaf_config *c, const double *x);
 double dt_class_probability(const double *st, const dt_leaf_config *c, int k);
 void dt_merge_stats(double *st, const dt_leaf_config *c, const double *blocks,
                     const int32_t *leaves, int32_t n_leaves, const int32_t *points, int32_t n_points, const double *X,
@@ -286,6 +351,14 @@ void dt_merge_stats(double *st, const dt_leaf_config *c, const double *blocks,
 double dt_log_split_prob(int32_t depth, double alpha, double beta);
 double dt_log_leaf_prob(int32_t depth, double alpha, double beta);
 int32_t dt_find_leaf(const dt_particle *t, const double *x);
+/* C only: the forest of the batch predictions ([DT-SPEC §8.4]) and its descent */
+int dt_canonical_sets(const dt_model *m, int32_t *canon);
+int dt_forest_build(dt_model *m, dt_forest *f, const int32_t *keys, const int64_t *off,
+                    int32_t n_keys);
+int32_t dt_forest_set(const dt_dag_node *dag, int32_t root, const double *x, int32_t tag,
+                      int32_t *stamp, int32_t *memo, int32_t *path);
+void dt_forest_free(dt_forest *f);
+void dt_prefetch_particle(const dt_model *m, int32_t i);
 void dt_find_leaves(const dt_model *m, const double *x, int32_t *out); /* C only: all N */
 double dt_prior_split(const dt_model *m, int32_t depth);
 double dt_prior_leaf(const dt_model *m, int32_t depth);
@@ -326,6 +399,15 @@ double dt_pl_step(dt_model *m, int32_t index);
 void dt_regression_summaries(dt_model *m, const double *x, double *out);
 double dt_regression_mean(dt_model *m, const double *x);
 void dt_class_summaries(dt_model *m, const double *x, double *probs, double *entropy);
+/* the batch predictions by per-set records ([DT-SPEC §8.4]): prepare once (ST_ENOMEM, or
+ * ST_ESTATE for a broken model), then the *_rows calls on any rows, from any number of
+ * threads at once (they read the model only; ST_ESTATE if the records are stale, ST_ENOMEM
+ * if their scratch cannot be allocated); the same doubles as the per-row calls above */
+int dt_model_predict_prepare(dt_model *m);
+int dt_model_means_rows(const dt_model *m, const double *X, int64_t n, double *out);
+int dt_model_summaries_rows(const dt_model *m, const double *X, int64_t n, double *out);
+int dt_model_classes_rows(const dt_model *m, const double *X, int64_t n, double *probs,
+                          double *entropy);
 /* the model (dynatree/model.c) */
 int32_t dt_model_new(int kind, int p, int augmented, int delta, int n_classes, double nu0,
                      double s20, int32_t d, int32_t minp, int32_t nstart,
@@ -460,5 +542,12 @@ void dt_alc_points(dt_model *m, const double *rows, int64_t n_rows, const double
 int dt_model_alc_active(dt_model *m, const double *box, double *out);
 int dt_model_alc(dt_model *m, const double *rows, int64_t n_rows, const double *box,
                  double *out);
+/* ALC at candidate rows by per-leaf preps ([DT-SPEC §8.4]): prepare for a box (ST_ENOMEM,
+ * ST_ESTATE for a broken or class model), then dt_model_alc_rows on any rows, from any
+ * number of threads at once (reads the model only; ST_ESTATE if the cache is stale or
+ * for another box); the same doubles as dt_model_alc */
+int dt_model_alc_prepare(dt_model *m, const double *box);
+int dt_model_alc_rows(const dt_model *m, const double *rows, int64_t n_rows, const double *box,
+                      double *out);
 
 #endif

@@ -440,30 +440,57 @@ void dt_refresh(double *st, const dt_leaf_config *c)
         st[DT_OFF_ELL] = dt_regression_log_evidence(st, c);
 }
 
+/* 1 if the linear terms of regression_predictive are in use: with the flat prior the
+ * leaf fitted slopes (bb > 0), with the slope prior its G^-1 is live (ginv[0] > 0) */
+int dt_linear_in_use(const double *st, const dt_leaf_config *c)
+{
+    return c->kind == DT_LINEAR &&
+           (c->kappa == 0.0 ? st[DT_OFF_BB] > 0.0 : st[c->off_ginv] > 0.0);
+}
+
+/* the linear terms of regression_predictive at x: quad = dx' G^-1 dx and lin = dx' beta,
+ * dx = z(x) - xbar (the loop of the reference, in its order); work >= 2p doubles */
+void dt_linear_terms(const double *st, const dt_leaf_config *c, const double *x, double *quad,
+                     double *lin, double *work)
+{
+    int p = c->p, i, j;
+    double *z = work, *dx = work + p, t, qd = 0.0, ln = 0.0;
+    regressors(x, c, z);
+    for (j = 0; j < p; j++) dx[j] = z[j] - st[c->off_xbar + j];
+    for (i = 0; i < p; i++) {
+        t = 0.0;
+        for (j = 0; j < p; j++) t = t + st[c->off_ginv + i * p + j] * dx[j];
+        qd = qd + dx[i] * t;
+        ln = ln + dx[i] * st[c->off_beta + i];
+    }
+    /* G^-1 is positive semi-definite: only rounding makes quad < 0 ([DT-SPEC §3.2]) */
+    *quad = qd < 0.0 ? 0.0 : qd;
+    *lin = ln;
+}
+
+/* lin of dt_linear_terms alone (the same sum in the same order, so the same double): what
+ * the predictive location needs, without the quadratic form of the scale */
+double dt_linear_slope_term(const double *st, const dt_leaf_config *c, const double *x)
+{
+    int p = c->p, i;
+    double ln = 0.0, zi;
+    for (i = 0; i < p; i++) {
+        zi = c->augmented ? (i == 0 ? 1.0 : x[i - 1]) : x[i];
+        ln = ln + (zi - st[c->off_xbar + i]) * st[c->off_beta + i];
+    }
+    return ln;
+}
+
 /* [DT-SPEC §3.1]-[DT-SPEC §3.2] mirrors regression_predictive; returns 1 if proper; work >= 2p doubles */
 int dt_regression_predictive(const double *st, const dt_leaf_config *c, const double *x,
                              double *loc, double *scale, double *df, double *work)
 {
-    double mu0, q, qp, dm, tot = st[DT_OFF_N] + st[DT_OFF_NU], h = 0.0, quad, lin, t;
-    int p = c->p, i, j;
-    double *z = work, *dx = work + p;
+    double mu0, q, qp, dm, tot = st[DT_OFF_N] + st[DT_OFF_NU], h = 0.0, quad, lin;
     dt_regression_summary(st, c, &mu0, &q, &qp, df, &dm);
     if (c->delta == 1 && tot > 0.0) h = 1.0 / tot;
     *loc = mu0;
-    if (c->kind == DT_LINEAR &&
-        (c->kappa == 0.0 ? st[DT_OFF_BB] > 0.0 : st[c->off_ginv] > 0.0)) {
-        regressors(x, c, z);
-        for (j = 0; j < p; j++) dx[j] = z[j] - st[c->off_xbar + j];
-        quad = 0.0;
-        lin = 0.0;
-        for (i = 0; i < p; i++) {
-            t = 0.0;
-            for (j = 0; j < p; j++) t = t + st[c->off_ginv + i * p + j] * dx[j];
-            quad = quad + dx[i] * t;
-            lin = lin + dx[i] * st[c->off_beta + i];
-        }
-        /* G^-1 is positive semi-definite: only rounding makes quad < 0 ([DT-SPEC §3.2]) */
-        if (quad < 0.0) quad = 0.0;
+    if (dt_linear_in_use(st, c)) {
+        dt_linear_terms(st, c, x, &quad, &lin, work);
         h = h + quad;
         /* else beta = 0 (slope prior, b = 0): mu0 even if x - xbar overflows */
         if (st[DT_OFF_BB] > 0.0) *loc = mu0 + lin;

@@ -38,6 +38,17 @@ static void free_scratch(dt_model *m)
     alloc_free(m->ret.rect);
     alloc_free(m->ret.abuf);
     alloc_free(m->ret.areg);
+    alloc_free(m->pred.tab);
+    alloc_free(m->pred.loc);
+    dt_forest_free(&m->pred.f);
+    alloc_free(m->alcc.preps);
+    alloc_free(m->alcc.regs);
+    alloc_free(m->alcc.sets);
+    alloc_free(m->alcc.vals);
+    alloc_free(m->alcc.box);
+    alloc_free(m->alcc.keys);
+    alloc_free(m->alcc.off);
+    dt_forest_free(&m->alcc.f);
 }
 
 void dt_model_free(dt_model *m)
@@ -347,11 +358,26 @@ int dt_model_regression(const dt_model *m, const double *x, double *out)
     return dt_model_summaries(m, x, 1, out);
 }
 
+/* batches of at least DT_RECORD_ROWS rows (or any batch once the records are built) use
+ * the per-set records of dt_model_predict_prepare ([DT-SPEC §8.4]); shorter ones, such as
+ * the one-row calls between learned rows, take the per-particle path, whose cost does not
+ * grow with the number of sets. Both give the same doubles; a failed allocation of the
+ * records falls back to the per-particle path. */
+enum { DT_RECORD_ROWS = 16 };
+
+static int use_records(const dt_model *m, int64_t n)
+{
+    dt_model *mm = (dt_model *)m;
+    if (!m->pred.ok && n < DT_RECORD_ROWS) return 0;
+    return dt_model_predict_prepare(mm) == ST_OK;
+}
+
 int dt_model_means(const dt_model *m, const double *X, int64_t n, double *out)
 {
     int64_t r;
     if (m->txn.lost) return ST_ESTATE;
     if (m->cfg.kind == DT_CLASS) return ST_ESTATE;
+    if (use_records(m, n) && dt_model_means_rows(m, X, n, out) == ST_OK) return ST_OK;
     for (r = 0; r < n; r++)
         out[r] = dt_regression_mean((dt_model *)m, X + r * m->par.d);
     return ST_OK;
@@ -369,6 +395,7 @@ int dt_model_summaries(const dt_model *m, const double *X, int64_t n, double *ou
     int64_t r;
     if (m->txn.lost) return ST_ESTATE;
     if (m->cfg.kind == DT_CLASS) return ST_ESTATE;
+    if (use_records(m, n) && dt_model_summaries_rows(m, X, n, out) == ST_OK) return ST_OK;
     for (r = 0; r < n; r++)
         dt_regression_summaries((dt_model *)m, X + r * m->par.d, out + 5 * r);
     return ST_OK;
@@ -380,6 +407,8 @@ int dt_model_classes(const dt_model *m, const double *X, int64_t n, double *prob
     int64_t r;
     if (m->txn.lost) return ST_ESTATE;
     if (m->cfg.kind != DT_CLASS) return ST_ESTATE;
+    if (use_records(m, n) && dt_model_classes_rows(m, X, n, probs, entropy) == ST_OK)
+        return ST_OK;
     for (r = 0; r < n; r++)
         dt_class_summaries((dt_model *)m, X + r * m->par.d, probs + r * m->cfg.n_classes,
                            entropy + r);
@@ -523,6 +552,8 @@ int dt_model_import(dt_model *m, const double *X, const double *y, int64_t n, do
     }
     m->store.n = n;
     m->lml = lml;
+    m->pred.ok = 0;
+    m->alcc.ok = 0;
     for (i = 0; i < m->par.n_particles; i++) {
         t = &m->pf.parts[i];
         dt_particle_release_sets(m, t);

@@ -287,3 +287,301 @@ void dt_class_summaries(dt_model *m, const double *x, double *probs, double *ent
     for (k = 0; k < m->cfg.n_classes; k++) probs[k] = probs[k] / n;
     *entropy = ent / n;
 }
+
+/* ---- batch predictions by per-set records ([DT-SPEC §8.4]) ----
+ * Every leaf holding a point set has the same statistics, so the row-independent part of
+ * its predictive is one record per set, computed once (dt_model_predict_prepare) and read
+ * by every row and every particle whose leaf holds the set; the rows descend the forest of
+ * dt_forest_build (equal subtrees of the particles' trees stored once, in cache for the
+ * whole call), each node resolved once per row. Each row's sums run over the particles in
+ * index order: the same operations, in the same order, on the same doubles as
+ * dt_regression_summaries, dt_regression_mean and dt_class_summaries.
+ * Regression record (DT_PR_W doubles): [0] mu0, [1] Q, [2] df, [3] h0 = delta/(n + nu),
+ * [4] T^-1_df(0.05) (proper leaves), [5] flags (DT_PR_*), then the particle's terms of the
+ * summaries (summary_terms) when they do not depend on the row (no linear terms).
+ * Class record (C + 1 doubles): p(k) for each class, then the leaf entropy. */
+enum { DT_PR_PROPER = 1, DT_PR_LINEAR = 2, DT_PR_SLOPE = 4 };
+enum { DT_PR_W = 12, DT_PR_TERMS = 6 };
+
+/* the particle's terms of the summaries from its location loc and leverage h:
+ * terms = (loc, var term, q05 term, q95 term, df, kind); kind 0 adds every term, kind 1
+ * (df <= 2) makes the variance infinite, kind 2 (improper) the variance and quantiles */
+static void summary_terms(const double *rec, double loc, double h, double *terms)
+{
+    double q = rec[1], df = rec[2], scale;
+    terms[0] = loc;
+    terms[4] = df;
+    if (!((int)rec[5] & DT_PR_PROPER)) {
+        terms[5] = 2.0;
+        return;
+    }
+    scale = sqrt(q * (1.0 + h) / df);
+    terms[5] = df > 2.0 ? 0.0 : 1.0;
+    if (df > 2.0) terms[1] = scale * scale * df / (df - 2.0);
+    terms[2] = loc + scale * rec[4];
+    terms[3] = loc - scale * rec[4];
+}
+
+/* the sums of dt_regression_summaries: acc = (s_mu, s_mu2, s_var, s_q1, s_q2, s_df) */
+static void add_terms(double *acc, const double *terms)
+{
+    double loc = terms[0];
+    acc[0] = acc[0] + loc;
+    acc[1] = acc[1] + loc * loc;
+    acc[5] = acc[5] + terms[4];
+    if (terms[5] == 2.0) {
+        acc[2] = INFINITY;
+        acc[3] = -INFINITY;
+        acc[4] = INFINITY;
+        return;
+    }
+    if (terms[5] == 0.0)
+        acc[2] = acc[2] + terms[1];
+    else
+        acc[2] = INFINITY;
+    acc[3] = acc[3] + terms[2];
+    acc[4] = acc[4] + terms[3];
+}
+
+/* the record of a regression leaf with statistics st (see above) */
+static void regression_record(dt_model *m, const double *st, double *rec)
+{
+    double mu0, q, qp, df, dm, tot = st[DT_OFF_N] + st[DT_OFF_NU], h = 0.0;
+    int flags = 0;
+    dt_regression_summary(st, &m->cfg, &mu0, &q, &qp, &df, &dm);
+    if (m->cfg.delta == 1 && tot > 0.0) h = 1.0 / tot;
+    if (dt_linear_in_use(st, &m->cfg)) {
+        flags |= DT_PR_LINEAR;
+        if (st[DT_OFF_BB] > 0.0) flags |= DT_PR_SLOPE;
+    }
+    rec[4] = 0.0;
+    if (q > 0.0 && df > 0.0) {
+        flags |= DT_PR_PROPER;
+        rec[4] = student_t05(m, df);
+    }
+    rec[0] = mu0;
+    rec[1] = q;
+    rec[2] = df;
+    rec[3] = h;
+    rec[5] = (double)flags;
+    if (!(flags & DT_PR_LINEAR)) summary_terms(rec, mu0, h, rec + DT_PR_W - DT_PR_TERMS);
+}
+
+/* room for the records of n sets */
+static int reserve_records(dt_model *m, int32_t n, int w)
+{
+    int64_t need = (int64_t)w * (n > 0 ? n : 1);
+    double *t;
+    if (need <= m->pred.cap) return ST_OK;
+    t = alloc_realloc(m->pred.tab, sizeof(double) * (size_t)need);
+    if (!t) return ST_ENOMEM;
+    m->pred.tab = t;
+    t = alloc_realloc(m->pred.loc, sizeof(double) * (size_t)(n > 0 ? n : 1));
+    if (!t) return ST_ENOMEM;
+    m->pred.loc = t;
+    m->pred.cap = need;
+    return ST_OK;
+}
+
+int dt_model_predict_prepare(dt_model *m)
+{
+    int32_t s, n = m->pool.n_sets;
+    int k, w = m->cfg.kind == DT_CLASS ? m->cfg.n_classes + 1 : DT_PR_W;
+    double *rec;
+    const double *st;
+    if (m->txn.lost) return ST_ESTATE;
+    if (m->pred.ok) return ST_OK;
+    if (reserve_records(m, n, w) != ST_OK || dt_forest_build(m, &m->pred.f, NULL, NULL, 0) != ST_OK)
+        return ST_ENOMEM;
+    for (s = 0; s < n; s++) {
+        if (m->pool.refs[s] <= 0) continue; /* a free slot: no leaf holds it */
+        st = m->pool.set_stats + (int64_t)s * m->cfg.sw;
+        rec = m->pred.tab + (int64_t)s * w;
+        if (m->cfg.kind != DT_CLASS) {
+            regression_record(m, st, rec);
+            m->pred.loc[s] = rec[0];
+            continue;
+        }
+        rec[m->cfg.n_classes] = dt_leaf_entropy(st, &m->cfg);
+        for (k = 0; k < m->cfg.n_classes; k++) rec[k] = dt_class_probability(st, &m->cfg, k);
+    }
+    m->pred.width = w;
+    m->pred.n_sets = n;
+    m->pred.ok = 1;
+    return ST_OK;
+}
+
+/* the scratch of one *_rows call (its own: calls on disjoint rows may run at once):
+ * the stamps and sets of the forest's nodes for the current row (dt_forest_set), a path,
+ * and per set a stamp and the row's values that depend on the row (linear leaves) */
+typedef struct {
+    int32_t *stamp, *memo, *path, *sstamp;
+    double *sval, *work;
+} rows_scratch;
+
+static void scratch_free(rows_scratch *w)
+{
+    alloc_free(w->stamp);
+    alloc_free(w->memo);
+    alloc_free(w->path);
+    alloc_free(w->sstamp);
+    alloc_free(w->sval);
+    alloc_free(w->work);
+}
+
+/* ST_OK, or ST_ESTATE if the records are not current for a prediction of this kind
+ * (class or not), or ST_ENOMEM if the scratch cannot be allocated */
+static int scratch_new(const dt_model *m, int want_class, rows_scratch *w)
+{
+    int32_t k, nd = m->pred.f.n_dag > 0 ? m->pred.f.n_dag : 1;
+    int32_t ns = m->pred.n_sets > 0 ? m->pred.n_sets : 1;
+    *w = (rows_scratch){NULL, NULL, NULL, NULL, NULL, NULL};
+    if (m->txn.lost || (m->cfg.kind == DT_CLASS) != want_class || !m->pred.ok)
+        return ST_ESTATE;
+    w->stamp = alloc_malloc(sizeof(int32_t) * (size_t)nd);
+    w->memo = alloc_malloc(sizeof(int32_t) * (size_t)nd);
+    w->path = alloc_malloc(sizeof(int32_t) * (size_t)(m->pred.f.max_depth + 1));
+    w->sstamp = alloc_malloc(sizeof(int32_t) * (size_t)ns);
+    w->sval = alloc_malloc(sizeof(double) * DT_PR_TERMS * (size_t)ns);
+    w->work = alloc_malloc(sizeof(double) * (size_t)(2 * m->cfg.p + 2));
+    if (!w->stamp || !w->memo || !w->path || !w->sstamp || !w->sval || !w->work) {
+        scratch_free(w);
+        return ST_ENOMEM;
+    }
+    for (k = 0; k < nd; k++) w->stamp[k] = -1;
+    for (k = 0; k < ns; k++) w->sstamp[k] = -1;
+    return ST_OK;
+}
+
+/* the stamp of row r: distinct for 2^30 rows, then every stamp is cleared */
+static int32_t row_tag(const dt_model *m, rows_scratch *w, int64_t r)
+{
+    int32_t k, tag = (int32_t)(r % 1073741824);
+    if (tag == 0 && r > 0) {
+        for (k = 0; k < m->pred.f.n_dag; k++) w->stamp[k] = -1;
+        for (k = 0; k < m->pred.n_sets; k++) w->sstamp[k] = -1;
+    }
+    return tag;
+}
+
+/* the point set of the leaf of x in particle i */
+static int32_t leaf_set(const dt_model *m, int32_t i, const double *x, int32_t tag,
+                        rows_scratch *w)
+{
+    return dt_forest_set(m->pred.f.dag, m->pred.f.roots[i], x, tag, w->stamp, w->memo, w->path);
+}
+
+/* the location of the leaf holding set at x (that of dt_regression_predictive), computed
+ * once per row and set */
+static double set_loc(const dt_model *m, int32_t set, const double *x, int32_t tag,
+                      rows_scratch *w)
+{
+    const double *rec = m->pred.tab + (int64_t)set * DT_PR_W;
+    if (!((int)rec[5] & DT_PR_SLOPE)) return rec[0];
+    if (w->sstamp[set] != tag) {
+        w->sval[set] = rec[0] + dt_linear_slope_term(
+            m->pool.set_stats + (int64_t)set * m->cfg.sw, &m->cfg, x);
+        w->sstamp[set] = tag;
+    }
+    return w->sval[set];
+}
+
+int dt_model_means_rows(const dt_model *m, const double *X, int64_t n, double *out)
+{
+    int32_t N = m->par.n_particles, d = m->par.d, i, tag;
+    int64_t r;
+    double acc;
+    const double *x;
+    rows_scratch w;
+    int rc = scratch_new(m, 0, &w);
+    if (rc != ST_OK) return rc;
+    for (r = 0; r < n; r++) {
+        x = X + r * d;
+        tag = row_tag(m, &w, r);
+        acc = 0.0;
+        if (m->cfg.kind == DT_CONSTANT)
+            for (i = 0; i < N; i++) acc = acc + m->pred.loc[leaf_set(m, i, x, tag, &w)];
+        else
+            for (i = 0; i < N; i++) acc = acc + set_loc(m, leaf_set(m, i, x, tag, &w), x, tag, &w);
+        out[r] = acc / (double)N;
+    }
+    scratch_free(&w);
+    return ST_OK;
+}
+
+/* the terms of the summaries of the leaf holding set at row x: from its record, or (linear
+ * terms in use) computed once per row and set */
+static const double *row_terms(const dt_model *m, int32_t set, const double *x, int32_t tag,
+                               rows_scratch *w)
+{
+    const double *rec = m->pred.tab + (int64_t)set * DT_PR_W, *st;
+    double *terms = w->sval + (int64_t)set * DT_PR_TERMS, quad, lin, loc;
+    if (!((int)rec[5] & DT_PR_LINEAR)) return rec + DT_PR_W - DT_PR_TERMS;
+    if (w->sstamp[set] == tag) return terms;
+    st = m->pool.set_stats + (int64_t)set * m->cfg.sw;
+    dt_linear_terms(st, &m->cfg, x, &quad, &lin, w->work);
+    loc = (int)rec[5] & DT_PR_SLOPE ? rec[0] + lin : rec[0];
+    summary_terms(rec, loc, rec[3] + quad, terms);
+    w->sstamp[set] = tag;
+    return terms;
+}
+
+int dt_model_summaries_rows(const dt_model *m, const double *X, int64_t n, double *out)
+{
+    int32_t N = m->par.n_particles, d = m->par.d, i, tag;
+    int64_t r;
+    double acc[6], nn = (double)N, mean, vmean;
+    const double *x;
+    rows_scratch w;
+    int k, rc = scratch_new(m, 0, &w);
+    if (rc != ST_OK) return rc;
+    for (r = 0; r < n; r++) {
+        x = X + r * d;
+        tag = row_tag(m, &w, r);
+        for (k = 0; k < 6; k++) acc[k] = 0.0;
+        for (i = 0; i < N; i++)
+            add_terms(acc, row_terms(m, leaf_set(m, i, x, tag, &w), x, tag, &w));
+        mean = acc[0] / nn;
+        vmean = acc[1] / nn - mean * mean;
+        if (vmean < 0.0) vmean = 0.0;
+        out[5 * r] = mean;
+        out[5 * r + 1] = acc[2] / nn + vmean;
+        out[5 * r + 2] = acc[3] / nn;
+        out[5 * r + 3] = acc[4] / nn;
+        out[5 * r + 4] = acc[5] / nn;
+    }
+    scratch_free(&w);
+    return ST_OK;
+}
+
+int dt_model_classes_rows(const dt_model *m, const double *X, int64_t n, double *probs,
+                          double *entropy)
+{
+    int32_t N = m->par.n_particles, d = m->par.d, i, tag;
+    int C = m->cfg.n_classes, k;
+    int64_t r;
+    const double *rec, *x;
+    double *acc;
+    rows_scratch w;
+    int rc = scratch_new(m, 1, &w);
+    if (rc != ST_OK) return rc;
+    acc = alloc_malloc(sizeof(double) * (size_t)(C + 1));
+    if (!acc) {
+        scratch_free(&w);
+        return ST_ENOMEM;
+    }
+    for (r = 0; r < n; r++) {
+        x = X + r * d;
+        tag = row_tag(m, &w, r);
+        for (k = 0; k <= C; k++) acc[k] = 0.0;
+        for (i = 0; i < N; i++) {
+            rec = m->pred.tab + (int64_t)leaf_set(m, i, x, tag, &w) * (C + 1);
+            for (k = 0; k <= C; k++) acc[k] = acc[k] + rec[k];
+        }
+        for (k = 0; k < C; k++) probs[r * C + k] = acc[k] / (double)N;
+        entropy[r] = acc[C] / (double)N;
+    }
+    alloc_free(acc);
+    scratch_free(&w);
+    return ST_OK;
+}

@@ -121,6 +121,8 @@ int64_t dt_log_bound(const dt_model *m, const dt_particle *t, int with_points)
 void dt_txn_begin(dt_model *m)
 {
     int32_t s;
+    m->pred.ok = 0; /* the transaction may change any set: the cached records go stale */
+    m->alcc.ok = 0;
     if (m->txn.txn_id >= 2147483600) { /* stamps wrap: forget the old ones */
         for (s = 0; s < m->pool.cap_sets; s++) {
             m->pool.sets[s].txn_st = 0;

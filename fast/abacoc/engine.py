@@ -8,6 +8,8 @@ and evaluation loops run in C (``ab_model_partial_fit``, ``ab_model_predict``,
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from typing import Any, ClassVar
 
 import numpy as np
@@ -20,6 +22,7 @@ from reference.abacoc.engine import Prequential
 from reference.abacoc.params import ABACOCParams
 from reference.batches import chunk_rows, chunks
 from reference.interrupt import Interruptible
+from reference.parallel import effective_jobs, row_chunks, run_chunks
 from reference.rng import MASK
 
 __all__ = ["CABACOCEngine", "PIECE_ROWS"]
@@ -41,6 +44,10 @@ class _ModelRng(Rng):
 def _i64(values: Any) -> Any:
     """A private C-contiguous int64 copy (the C reads it with the GIL released)."""
     return np.array(values, dtype=np.int64, order="C", copy=True)
+
+
+CHUNK_ROWS = 5_000
+"""Rows per C call when a piece is split over threads (:mod:`reference.parallel`)."""
 
 
 def _spans(X: np.ndarray) -> Any:
@@ -146,8 +153,39 @@ class CABACOCEngine:
             check(rc, "ab_model_predict_proba")
         return ffi.unpack(out, n)  # type: ignore[no-any-return]
 
-    def predict_rows(self, X: np.ndarray) -> np.ndarray:
+    def _split(self, X: np.ndarray, jobs: int,
+               call: Callable[[Any, int, int, Any], int], what: str) -> None:
+        """``call(rows, n, work, start)`` on contiguous chunks of each piece of ``X`` over
+        ``jobs`` threads (read-only C calls, :mod:`reference.parallel`), then the search
+        work they counted added to the model once (sums: the same totals as one thread)."""
+        works: list[np.ndarray] = []
+
+        def chunk(a: int, b: int) -> None:
+            work = np.zeros(2, dtype=np.int64)
+            works.append(work)
+            check(call(piece_doubles(X, a, b), b - a, ffi.from_buffer("int64_t[]", work), a),
+                  what)
+
+        try:
+            with Interruptible() as guard:
+                for start, stop in _spans(X):
+                    run_chunks([functools.partial(chunk, start + a, start + b)
+                                for a, b in row_chunks(stop - start, jobs, CHUNK_ROWS)], jobs)
+                    guard.check()
+        finally:
+            total = np.sum(works, axis=0, dtype=np.int64) if works else np.zeros(2, np.int64)
+            check(lib.ab_model_add_search_work(self._h, ffi.from_buffer("int64_t[]", total)),
+                  what)
+
+    def predict_rows(self, X: np.ndarray, n_jobs: int | None = None) -> np.ndarray:
         out = np.empty(X.shape[0], dtype=np.int64)
+        jobs = effective_jobs(n_jobs)
+        if jobs > 1 and X.shape[0] > 1 and not self._h.par.randomized:
+            h = self._h
+            self._split(X, jobs, lambda rows, n, work, a: lib.ab_model_predict_rows(
+                h, rows, n, ffi.from_buffer("int64_t[]", out[a:a + n]), work),
+                "ab_model_predict")
+            return out
         with Interruptible() as guard:
             for start, stop in _spans(X):
                 check(
@@ -160,10 +198,17 @@ class CABACOCEngine:
                 guard.check()
         return out
 
-    def proba_rows(self, X: np.ndarray, n_classes: int) -> np.ndarray:
+    def proba_rows(self, X: np.ndarray, n_classes: int,
+                   n_jobs: int | None = None) -> np.ndarray:
         n = int(self._h.n_classes)
         out = np.zeros((X.shape[0], n))
         if n == 0:
+            return out
+        jobs = effective_jobs(n_jobs)
+        if jobs > 1 and X.shape[0] > 1:
+            h = self._h
+            self._split(X, jobs, lambda rows, m, work, a: lib.ab_model_predict_proba_rows(
+                h, rows, m, view_doubles(out[a:a + m]), work), "ab_model_predict_proba")
             return out
         with Interruptible() as guard:
             for start, stop in _spans(X):

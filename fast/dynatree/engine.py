@@ -8,6 +8,7 @@ offers the lean one-row hooks (``*_raw``, see :mod:`fast._rows`).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any, ClassVar
 
@@ -21,10 +22,15 @@ from reference.dynatree.engine import Box, RegressionSummary, leaf_config
 from reference.dynatree.leaf_models import CLASS, CONSTANT, LeafConfig
 from reference.dynatree.params import RETIREMENTS, DynamicTreeParams
 from reference.interrupt import Interruptible, pieces
+from reference.parallel import effective_jobs, row_chunks, run_chunks
 from reference.rng import MASK
 from reference.state import StateFormatError
 
 __all__ = ["CDynamicTreeEngine"]
+
+CHUNK_WORK = 2_000_000
+"""Particle-rows per C call of a batch split over threads (about 10-30 ms with 1,000
+particles), so that Ctrl-C waits for short calls only (:mod:`reference.parallel`)."""
 
 
 def _block_to_list(block: Sequence[float], cfg: LeafConfig) -> list[float | int]:
@@ -155,22 +161,60 @@ class CDynamicTreeEngine:
             raise
         return out.tolist()
 
-    def means_array(self, X: np.ndarray, out: np.ndarray) -> None:
-        check(lib.dt_model_means(self._m, view_doubles(X), X.shape[0], view_doubles(out)),
-              "predict")
+    def _split_rows(self, n: int, n_jobs: int | None,
+                    call: Callable[[int, int], int], what: str, prepare: bool = True) -> bool:
+        """Run ``call(start, stop)`` (a ``dt_model_*_rows`` call returning its status) on
+        contiguous chunks of ``n`` rows over ``n_jobs`` threads, after building the
+        per-set records on this thread (``prepare``, [DT-SPEC §8.4]); False (nothing run)
+        for one thread or one row."""
+        jobs = effective_jobs(n_jobs)
+        if jobs == 1 or n < 2:
+            return False
+        if prepare:
+            check(lib.dt_model_predict_prepare(self._m), what)
+        size = max(1, CHUNK_WORK // self._params.n_particles)
 
-    def summaries_array(self, X: np.ndarray, out: np.ndarray) -> None:
-        check(lib.dt_model_summaries(self._m, view_doubles(X), X.shape[0], view_doubles(out)),
-              "predict")
+        def rows(a: int, b: int) -> None:
+            check(call(a, b), what)
 
-    def classify_array(self, X: np.ndarray, probs: np.ndarray, entropy: np.ndarray) -> None:
-        check(lib.dt_model_classes(self._m, view_doubles(X), X.shape[0], view_doubles(probs),
-                                   view_doubles(entropy)), "predict")
+        run_chunks([functools.partial(rows, a, b) for a, b in row_chunks(n, jobs, size)], jobs)
+        return True
 
-    def alc_array(self, X: np.ndarray, box: Box, out: np.ndarray) -> None:
+    def means_array(self, X: np.ndarray, out: np.ndarray, n_jobs: int | None = None) -> None:
+        m = self._m
+        if not self._split_rows(X.shape[0], n_jobs, lambda a, b: lib.dt_model_means_rows(
+                m, view_doubles(X[a:b]), b - a, view_doubles(out[a:b])), "predict"):
+            check(lib.dt_model_means(m, view_doubles(X), X.shape[0], view_doubles(out)),
+                  "predict")
+
+    def summaries_array(self, X: np.ndarray, out: np.ndarray,
+                        n_jobs: int | None = None) -> None:
+        m = self._m
+        if not self._split_rows(X.shape[0], n_jobs, lambda a, b: lib.dt_model_summaries_rows(
+                m, view_doubles(X[a:b]), b - a, view_doubles(out[a:b])), "predict"):
+            check(lib.dt_model_summaries(m, view_doubles(X), X.shape[0], view_doubles(out)),
+                  "predict")
+
+    def classify_array(self, X: np.ndarray, probs: np.ndarray, entropy: np.ndarray,
+                       n_jobs: int | None = None) -> None:
+        m = self._m
+        if not self._split_rows(X.shape[0], n_jobs, lambda a, b: lib.dt_model_classes_rows(
+                m, view_doubles(X[a:b]), b - a, view_doubles(probs[a:b]),
+                view_doubles(entropy[a:b])), "predict"):
+            check(lib.dt_model_classes(m, view_doubles(X), X.shape[0], view_doubles(probs),
+                                       view_doubles(entropy)), "predict")
+
+    def alc_array(self, X: np.ndarray, box: Box, out: np.ndarray,
+                  n_jobs: int | None = None) -> None:
+        m = self._m
         flat = ffi.new("double[]", [v for pair in box for v in pair])
-        check(lib.dt_model_alc(self._m, view_doubles(X), X.shape[0], flat, view_doubles(out)),
-              "alc")
+        if effective_jobs(n_jobs) > 1 and X.shape[0] > 1:
+            check(lib.dt_model_alc_prepare(m, flat), "alc")
+            if self._split_rows(X.shape[0], n_jobs, lambda a, b: lib.dt_model_alc_rows(
+                    m, view_doubles(X[a:b]), b - a, flat, view_doubles(out[a:b])), "alc",
+                    prepare=False):
+                return
+        check(lib.dt_model_alc(m, view_doubles(X), X.shape[0], flat, view_doubles(out)), "alc")
 
     def discard(self) -> None:
         self._m = None

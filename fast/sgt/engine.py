@@ -9,6 +9,7 @@ hands them to the C trees (:meth:`CSGTEngine.train_gh`).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -20,6 +21,7 @@ from fast._rows import ST_ENOMEM, RowBuffer, address
 from fast.sgt.losses import BinaryCrossEntropy, PseudoHuber, SquaredError
 from reference.batches import chunk_rows, chunks
 from reference.interrupt import Interruptible
+from reference.parallel import effective_jobs, row_chunks, run_chunks
 from reference.sgt.columns import NODES_TAG, is_columns
 from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SOFTMAX, LOSS_SQUARED
 from reference.sgt.engine import Counter
@@ -31,6 +33,8 @@ __all__ = ["CSGTEngine", "PIECE_ROWS"]
 
 PIECE_ROWS = 50_000
 """Rows per call into C in the long loops (Ctrl-C is checked between calls)."""
+CHUNK_ROWS = 20_000
+"""Rows per C call when a piece is split over threads (:mod:`reference.parallel`)."""
 
 _CELL = np.dtype([("n", "<i8"), ("sum_g", "<f8"), ("sum_h", "<f8"), ("m_g", "<f8"),
                   ("m_h", "<f8"), ("c", "<f8")])
@@ -119,14 +123,31 @@ class CSGTEngine:
             check(rc, "sgt_model_raws")
         return ffi.unpack(out, self.n_trees)  # type: ignore[no-any-return]
 
-    def raws_many(self, arr: np.ndarray) -> np.ndarray:
-        """Raw scores of every row of a validated matrix, shape (n, n_trees)."""
+    def _reads_only(self) -> bool:
+        """True if ``sgt_model_raws_many`` only reads the model: always, except while the
+        warm-up predicts its Newton step (which caches the buffer's gradient sums)."""
+        m = self._m
+        return not (not m.q.frozen and m.p.warmup_newton and m.loss_kind != lib.SGT_LOSS_CUSTOM)
+
+    def raws_many(self, arr: np.ndarray, n_jobs: int | None = None) -> np.ndarray:
+        """Raw scores of every row of a validated matrix, shape (n, n_trees); with
+        ``n_jobs`` threads, each piece is split by rows over them (the same numbers,
+        :mod:`reference.parallel`)."""
         out = np.empty((arr.shape[0], self.n_trees))
+        jobs = effective_jobs(n_jobs) if self._reads_only() else 1
+        m = self._m
+
+        def rows(a: int, b: int) -> None:
+            check(lib.sgt_model_raws_many(m, piece_doubles(arr, a, b), b - a,
+                                          view_doubles(out[a:b])), "sgt_model_raws_many")
+
         with Interruptible() as guard:         # Ctrl-C between pieces of rows
             for start, stop in self._spans(arr):
-                check(lib.sgt_model_raws_many(self._m, piece_doubles(arr, start, stop),
-                                              stop - start, view_doubles(out[start:stop])),
-                      "sgt_model_raws_many")
+                if jobs == 1:
+                    rows(start, stop)
+                else:
+                    run_chunks([functools.partial(rows, start + a, start + b)
+                                for a, b in row_chunks(stop - start, jobs, CHUNK_ROWS)], jobs)
                 guard.check()
         return out
 

@@ -77,15 +77,18 @@ class ABACOCEngine(Protocol):
     def learn_row(self, row: list[float], k: int, n_classes: int) -> None:
         """Learn one row with class k."""
 
-    def predict_rows(self, X: np.ndarray) -> Sequence[int]:
+    def predict_rows(self, X: np.ndarray, n_jobs: int | None = None) -> Sequence[int]:
         """Nearest ball's prediction for each row: a class index, -1 to abstain (a list,
-        or an int64 array)."""
+        or an int64 array); split over ``n_jobs`` threads where the engine can
+        (deterministic modes, :mod:`reference.parallel`), the same values."""
 
     def predict_row(self, row: list[float]) -> int:
         """:meth:`predict_rows` of one row (randomized BASE draws one uniform)."""
 
-    def proba_rows(self, X: np.ndarray, n_classes: int) -> np.ndarray:
-        """Class frequencies n(k)/n of each row's nearest ball (zeros without a ball)."""
+    def proba_rows(self, X: np.ndarray, n_classes: int,
+                   n_jobs: int | None = None) -> np.ndarray:
+        """Class frequencies n(k)/n of each row's nearest ball (zeros without a ball);
+        split over ``n_jobs`` threads where the engine can, the same values."""
 
     def proba_row(self, row: list[float], n_classes: int) -> list[float]:
         """:meth:`proba_rows` of one row."""
@@ -162,13 +165,16 @@ class PythonABACOCEngine:
     def learn_row(self, row: list[float], k: int, n_classes: int) -> None:
         self.learn_rows(np.asarray([row], dtype=np.float64), [k], n_classes)
 
-    def predict_rows(self, X: np.ndarray) -> list[int]:
+    def predict_rows(self, X: np.ndarray, n_jobs: int | None = None) -> list[int]:
+        del n_jobs                      # the reference computes on one thread
         return [predict_index(self.cover, row) for row in X.tolist()]
 
     def predict_row(self, row: list[float]) -> int:
         return self.predict_rows(np.asarray([row], dtype=np.float64))[0]
 
-    def proba_rows(self, X: np.ndarray, n_classes: int) -> np.ndarray:
+    def proba_rows(self, X: np.ndarray, n_classes: int,
+                   n_jobs: int | None = None) -> np.ndarray:
+        del n_jobs                      # the reference computes on one thread
         out = np.zeros((X.shape[0], n_classes))
         for i, row in enumerate(X.tolist()):
             probs = class_distribution(self.cover, row)

@@ -322,7 +322,7 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
     def predict(self, X: Any) -> np.ndarray:
         """Predicted labels of the rows of ``X`` (an object array if the model abstains)."""
         arr = self._batch(X)
-        predicted = self._engine.predict_rows(arr)
+        predicted = self._engine.predict_rows(arr, self._n_jobs)
         if self._engine_class.array_batches:
             indices = np.asarray(predicted, dtype=np.int64)
             if indices.min() >= 0 and all(
@@ -371,7 +371,7 @@ class ABACOCFacade(ClassifierEstimatorMixin, VersionedState):
     def predict_proba(self, X: Any) -> np.ndarray:
         """Rows of class frequencies, columns in ``classes_`` order (zeros with no ball)."""
         arr = self._batch(X)
-        out: np.ndarray = self._engine.proba_rows(arr, len(self.classes_))
+        out: np.ndarray = self._engine.proba_rows(arr, len(self.classes_), self._n_jobs)
         return out
 
     # -- evaluation [DOC15, Alg. 5] ----------------------------------------------------------

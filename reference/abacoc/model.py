@@ -82,6 +82,14 @@ class ABACOCClassifier(ABACOCFacade):
     seed : int, default 1
         Seed of the model generator (randomized BASE predictions, FIX deletions).
 
+    n_jobs : int or None, default None
+        Threads of the batch predictions (``predict``, ``predict_proba``, ``score``) in the
+        ``fast`` backend: ``None`` or ``1`` one, ``k`` k, ``-1`` one per core; the results
+        (and the search statistics the model keeps for ``search="auto"``) are identical
+        for every value. Randomized BASE's ``predict`` draws from the model's generator
+        row after row, so it runs on one thread. An execution setting, not part of the
+        model: ``set_params(n_jobs=...)`` keeps a fitted model, and model files do not
+        store it. The ``reference`` backend computes on one thread.
     Attributes
     ----------
     classes_ : list
@@ -132,7 +140,9 @@ class ABACOCClassifier(ABACOCFacade):
         search_threshold: int = 256,
         leaf_size: int = 16,
         seed: int = 1,
+        n_jobs: int | None = None,
     ) -> None:
+        self.n_jobs = n_jobs
         params = ABACOCParams(
             variant=variant, budget=budget, d=d, C=C, mode=mode, labels=labels,
             metric=metric, p=p, search=search, search_threshold=search_threshold,

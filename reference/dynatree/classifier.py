@@ -66,6 +66,13 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
         keeps every step, as dynaTree does (opt-in: it grows with the stream).
         ``log_marginal_likelihood_`` sums every step either way.
 
+    n_jobs : int or None, default None
+        Threads of the batch predictions (``predict``, ``predict_dist``, ``predict_proba``,
+        ``alc``, ``score``) in the ``fast`` backend: ``None`` or ``1`` one, ``k`` k, ``-1``
+        one per core; the results are identical for every value ([DT-SPEC §8.4]). An
+        execution setting, not part of the model: ``set_params(n_jobs=...)`` keeps a fitted
+        model, and model files do not store it. The ``reference`` backend computes on one
+        thread.
     Examples
     --------
     >>> from reference import DynamicTreeClassifier
@@ -81,7 +88,8 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
                  alpha: float = 0.95, beta: float = 2.0, min_leaf: int | None = None,
                  nstart: int | None = None, seed: int = 0, active_size: int | None = None,
                  retirement: str = "random", lam: float = 1.0,
-                 lpred_window: int | None = 10_000) -> None:
+                 lpred_window: int | None = 10_000, n_jobs: int | None = None) -> None:
+        self.n_jobs = n_jobs
         self._params = DynamicTreeParams(
             leaf="class", n_particles=n_particles, alpha=alpha, beta=beta,
             min_leaf=min_leaf, nstart=nstart, seed=seed, active_size=active_size,
@@ -358,7 +366,7 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
         def fill(rows: np.ndarray, start: int, stop: int) -> None:
             block = probs[start:stop] if keep_probs else np.empty((stop - start, c))
             entropy = second[start:stop] if keep_entropy else np.empty(stop - start)
-            engine.classify_array(rows, block, entropy)
+            engine.classify_array(rows, block, entropy, self._n_jobs)
             if not keep_entropy:
                 second[start:stop] = np.argmax(block, axis=1)
 

@@ -174,17 +174,21 @@ class ArrayRowEngine(DynamicTreeEngine, Protocol):
     def learn_array(self, X: np.ndarray, targets: np.ndarray) -> list[float]:
         """:meth:`learn` of the rows of ``X`` and the float64 ``targets``."""
 
-    def means_array(self, X: np.ndarray, out: np.ndarray) -> None:
-        """:meth:`means` of the rows of ``X``, written to ``out`` (``n`` values)."""
+    def means_array(self, X: np.ndarray, out: np.ndarray, n_jobs: int | None = None) -> None:
+        """:meth:`means` of the rows of ``X``, written to ``out`` (``n`` values), split by
+        rows over ``n_jobs`` threads (:mod:`reference.parallel`)."""
 
-    def summaries_array(self, X: np.ndarray, out: np.ndarray) -> None:
+    def summaries_array(self, X: np.ndarray, out: np.ndarray,
+                        n_jobs: int | None = None) -> None:
         """:meth:`summaries` of the rows of ``X``, written to ``out`` (``(n, 5)``)."""
 
-    def classify_array(self, X: np.ndarray, probs: np.ndarray, entropy: np.ndarray) -> None:
+    def classify_array(self, X: np.ndarray, probs: np.ndarray, entropy: np.ndarray,
+                       n_jobs: int | None = None) -> None:
         """:meth:`classify_rows` of the rows of ``X``, written to ``probs`` (``(n, C)``)
         and ``entropy`` (``n`` values)."""
 
-    def alc_array(self, X: np.ndarray, box: Box, out: np.ndarray) -> None:
+    def alc_array(self, X: np.ndarray, box: Box, out: np.ndarray,
+                  n_jobs: int | None = None) -> None:
         """:meth:`alc` of the rows of ``X`` over ``box``, written to ``out``."""
 
 

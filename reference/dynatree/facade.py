@@ -451,7 +451,8 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
         size = chunk_rows(d, engine.piece_work // self._params.n_particles)
         with Interruptible() as guard:          # Ctrl-C between chunks of rows
             for start, stop in chunks(n, size, X):
-                engine.alc_array(as_float64(X[start:stop]), box, out[start:stop])
+                engine.alc_array(as_float64(X[start:stop]), box, out[start:stop],
+                                 self._n_jobs)
                 guard.check()
         return out
 

@@ -79,6 +79,13 @@ class DynamicTreeRegressor(DynamicTreeFacade):
         small or near-collinear leaf extrapolates (on standardised inputs ``1.0`` is a
         reasonable start).
 
+    n_jobs : int or None, default None
+        Threads of the batch predictions (``predict``, ``predict_dist``, ``predict_proba``,
+        ``alc``, ``score``) in the ``fast`` backend: ``None`` or ``1`` one, ``k`` k, ``-1``
+        one per core; the results are identical for every value ([DT-SPEC §8.4]). An
+        execution setting, not part of the model: ``set_params(n_jobs=...)`` keeps a fitted
+        model, and model files do not store it. The ``reference`` backend computes on one
+        thread.
     Examples
     --------
     >>> from reference import DynamicTreeRegressor
@@ -90,7 +97,7 @@ class DynamicTreeRegressor(DynamicTreeFacade):
     1.0
     """
 
-    _params_added: dict[str, Any] = {"slope_prior": None}
+    _params_added: dict[str, Any] = {"slope_prior": None, "n_jobs": None}
     """Parameters added after model files existed, with the value that reproduces the
     older behaviour when a file lacks them (:func:`reference.persist.from_document`)."""
 
@@ -101,7 +108,8 @@ class DynamicTreeRegressor(DynamicTreeFacade):
                  retirement: str = "random", lam: float = 1.0,
                  rect: Sequence[tuple[float, float]] | None = None,
                  approx: bool = False, lpred_window: int | None = 10_000,
-                 slope_prior: float | None = None) -> None:
+                 slope_prior: float | None = None, n_jobs: int | None = None) -> None:
+        self.n_jobs = n_jobs
         if leaf not in ("constant", "linear"):
             raise ValueError(f"leaf must be 'constant' or 'linear', got {leaf!r}")
         self._params = DynamicTreeParams(
@@ -217,7 +225,7 @@ class DynamicTreeRegressor(DynamicTreeFacade):
             out = np.empty(X.shape[0], dtype=float)
             engine: ArrayRowEngine = self._engine  # type: ignore[assignment]
             self._predict_table(X, 1, lambda rows, start, stop:
-                                engine.means_array(rows, out[start:stop]))
+                                engine.means_array(rows, out[start:stop], self._n_jobs))
             return out
         rows = inputs.batch_rows(X, self._keys, self._d)
         if self._d is None:
@@ -238,7 +246,7 @@ class DynamicTreeRegressor(DynamicTreeFacade):
 
             def fill(rows: np.ndarray, start: int, stop: int) -> None:
                 block = np.empty((stop - start, 5), dtype=float)
-                engine.summaries_array(rows, block)
+                engine.summaries_array(rows, block, self._n_jobs)
                 for k, column in enumerate(columns):
                     column[start:stop] = block[:, k]
 

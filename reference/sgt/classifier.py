@@ -137,7 +137,9 @@ class SGTClassifier(_Classifier):
                  feature_ranges: Mapping[int, tuple[float, float]] | None = None,
                  nominal: Mapping[int, int] | None = None, max_depth: int | None = None,
                  warmup_trains: bool = True, test: str = "two-sided",
-                 warmup_prediction: str = "newton", quantization: str = "leaf") -> None:
+                 warmup_prediction: str = "newton", quantization: str = "leaf",
+                 n_jobs: int | None = None) -> None:
+        self.n_jobs = n_jobs
         self.classes = None if classes is None else list(classes)
         self.classes_ = None
         self._class_index: dict[Hashable, int] = {}
@@ -357,7 +359,8 @@ class SGTClassifier(_Classifier):
         if self._engine is not None and self._engine_class.array_batches:
             out = np.empty((arr.shape[0], len(self.classes_)))
             for start, stop in chunks(arr.shape[0], chunk_rows(arr.shape[1]), arr):
-                out[start:stop] = self._engine.probas(self._engine.raws_many(arr[start:stop]))
+                raws = self._engine.raws_many(arr[start:stop], self._n_jobs)
+                out[start:stop] = self._engine.probas(raws)
             return out
         return np.array([self._proba(self._raws(arr[i].tolist())) for i in range(arr.shape[0])])
 
@@ -366,4 +369,4 @@ class SGTClassifier(_Classifier):
         arr, _ = self._batch(X, first=False)
         if self._engine is None:
             return np.array([self.predict_one(arr[i].tolist()) for i in range(arr.shape[0])])
-        return self._labels(self._engine.raws_many(arr))
+        return self._labels(self._engine.raws_many(arr, self._n_jobs))

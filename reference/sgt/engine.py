@@ -72,8 +72,10 @@ class SGTEngine(Protocol):
     def raws(self, x: Sequence[float]) -> list[float]:
         """Raw score f_c(x) of every tree c; during the warm-up the warm-up scores (§5.7)."""
 
-    def raws_many(self, arr: np.ndarray) -> np.ndarray:
-        """:meth:`raws` of every row of a validated matrix, shape (n, n_trees)."""
+    def raws_many(self, arr: np.ndarray, n_jobs: int | None = None) -> np.ndarray:
+        """:meth:`raws` of every row of a validated matrix, shape (n, n_trees); ``n_jobs``
+        threads where the engine can share the rows (:mod:`reference.parallel`), the same
+        numbers."""
 
     def learn(self, rows: list[list[float]], target: float) -> None:
         """One item (a row, or a bag's rows) with a built-in loss: warm-up or one gradient
@@ -163,7 +165,8 @@ class PythonSGTEngine(SGTCore):
         """Trees in the committee."""
         return len(self.trees)
 
-    def raws_many(self, arr: np.ndarray) -> np.ndarray:
+    def raws_many(self, arr: np.ndarray, n_jobs: int | None = None) -> np.ndarray:
+        del n_jobs                      # the reference computes on one thread
         out = np.zeros((arr.shape[0], self.n_trees))
         for i in range(arr.shape[0]):
             out[i] = self.raws(arr[i].tolist())

@@ -89,7 +89,14 @@ _COMMON_DOC = """    delta : float, default 1e-7
         gives its children the parent's observed ranges, cut at the split point, so the
         bins follow the data in each region and through drift. ``"global"``: one range per
         feature, estimated on the warm-up and frozen, as in the paper [GPF19, §3.2]; with
-        the default ``warmup`` this is the paper's setting (1000 warm-up rows)."""
+        the default ``warmup`` this is the paper's setting (1000 warm-up rows).
+    n_jobs : int or None, default None
+        Threads of the batch predictions (``predict``, ``predict_proba``, ``score``) in the
+        ``fast`` backend once the warm-up is over: ``None`` or ``1`` one, ``k`` k, ``-1``
+        one per core; the results are identical for every value. An execution setting,
+        not part of the model: ``set_params(n_jobs=...)`` keeps a fitted model, and model
+        files do not store it. The ``reference`` backend computes on one thread, and so
+        does ``SGTMultiInstanceClassifier``, which predicts bag by bag."""
 
 
 
@@ -114,7 +121,8 @@ class SGTFacade(EstimatorMixin, VersionedState):
     """The engine built on the first accepted row (``fast`` sets ``CSGTEngine``)."""
     _labelled = False
     """True for the classifiers (their facade state holds ``classes``)."""
-    _params_added: dict[str, Any] = {"warmup_prediction": "zero", "quantization": "global"}
+    _params_added: dict[str, Any] = {"warmup_prediction": "zero", "quantization": "global",
+                                     "n_jobs": None}
     """Parameters added after model files existed, with the value that reproduces the
     older behaviour when a file lacks them (:func:`reference.persist.from_document`)."""
 

@@ -140,7 +140,7 @@ class _SingleTarget(SGTFacade):
         arr, _ = self._batch(X, first=False)
         if self._engine is None:
             return self._transfer_column(np.zeros((arr.shape[0], 1)))
-        return self._transfer_column(self._engine.raws_many(arr))
+        return self._transfer_column(self._engine.raws_many(arr, self._n_jobs))
 
 
 
@@ -173,7 +173,9 @@ class SGTRegressor(_SingleTarget):
                  feature_ranges: Mapping[int, tuple[float, float]] | None = None,
                  nominal: Mapping[int, int] | None = None, max_depth: int | None = None,
                  warmup_trains: bool = True, test: str = "two-sided",
-                 warmup_prediction: str = "newton", quantization: str = "leaf") -> None:
+                 warmup_prediction: str = "newton", quantization: str = "leaf",
+                 n_jobs: int | None = None) -> None:
+        self.n_jobs = n_jobs
         super().__init__(delta, grace_period, lam, gamma, bins, warmup, feature_ranges,
                          nominal, max_depth, warmup_trains, test, warmup_prediction,
                          quantization)
@@ -220,7 +222,9 @@ class SGT(_SingleTarget):
                  feature_ranges: Mapping[int, tuple[float, float]] | None = None,
                  nominal: Mapping[int, int] | None = None, max_depth: int | None = None,
                  warmup_trains: bool = True, test: str = "two-sided",
-                 warmup_prediction: str = "newton", quantization: str = "leaf") -> None:
+                 warmup_prediction: str = "newton", quantization: str = "leaf",
+                 n_jobs: int | None = None) -> None:
+        self.n_jobs = n_jobs
         effective = SquaredError() if loss is None else loss
         if not (callable(getattr(effective, "gradient_hessian", None))
                 and callable(getattr(effective, "transfer", None))):

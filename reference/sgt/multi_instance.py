@@ -58,7 +58,9 @@ class SGTMultiInstanceClassifier(_Classifier):
                  feature_ranges: Mapping[int, tuple[float, float]] | None = None,
                  nominal: Mapping[int, int] | None = None, max_depth: int | None = None,
                  warmup_trains: bool = True, test: str = "two-sided",
-                 warmup_prediction: str = "newton", quantization: str = "leaf") -> None:
+                 warmup_prediction: str = "newton", quantization: str = "leaf",
+                 n_jobs: int | None = None) -> None:
+        self.n_jobs = n_jobs
         if isinstance(epochs, bool) or not isinstance(epochs, (int, np.integer)) or epochs < 1:
             raise ValueError(f"epochs must be an int >= 1, got {epochs!r}")
         self.epochs = int(epochs)
