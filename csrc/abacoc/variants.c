@@ -201,6 +201,14 @@ int64_t ab_predict_index(ab_model *m, const double *x, const ab_found *found)
 }
 
 /* the nearest ball and its rho distance: the model's own search, or (s) a read-only one */
+/* p_s(k) = n(k)/n of the ball in slot, over all K classes [DOC15, Alg. 1] */
+static void slot_distribution(const ab_model *m, int64_t slot, double *out)
+{
+    double n = (double)ab_total_count(m, slot);
+    int64_t k;
+    for (k = 0; k < m->n_classes; k++) out[k] = (double)ab_count_of(m, slot, k) / n;
+}
+
 static int64_t nearest_with(const ab_model *m, ab_search *s, const double *x, double *delta)
 {
     double raw;
@@ -214,7 +222,7 @@ static int64_t nearest_with(const ab_model *m, ab_search *s, const double *x, do
 /* ab_class_distribution with a read-only search (s), or the model's own (s NULL) */
 void ab_class_distribution_with(const ab_model *m, ab_search *s, const double *x, double *out)
 {
-    double probability, n, delta;
+    double probability, delta;
     int64_t k, slot;
     if (m->par.randomized) { /* randomized_p's value, the same search */
         slot = nearest_with(m, s, x, &delta);
@@ -229,8 +237,7 @@ void ab_class_distribution_with(const ab_model *m, ab_search *s, const double *x
     if (m->balls.n_balls == 0) return;
     if (is_auto(m) && !m->vs.init_done) slot = 0;
     else slot = nearest_with(m, s, x, &delta);
-    n = (double)ab_total_count(m, slot);
-    for (k = 0; k < m->n_classes; k++) out[k] = (double)ab_count_of(m, slot, k) / n;
+    slot_distribution(m, slot, out);
 }
 
 /* ab_predict_index of a deterministic mode (no draw) with a read-only search */
@@ -245,7 +252,7 @@ int64_t ab_predict_index_with(const ab_model *m, ab_search *s, const double *x)
 void ab_class_distribution(ab_model *m, const double *x, double *out)
 {
     /* p_s(k) = n(k)/n over all K classes; zeros with no ball; [1-p, p] randomized */
-    double probability, n, delta;
+    double probability, delta;
     int64_t k, slot;
     if (m->par.randomized) {
         probability = randomized_p(m, x, NULL);
@@ -257,6 +264,5 @@ void ab_class_distribution(ab_model *m, const double *x, double *out)
     if (m->balls.n_balls == 0) return;
     if (is_auto(m) && !m->vs.init_done) slot = 0;
     else slot = ab_nearest_ball(m, x, &delta);
-    n = (double)ab_total_count(m, slot);
-    for (k = 0; k < m->n_classes; k++) out[k] = (double)ab_count_of(m, slot, k) / n;
+    slot_distribution(m, slot, out);
 }

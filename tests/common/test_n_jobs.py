@@ -19,8 +19,6 @@ Checked in both backends (the reference accepts ``n_jobs`` and computes on one t
 from __future__ import annotations
 
 import copy
-import gzip
-import json
 import os
 import pickle
 import signal
@@ -34,6 +32,7 @@ import pytest
 
 from conftest import REFERENCE, require_fast
 from reference.parallel import check_n_jobs, effective_jobs, row_chunks, run_chunks
+from reference.persist import read_document
 
 JOBS = (1, 2, 3, -1)
 
@@ -187,8 +186,7 @@ def test_pickles_keep_n_jobs_and_model_files_do_not_store_it(backend: str,
         assert clone(model).get_params()["n_jobs"] == jobs
         path = tmp_path / f"m{jobs}.dwm"
         model.save(path)
-        with gzip.open(path, "rt") as handle:
-            doc = json.load(handle)
+        doc = read_document(path)
         assert "n_jobs" not in doc["params"]
         docs.append(doc["params"])
         loaded = pkg.load(path)

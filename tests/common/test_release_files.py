@@ -115,3 +115,15 @@ def test_the_install_pages_lead_with_the_wheel_install() -> None:
     for system in ("Windows", "macOS", "Linux"):
         assert system in teaching[first_section:teaching.index("## Course outline")]
     assert "--platform win_amd64" in teaching and "--platform macosx_11_0_arm64" in teaching
+
+
+def test_install_instructions_hold_no_placeholder_address() -> None:
+    """A reader can type every install line: no ``<the ... repository>``-style placeholder
+    stands where an address or a name should be (README, docs, tutorials)."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")),
+             *sorted((ROOT / "tutorials").glob("*.md"))]
+    placeholder = re.compile(r"<(?:the |your )?[\w ]*(?:repository|repo|url|address)>", re.I)
+    found = [f"{page.relative_to(ROOT)}: {hit.group(0)}" for page in pages
+             if "_build" not in page.parts
+             for hit in placeholder.finditer(page.read_text(encoding="utf-8"))]
+    assert not found, found

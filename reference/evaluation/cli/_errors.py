@@ -64,7 +64,7 @@ def require_extra(extra: str, command: str, modules: Sequence[str]) -> None:
     ...     print(err)  # doctest: +NORMALIZE_WHITESPACE
     `driftwood grid` needs no_such_module_xyz, of the optional dependencies 'grid'
     (joblib, pandas, distributed): install them with `pip install -e ".[grid]"` in the
-    driftwood source tree (or `pip install "driftwood[grid]"`)
+    driftwood source tree (or `pip install "driftwood-learn[grid]"`)
     """
     missing = []
     for name in modules:
@@ -77,7 +77,7 @@ def require_extra(extra: str, command: str, modules: Sequence[str]) -> None:
         raise MissingExtra(
             f"`{command}` needs {', '.join(missing)}, of the optional dependencies {extra!r} "
             f"({group}): install them with `pip install -e \".[{extra}]\"` in the driftwood "
-            f"source tree (or `pip install \"driftwood[{extra}]\"`)"
+            f"source tree (or `pip install \"driftwood-learn[{extra}]\"`)"
         )
 
 
