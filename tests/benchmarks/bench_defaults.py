@@ -55,6 +55,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import fast  # noqa: E402
+from reference import _version  # noqa: E402
 from reference.evaluation import datasets, registry  # noqa: E402
 
 Row = tuple[dict[Any, Any], Any]
@@ -426,7 +427,8 @@ def _settings_text() -> str:
 
 def markdown_block(results: Sequence[Result], command: str, seconds: float) -> str:
     """The generated block of the docs page: provenance line, table, settings."""
-    versions = ", ".join(f"{p} {importlib.metadata.version(p)}" for p in ("driftwood", "river"))
+    versions = ", ".join(f"{p} {importlib.metadata.version(p)}"
+                         for p in (_version.DISTRIBUTION, "river"))
     when = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     return "\n".join([
