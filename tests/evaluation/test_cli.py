@@ -224,13 +224,11 @@ def test_run_on_a_missing_c_backend_says_once_how_to_build_it(
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import importlib
 
-    from fast._ffi import missing_build
-
     real = importlib.import_module
 
     def no_fast(name: str, *args: Any) -> Any:
         if name == "fast":
-            raise missing_build("fast._lib", ImportError("no module fast._lib (simulated)"))
+            raise ImportError("no module fast._lib (simulated)")
         return real(name, *args)
 
     monkeypatch.setattr(catalog.importlib, "import_module", no_fast)
