@@ -163,6 +163,37 @@ def test_format2_conversion_keeps_a_mutated_version(both: tuple[ModuleType, Modu
     assert _check_format2(doc, verdict, tmp_path / "case.dwm", 0)
 
 
+@pytest.mark.parametrize("spec_id", ["DT-DynamicTreeRegressor-linear",
+                                     "DT-DynamicTreeRegressor-slope-prior"])
+def test_huge_indefinite_g_inverse_is_refused_in_both_formats(
+        both: tuple[ModuleType, ModuleType], spec_id: str, tmp_path: Any) -> None:
+    """A linear leaf's G^-1 with the off-diagonal pair (0, 1) = (1, 0) = 1e308 has the
+    eigenvalue g00 - 1e308 < 0 (2x2 block by hand: g00 = g11 = O(1), so the eigenvalues
+    are about g00 +- 1e308): it is not positive semi-definite. Its symmetrised sum
+    ``G + G'`` overflows to inf, and the eigenvalues of that are NaN, which the check's
+    comparison once let through in both formats (found by the byte fuzz, whose cases
+    raised an overflow warning there)."""
+    spec = next(s for s in FUZZED if s.id == spec_id)
+    doc = _documents(both, spec)[2]
+    d, p = doc["fitted"]["n_features_in"], 0
+    for record in doc["snapshot"]["particles"][0]:
+        if record[1] == -1:  # a leaf
+            stats = record[3]
+            # the layout's count 4 + p + 2p^2 + 2p + p^2 + p + 2 (G^-1 and beta, log|G^-1|
+            # and the quadratic form): solve for p from the record's length
+            p = next(q for q in range(1, d + 3) if 4 + q + 3 * q * q + 3 * q + 2 ==
+                     len(stats))
+            at_ginv = 4 + p + 2 * p * p + 2 * p
+            assert abs(stats[at_ginv]) < 1e3 and abs(stats[at_ginv + p + 1]) < 1e3
+            stats[at_ginv + 1] = stats[at_ginv + p] = 1e308
+            break
+    assert p >= 2
+    verdict = _outcome(doc, "reference")
+    assert verdict == _outcome(doc, "fast")
+    assert verdict[0] == "error" and "positive semi-definite" in verdict[1], verdict
+    assert _check_format2(doc, verdict, tmp_path / "case.dwm", 0)
+
+
 @pytest.mark.parametrize("spec", [pytest.param(s, id=s.id) for s in FUZZED])
 def test_mutated_model_files_load_or_raise_alike(both: tuple[ModuleType, ModuleType],
                                                  spec: Spec, tmp_path: Any) -> None:
