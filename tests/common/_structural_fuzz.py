@@ -486,6 +486,19 @@ def _floats(value: Any, shape: tuple[int, ...]) -> np.ndarray:
     return np.array(flat, dtype=np.float64).reshape(shape)
 
 
+def _format2_version(found: Any) -> Any:
+    """The header's ``version`` for a document whose ``version`` is ``found``: format 1's
+    number (1, as an int, or 1.0, which both formats' checks take for their number) becomes
+    format 2's in the same type; anything else stays as mutated, so that both formats
+    judge the same value. ``True == 1`` in Python, but a bool is no version (both formats
+    refuse it): it must not be converted into a valid one."""
+    if type(found) is int and found == 1:
+        return FILE_VERSION
+    if type(found) is float and found == 1.0:
+        return float(FILE_VERSION)
+    return found
+
+
 def to_format2(doc: dict[str, Any]) -> bytes:
     """The bytes of a model file of format 2 holding ``doc`` (a document of format 1), as
     ``save`` writes a model: a fitted dynamic tree's rows, targets, ``lpred`` and
@@ -527,8 +540,7 @@ def to_format2(doc: dict[str, Any]) -> bytes:
         snapshot["balls"] = {BALLS_TAG: balls_to_columns(snapshot.get("balls"), d, c)}
     table = ArrayTable()
     header = {k: v for k, v in doc.items() if k not in ("fitted", "snapshot")}
-    # a mutated version stays (both formats refuse it); format 1's becomes format 2's
-    header.update(version=FILE_VERSION if doc.get("version") == 1 else doc.get("version"),
+    header.update(version=_format2_version(doc.get("version")),
                   fitted=pack(fitted, table),
                   snapshot=pack(snapshot, table))
     return write_container(header, table)
