@@ -8,8 +8,9 @@ import stat
 from pathlib import Path
 
 import pytest
+from _installed import source_module
 
-from fast import _ffibuild as build
+build = source_module("fast/_ffibuild.py", "_driftwood_ffibuild")
 
 
 def _script(path: Path, body: str) -> list[str]:

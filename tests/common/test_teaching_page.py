@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _installed import PACKAGE_PARENT
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -320,7 +321,7 @@ def _asked_for() -> dict[tuple[str, str], set[str]]:
                 except ModuleNotFoundError:
                     continue
             assert module.__file__ is not None
-            path = Path(module.__file__).resolve().relative_to(ROOT).as_posix()
+            path = Path(module.__file__).resolve().relative_to(PACKAGE_PARENT).as_posix()
             found.setdefault((path, ".".join(parts[i:])), set()).add(ex.name)
     return found
 
