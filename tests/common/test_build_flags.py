@@ -8,8 +8,9 @@ import stat
 from pathlib import Path
 
 import pytest
-from _installed import source_module
+from _installed import skip_without_source_tree, source_module
 
+skip_without_source_tree()
 build = source_module("fast/_ffibuild.py", "_driftwood_ffibuild")
 
 
