@@ -54,13 +54,20 @@ INSTALLED_MODE = os.environ.get("DRIFTWOOD_TEST_INSTALLED", "").lower() not in (
 docstring)."""
 
 
+NOT_INSTALLED = frozenset({"fast/_ffibuild.py"})
+"""Files of the packages' folders that a wheel leaves out (``setup.py``'s build_py): the
+build script, which only the source tree (a clone, the sdist) holds."""
+
+
 def tree_path(relative: str) -> Path:
     """The file or folder ``relative`` (a path as in the repository, e.g.
     ``"reference/sgt/engine.py"`` or ``"csrc/sgt/engine.c"``) as the tests see it:
-    ``reference/`` and ``fast/`` paths beside the imported packages, the rest in the
-    source tree. In a checkout with an editable install both are the checkout."""
+    ``reference/`` and ``fast/`` paths beside the imported packages (except
+    :data:`NOT_INSTALLED`), the rest in the source tree. In a checkout with an editable
+    install both are the checkout."""
     top = Path(relative).parts[0] if relative else ""
-    return (PACKAGE_PARENT if top in PACKAGES else SOURCE_ROOT) / relative
+    installed = top in PACKAGES and relative not in NOT_INSTALLED
+    return (PACKAGE_PARENT if installed else SOURCE_ROOT) / relative
 
 
 def source_module(relative: str, name: str) -> ModuleType:
