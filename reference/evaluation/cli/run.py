@@ -24,13 +24,14 @@ ROWS = {"nn3": 10000, "dynatree": 10000, "dynatree-clf": 10000}
 nearest-neighbour baseline costs a pass over everything learned per row, the dynamic trees'
 100 particles about a millisecond a row."""
 
-REFERENCE_ROWS = {"dynatree": (500, "about a minute"), "dynatree-clf": (1000, "under a minute")}
+REFERENCE_ROWS = {"dynatree": (500, "under a minute"), "dynatree-clf": (1000, "under a minute")}
 """Models run on fewer rows still when ``--n`` is not given and the run is in the pure-Python
 reference (``--backend reference``, or the fallback without a C build), with the time that
-takes: the reference's dynamic trees cost about 0.1 s a row on 1,000 rows (and more per row
-on longer streams, as the trees grow), so :data:`ROWS`' 10,000 would take half an hour or
-more. An explicit ``--n`` is always run as given. Measured with ``driftwood run --model M
---n 1000 --backend reference --no-progress`` (see :data:`SLOWDOWN`)."""
+takes. The reference's dynamic-tree regressor costs about 60 ms a row over 500 rows and
+140 ms over 1,000 (more per row on longer streams, as the trees grow), the classifier about
+30 ms over 1,000, so :data:`ROWS`' 10,000 would take half an hour or more; these defaults
+took 30 s each (``driftwood run --model M --backend reference --no-progress``, a shared
+2-core machine). An explicit ``--n`` is always run as given."""
 
 
 SLOWDOWN = {"sgt": "about 10x", "sgt-clf": "about 10x", "abacoc": "about 30x",
