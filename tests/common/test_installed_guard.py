@@ -13,9 +13,15 @@ import _installed
 import pytest
 from _installed import INSTALLED_MODE, PACKAGE_PARENT, SOURCE_ROOT, installed_problems
 
+REAL_SITE_PACKAGES = _installed._site_packages()
 
-def _treat_as_site_packages(monkeypatch: pytest.MonkeyPatch, *folders: Path) -> None:
-    monkeypatch.setattr(_installed, "_site_packages", lambda: {f.resolve() for f in folders})
+
+def _treat_as_site_packages(monkeypatch: pytest.MonkeyPatch, *folders: Path,
+                            with_real: bool = True) -> None:
+    """Make ``folders`` count as site-packages (with the real ones, unless ``with_real`` is
+    false: a checkout may also have a non-editable install there)."""
+    site = {f.resolve() for f in folders} | (REAL_SITE_PACKAGES if with_real else set())
+    monkeypatch.setattr(_installed, "_site_packages", lambda: site)
 
 
 def test_packages_imported_from_site_packages_pass(monkeypatch: pytest.MonkeyPatch,
@@ -31,7 +37,7 @@ def test_packages_outside_site_packages_are_refused(monkeypatch: pytest.MonkeyPa
                                                     tmp_path: Path) -> None:
     """An editable install (or the source tree on ``sys.path``) imports from outside
     site-packages: each package and each compiled module is named."""
-    _treat_as_site_packages(monkeypatch, tmp_path)
+    _treat_as_site_packages(monkeypatch, tmp_path, with_real=False)
     problems = installed_problems()
     for name in ("reference", "fast", "fast._lib", "fast._rows_ext"):
         assert any(p.startswith(f"{name} is imported from ") and "outside site-packages" in p
