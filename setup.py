@@ -12,10 +12,14 @@ from _ffibuild import LIMITED_API, OptionalBuildExt, rows_extension  # noqa: E40
 
 class BuildPyWithTutorials(build_py):
     """Also ship the tutorials (MyST sources and the stored files they read) inside the
-    package, as ``reference/_tutorials``, for ``driftwood tutorial get`` (offline)."""
+    package, as ``reference/_tutorials``, for ``driftwood tutorial get`` (offline); and
+    leave the build script ``fast/_ffibuild.py`` out of the built package: it builds the
+    wheel but reads ``csrc/``, which only the sdist and a clone hold, so installed it could
+    not even be imported (the sdist keeps it)."""
 
     def run(self) -> None:
         super().run()
+        (Path(self.build_lib) / "fast" / "_ffibuild.py").unlink(missing_ok=True)
         source = ROOT / "tutorials"
         target = Path(self.build_lib) / "reference" / "_tutorials"
         if target.exists():

@@ -28,6 +28,7 @@ and there is no intersphinx.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -37,11 +38,18 @@ ROOT = DOCS.parent
 
 # -- environment inherited by the notebook kernels ----------------------------------------
 
+# The packages the pages document and run: the installed ``reference`` and ``fast`` when
+# they are importable (a checkout installed with ``pip install -e .`` finds itself; a wheel
+# is found in site-packages, not shadowed by the source tree's copies, which have no
+# compiled ``fast._lib``), else the source tree.
+_found = importlib.util.find_spec("reference")
+PACKAGES = (Path(_found.origin).resolve().parents[1] if _found is not None and _found.origin
+            else ROOT)
 _pythonpath = os.environ.get("PYTHONPATH", "")
-if str(ROOT) not in _pythonpath.split(os.pathsep):
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), _pythonpath) if p)
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+if str(PACKAGES) not in _pythonpath.split(os.pathsep):
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGES), _pythonpath) if p)
+if str(PACKAGES) not in sys.path:
+    sys.path.insert(0, str(PACKAGES))
 sys.path.insert(0, str(DOCS / "_ext"))
 # The notebook kernels inherit this environment. CI (and many shells) export
 # MPLBACKEND=Agg, which would stop the executed pages from showing any figure: the kernels

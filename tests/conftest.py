@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import os
+from collections.abc import Iterator
 from types import ModuleType
 
 import pytest
@@ -30,8 +31,14 @@ def _flag(name: str) -> bool:
     return os.environ.get(name, "").lower() not in ("", "0", "false", "no")
 
 
-# CI (which sets CI=true) and anyone exporting REQUIRE_FAST=1 must have the C build.
-REQUIRE_FAST = _flag("REQUIRE_FAST") or _flag("CI")
+# DRIFTWOOD_TEST_INSTALLED=1 (CI's wheel job): the session tests an installed wheel, and
+# refuses to start unless reference, fast and its compiled modules come from site-packages
+# (tests/common/_installed.py)
+TEST_INSTALLED = _flag("DRIFTWOOD_TEST_INSTALLED")
+
+# CI (which sets CI=true), anyone exporting REQUIRE_FAST=1 and the installed-wheel mode must
+# have the C build.
+REQUIRE_FAST = _flag("REQUIRE_FAST") or _flag("CI") or TEST_INSTALLED
 
 
 def _load_fast() -> ModuleType | None:
@@ -64,18 +71,31 @@ def pytest_configure(config: pytest.Config) -> None:
     # pytest configuration, and other processes import this file as a plain module
     from _run_size import full_run, set_full
 
+    if TEST_INSTALLED:
+        from _installed import installed_problems
+
+        problems = installed_problems()
+        if problems:
+            raise pytest.UsageError(
+                "DRIFTWOOD_TEST_INSTALLED=1, but this session would not test the installed "
+                "packages:\n  " + "\n  ".join(problems))
     config.addinivalue_line("markers", "slow: opt-in long run (use --runslow)")
     set_full(config.getoption("--full") or config.getoption("--runslow"))
     if full_run() and settings is not None and "HYPOTHESIS_PROFILE" not in os.environ:
         settings.load_profile("ci")
 
 
-def pytest_report_header(config: pytest.Config) -> str:
+def pytest_report_header(config: pytest.Config) -> list[str]:
     from _run_size import full_run
 
     if full_run():
-        return "run size: full (every seed and stream length)"
-    return "run size: quick (fewer seeds, shorter streams; --full for CI's full run)"
+        size = "run size: full (every seed and stream length)"
+    else:
+        size = "run size: quick (fewer seeds, shorter streams; --full for CI's full run)"
+    where = ", ".join(f"{module.__name__} from {os.path.dirname(module.__file__ or '?')}"
+                      for module in (REFERENCE, FAST) if module is not None)
+    mode = " (installed mode: DRIFTWOOD_TEST_INSTALLED=1)" if TEST_INSTALLED else ""
+    return [size, f"packages: {where}{mode}"]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -117,6 +137,20 @@ def require_fast() -> ModuleType:
     if FAST is None:
         pytest.skip("fast backend not built (set REQUIRE_FAST=1 to make this a failure)")
     return FAST
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _still_testing_the_installed_packages() -> Iterator[None]:
+    """In the installed mode, the check of ``pytest_configure`` again once every test of
+    this process has run: no test may have switched to the source tree on the way."""
+    yield
+    if TEST_INSTALLED:
+        from _installed import installed_problems
+
+        problems = installed_problems()
+        assert not problems, ("DRIFTWOOD_TEST_INSTALLED=1, but by the end this session "
+                              "was not testing the installed packages:\n  "
+                              + "\n  ".join(problems))
 
 
 @pytest.fixture(params=["reference", "fast"])

@@ -52,7 +52,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+if __name__ == "__main__":
+    # run as a script: measure this checkout, whatever else is installed. Imported (by
+    # tests/common/test_defaults_page.py) it uses the packages the test session imports, so
+    # a session testing an installed wheel is not switched to the source tree.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import fast  # noqa: E402
 from reference import _version  # noqa: E402

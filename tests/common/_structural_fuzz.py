@@ -28,6 +28,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import importlib
+import importlib.util
 import json
 import math
 import os
@@ -38,7 +39,9 @@ from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-for path in (HERE, ROOT):
+# the packages as installed (a checkout's editable install, or a wheel); the source tree
+# only where they are not installed, so a wheel is not shadowed by the sdist's copies
+for path in (HERE, ROOT) if importlib.util.find_spec("reference") is None else (HERE,):
     if path not in sys.path:
         sys.path.insert(0, path)
 

@@ -8,8 +8,10 @@ import stat
 from pathlib import Path
 
 import pytest
+from _installed import skip_without_source_tree, source_module
 
-from fast import _ffibuild as build
+skip_without_source_tree()
+build = source_module("fast/_ffibuild.py", "_driftwood_ffibuild")
 
 
 def _script(path: Path, body: str) -> list[str]:

@@ -25,10 +25,11 @@ from pathlib import Path
 
 import pytest
 from _graphs import find_cycle
+from _installed import tree_path
 
 ROOT = Path(__file__).resolve().parents[2]
 CSRC = ROOT / "csrc"
-REFERENCE = ROOT / "reference"
+REFERENCE = tree_path("reference")
 MAX_BODY_LINES = 80
 """Longest function body allowed, counted from the line of ``{`` to the line of ``}``."""
 
@@ -177,7 +178,7 @@ def test_every_c_file_has_a_python_twin(name: str) -> None:
         return
     family, stem = Path(name).parent.as_posix(), Path(name).stem
     twin = REFERENCE / f"{stem}.py" if family == "common" else REFERENCE / family / f"{stem}.py"
-    assert twin.is_file(), f"csrc/{name} has no Python twin {twin.relative_to(ROOT)}"
+    assert twin.is_file(), f"csrc/{name} has no Python twin {twin.relative_to(REFERENCE.parent)}"
 
 
 def test_c_only_files_exist() -> None:

@@ -17,13 +17,13 @@ import ast
 from pathlib import Path
 
 from _graphs import find_cycle
+from _installed import PACKAGE_PARENT, tree_path
 
-ROOT = Path(__file__).resolve().parents[2]
 FAMILIES = ("reference.dynatree", "reference.sgt", "reference.abacoc")
 
 
 def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    parts = list(path.relative_to(PACKAGE_PARENT).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -32,7 +32,7 @@ def _module_name(path: Path) -> str:
 def _modules() -> dict[str, Path]:
     out = {}
     for package in ("reference", "fast"):
-        for path in (ROOT / package).rglob("*.py"):
+        for path in tree_path(package).rglob("*.py"):
             if "_data" not in path.parts:
                 out[_module_name(path)] = path
     return out

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
+from _installed import PACKAGE_PARENT
 
 from _run_size import sized
 from conftest import require_fast
@@ -113,7 +114,7 @@ def test_ctrl_c_stops_prequential_and_leaves_a_consistent_model(backend: str) ->
     child = subprocess.Popen(
         [sys.executable, "-c", PREQUENTIAL_CHILD, backend, str(n)], cwd=root,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": str(root)},
+        env={**os.environ, "PYTHONPATH": str(PACKAGE_PARENT)},
     )
     assert child.stdout is not None
     assert child.stdout.readline().strip() == "learning"
@@ -138,7 +139,7 @@ def test_ctrl_c_stops_partial_fit_between_rows_and_learning_can_resume(
         [sys.executable, "-c", CHILD, backend, name, str(n), str(d), str(CONTINUE_ROWS)],
         cwd=root,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env={**os.environ, "PYTHONPATH": str(root)},
+        env={**os.environ, "PYTHONPATH": str(PACKAGE_PARENT)},
     )
     assert child.stdout is not None
     assert child.stdout.readline().strip() == "learning"

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _installed import tree_path
 
 from tests.mutation.mutants import MUTANTS, Mutant
 from tests.mutation.run import apply_edits
@@ -30,10 +31,10 @@ def test_mutant_matches_the_sources_and_pairs_python_with_c(mutant: Mutant,
     for path in paths:
         target = tmp_path / path
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text((ROOT / path).read_text(encoding="utf-8"), encoding="utf-8")
+        target.write_text(tree_path(path).read_text(encoding="utf-8"), encoding="utf-8")
     apply_edits(tmp_path, mutant)
     for path in paths:
-        assert (tmp_path / path).read_text() != (ROOT / path).read_text(), path
+        assert (tmp_path / path).read_text() != tree_path(path).read_text(), path
     test_file = mutant.killer.split("::")[0]
     assert (ROOT / test_file).is_file()
     if "::" in mutant.killer:

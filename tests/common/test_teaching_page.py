@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from _installed import PACKAGE_PARENT, tree_path
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -150,13 +151,13 @@ def test_homework_grid_ships_parses_and_needs_no_fetched_data(name: str) -> None
     from reference.evaluation.grid import load_experiment, shipped_experiments
 
     assert name in shipped_experiments()
-    spec = ROOT / "reference" / "_data" / "grids" / f"{name}.toml"
+    spec = tree_path(f"reference/_data/grids/{name}.toml")
     assert spec.is_file()
     exp = load_experiment(name)
     assert exp.name == name and exp.backend == "fast"
     for stream in exp.streams:
         if stream["name"].startswith("csv:"):
-            shipped = ROOT / "reference" / "_data" / f"{stream['name'][4:]}.csv.gz"
+            shipped = tree_path(f"reference/_data/{stream['name'][4:]}.csv.gz")
             assert shipped.is_file(), f"{name}: {stream['name']} does not ship"
         else:
             assert stream["name"] in STREAMS
@@ -320,7 +321,7 @@ def _asked_for() -> dict[tuple[str, str], set[str]]:
                 except ModuleNotFoundError:
                     continue
             assert module.__file__ is not None
-            path = Path(module.__file__).resolve().relative_to(ROOT).as_posix()
+            path = Path(module.__file__).resolve().relative_to(PACKAGE_PARENT).as_posix()
             found.setdefault((path, ".".join(parts[i:])), set()).add(ex.name)
     return found
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import types
@@ -259,6 +260,48 @@ def test_run_falls_back_to_the_reference_in_one_line(
     assert "about 10x slower" in notes[0] and "import fast" in notes[0]
     header = dict(line.split(None, 1) for line in captured.out.splitlines()[:3])
     assert header["backend"].strip() == "reference"
+
+
+def test_the_reference_runs_the_dynamic_trees_on_a_shorter_default_stream(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without a C build and without ``--n``, ``run`` takes the reference's shorter default
+    (REFERENCE_ROWS, made tiny here) and its one line says so, how long that takes and how
+    to choose; an explicit ``--n`` is run as given; ``--backend reference`` chosen by hand
+    takes the same shorter default, without the note."""
+    from reference.evaluation.cli import run
+
+    monkeypatch.setitem(run.REFERENCE_ROWS, "dynatree", (25, "a moment"))
+    no_fast(monkeypatch)
+
+    def stream_rows(out: str) -> int:
+        found = re.search(r"\(n=(\d+), seed=", out)
+        assert found, out
+        return int(found.group(1))
+
+    assert main(["run", "--model", "dynatree", "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    notes = [line for line in captured.err.splitlines() if line.strip()]
+    assert len(notes) == 1, captured.err
+    assert "300x or more slower for dynatree: 25 rows instead of 10000 (a moment; --n N " \
+        "chooses)" in notes[0]
+    assert stream_rows(captured.out) == 25
+    assert main(["run", "--model", "dynatree", "--n", "12", "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert "instead of" not in captured.err and "300x or more slower" in captured.err
+    assert stream_rows(captured.out) == 12
+    assert main(["run", "--model", "dynatree", "--backend", "reference", "--no-progress"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == "" and stream_rows(captured.out) == 25
+
+
+def test_the_reference_defaults_are_shorter_than_the_c_defaults() -> None:
+    from reference.evaluation.cli.run import REFERENCE_ROWS, SLOWDOWN, default_rows
+
+    for model, (n, takes) in REFERENCE_ROWS.items():
+        assert model in SLOWDOWN and takes
+        assert default_rows(model, "reference") == n < default_rows(model, "fast")
+    assert default_rows("sgt", "reference") == default_rows("sgt", "fast")
 
 
 def test_run_of_a_baseline_needs_no_fallback_note(

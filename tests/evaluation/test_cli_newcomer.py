@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _installed import PACKAGE_PARENT
 
 from conftest import require_fast
 from reference.evaluation import catalog
@@ -105,7 +106,7 @@ def _interrupt(args: list[str], cwd: Path) -> tuple[int, list[str], str]:
     child = subprocess.Popen(
         [sys.executable, "-c", ANNOUNCE_AND_RUN, *args], cwd=cwd, text=True,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "PYTHONPATH": str(PACKAGE_PARENT)},
     )
     assert child.stdout is not None
     first = child.stdout.readline()
@@ -257,7 +258,8 @@ def test_missing_extra_in_a_fresh_interpreter() -> None:
         "sys.exit(main(['grid', 'ag13-aba', '--engine', 'dask']))\n"
     )
     done = subprocess.run([sys.executable, "-c", blocker], capture_output=True, text=True,
-                          timeout=60, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          timeout=60, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(PACKAGE_PARENT)})
     assert done.returncode == 2
     assert "needs pandas, distributed, of the optional dependencies 'grid'" in done.stderr
     assert "pip install -e \".[grid]\"" in done.stderr

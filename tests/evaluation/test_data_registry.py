@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from _installed import PACKAGE_PARENT
 
 from conftest import require_dataset
 from reference.evaluation import registry
@@ -256,7 +257,7 @@ def test_require_data_turns_a_missing_set_from_skip_into_failure(tmp_path: Path)
     """))
     tests_dir = Path(__file__).resolve().parents[1]
     env = {**os.environ, "DRIFTWOOD_DATA": str(tmp_path / "empty"),
-           "PYTHONPATH": os.pathsep.join([str(tests_dir), str(tests_dir.parent)])}
+           "PYTHONPATH": os.pathsep.join([str(tests_dir), str(PACKAGE_PARENT)])}
     env.pop("REQUIRE_DATA", None)
     command = [sys.executable, "-m", "pytest", "-q", "-rs", "-p", "no:cacheprovider",
                "--rootdir", str(tmp_path), str(test_file)]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _installed import INSTALLED_MODE, PACKAGE_PARENT
 
 from reference.evaluation import notebooks
 from reference.evaluation.cli import main
@@ -79,15 +80,22 @@ def test_tutorial_get_writes_the_notebook_and_its_files_offline(
 
 def test_the_package_build_ships_the_tutorials(tmp_path: Path) -> None:
     """``build_py`` (what a wheel holds) copies the tutorials and their stored files into
-    ``reference/_tutorials``, where ``tutorial get`` looks first."""
-    subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib",
-                    str(tmp_path)], cwd=ROOT, check=True, capture_output=True)
-    shipped = tmp_path / "reference" / "_tutorials"
+    ``reference/_tutorials``, where ``tutorial get`` looks first, and leaves out the build
+    script (which reads ``csrc/``, absent there). Testing an installed wheel
+    (``DRIFTWOOD_TEST_INSTALLED=1``), the installed package is what is checked."""
+    if INSTALLED_MODE:
+        lib = PACKAGE_PARENT
+    else:
+        subprocess.run([sys.executable, "setup.py", "-q", "build_py", "--build-lib",
+                        str(tmp_path)], cwd=ROOT, check=True, capture_output=True)
+        lib = tmp_path
+    shipped = lib / "reference" / "_tutorials"
     assert sorted(p.name for p in shipped.glob("*.md")) == [p.name for p in TUTORIALS]
     for needed in notebooks.NEEDS["03_stochastic_gradient_trees"]:
         assert (shipped / needed).is_file()
-    assert (tmp_path / "reference" / "exercises" / "determinism" / "rng_uniform"
+    assert (lib / "reference" / "exercises" / "determinism" / "rng_uniform"
             / "hints.txt").is_file()
+    assert (lib / "fast" / "_ffi.py").is_file() and not (lib / "fast" / "_ffibuild.py").exists()
 
 
 def test_the_docs_offer_each_page_its_notebook(tmp_path: Path) -> None:

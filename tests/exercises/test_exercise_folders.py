@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from _installed import tree_path
 
 from reference.evaluation.cli import main
 from reference.exercises import catalog
@@ -18,7 +19,7 @@ from reference.exercises.catalog import FAMILY_MODULES, all_exercises, folder_hi
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "teaching" / "instructor-exercises"
-PACKAGE = ROOT / "reference" / "exercises"
+PACKAGE = tree_path("reference/exercises")
 
 
 @pytest.fixture(autouse=True)
@@ -28,7 +29,7 @@ def _no_leftover_catalogs(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_every_exercise_module_is_at_most_800_lines() -> None:
-    lengths = {p.relative_to(ROOT).as_posix(): len(p.read_text().splitlines())
+    lengths = {p.relative_to(PACKAGE).as_posix(): len(p.read_text().splitlines())
                for p in PACKAGE.rglob("*.py")}
     assert {name: n for name, n in lengths.items() if n > 800} == {}
 

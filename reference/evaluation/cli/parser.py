@@ -12,6 +12,7 @@ from reference.evaluation.cli.exercise import add_exercise_parser
 from reference.evaluation.cli.grid import cmd_grid
 from reference.evaluation.cli.listing import cmd_list
 from reference.evaluation.cli.run import DEFAULT_ROWS as RUN_DEFAULT_ROWS
+from reference.evaluation.cli.run import REFERENCE_ROWS as RUN_REFERENCE_ROWS
 from reference.evaluation.cli.run import ROWS as RUN_ROWS
 from reference.evaluation.cli.run import cmd_run
 
@@ -154,7 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
     # the demo: a stochastic gradient tree on Friedman-1 once the model exists, else the baseline
     demo = "sgt" if "sgt" in catalog.known_models() else "mean"
     _common(
-        run, demo, None, n_help=f"stream length (default {RUN_DEFAULT_ROWS}; {_fewer(RUN_ROWS)})",
+        run, demo, None,
+        n_help=f"stream length (default {RUN_DEFAULT_ROWS}; {_fewer(RUN_ROWS)}; on the "
+               "reference backend, whether chosen or the fallback without a C build, "
+               f"{_fewer({m: n for m, (n, _) in RUN_REFERENCE_ROWS.items()})})",
     )
     run.add_argument(
         "--backend",

@@ -13,8 +13,8 @@ from reference.evaluation.cli._output import progress_enabled, table
 from reference.evaluation.prequential import ProgressBar, prequential
 from reference.evaluation.prequential.progress import duration
 
-__all__ = ["CURVE_METRICS", "DEFAULT_ROWS", "ROWS", "SLOWDOWN", "cmd_run", "default_rows",
-           "fallback_note", "fast_available", "task_mismatch"]
+__all__ = ["CURVE_METRICS", "DEFAULT_ROWS", "REFERENCE_ROWS", "ROWS", "SLOWDOWN", "cmd_run",
+           "default_rows", "fallback_note", "fast_available", "task_mismatch"]
 
 DEFAULT_ROWS = 50000
 """Stream length when ``--n`` is not given."""
@@ -23,6 +23,15 @@ ROWS = {"nn3": 10000, "dynatree": 10000, "dynatree-clf": 10000}
 """Models run on fewer rows by default, so that the defaults finish in seconds: the
 nearest-neighbour baseline costs a pass over everything learned per row, the dynamic trees'
 100 particles about a millisecond a row."""
+
+REFERENCE_ROWS = {"dynatree": (500, "under a minute"), "dynatree-clf": (1000, "under a minute")}
+"""Models run on fewer rows still when ``--n`` is not given and the run is in the pure-Python
+reference (``--backend reference``, or the fallback without a C build), with the time that
+takes. The reference's dynamic-tree regressor costs about 60 ms a row over 500 rows and
+140 ms over 1,000 (more per row on longer streams, as the trees grow), the classifier about
+30 ms over 1,000, so :data:`ROWS`' 10,000 would take half an hour or more; these defaults
+took 30 s each (``driftwood run --model M --backend reference --no-progress``, a shared
+2-core machine). An explicit ``--n`` is always run as given."""
 
 
 SLOWDOWN = {"sgt": "about 10x", "sgt-clf": "about 10x", "abacoc": "about 30x",
@@ -43,20 +52,30 @@ def fast_available() -> bool:
     return True
 
 
-def fallback_note(model: str, doing: str) -> str:
+def fallback_note(model: str, doing: str, shortened: bool = False) -> str:
     """The one line said when ``fast`` is missing and a command falls back to the reference:
     what it does instead (``doing``), how much slower that is (:data:`SLOWDOWN`), and
-    where the remedy is."""
+    where the remedy is; with ``shortened``, also that the stream is the reference's shorter
+    default (:data:`REFERENCE_ROWS`), how long that takes and how to choose another."""
     slower = SLOWDOWN.get(model, "much")
+    rows = ""
+    if shortened and model in REFERENCE_ROWS:
+        n, takes = REFERENCE_ROWS[model]
+        rows = (f": {n} rows instead of {ROWS.get(model, DEFAULT_ROWS)} ({takes}; --n N "
+                "chooses)")
     return (
         f"note: the C backend (fast) is not built here, so {doing} in the pure-Python "
-        f"reference, {slower} slower for {model} (`python -c 'import fast'` says how to "
-        "get the C backend)"
+        f"reference, {slower} slower for {model}{rows} (`python -c 'import fast'` says how "
+        "to get the C backend)"
     )
 
 
-def default_rows(model: str) -> int:
-    """``--n`` when not given: :data:`DEFAULT_ROWS`, or the smaller :data:`ROWS` entry."""
+def default_rows(model: str, backend: str = "fast") -> int:
+    """``--n`` when not given: :data:`DEFAULT_ROWS`, or the smaller :data:`ROWS` entry; on
+    the ``"reference"`` backend the smaller :data:`REFERENCE_ROWS` entry where there is
+    one."""
+    if backend == "reference" and model in REFERENCE_ROWS:
+        return REFERENCE_ROWS[model][0]
     return ROWS.get(model, DEFAULT_ROWS)
 
 
@@ -84,11 +103,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     if backend_name is None:
         backend_name = "fast" if fast_available() else "reference"
         if backend_name == "reference" and not spec.baseline:  # baselines use no backend
-            print(fallback_note(args.model, "this run is"), file=sys.stderr)
+            print(fallback_note(args.model, "this run is", shortened=args.n is None),
+                  file=sys.stderr)
     backend = catalog.import_backend(backend_name, "or run with --backend reference")
     cls = catalog.model_class(args.model, backend)
     stream_name = args.stream or catalog.DEFAULT_STREAM[spec.task]
-    rows = args.n or default_rows(args.model)
+    rows = args.n or default_rows(args.model, "baseline" if spec.baseline else backend_name)
     task_arg = getattr(args, "task", None)
     if args.metric is not None and args.metric not in CURVE_METRICS[spec.task]:
         raise UsageError(f"metric {args.metric!r} is not computed for {spec.task}: choose one "
