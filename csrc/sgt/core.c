@@ -41,6 +41,7 @@ static void scratch_free(sgt_scratch *s)
     alloc_free(s->undo_hi);
     alloc_free(s->undo_seen);
     alloc_free(s->undo_range);
+    alloc_free(s->own_rows);
     memset(s, 0, sizeof *s);
 }
 
@@ -73,8 +74,10 @@ static int scratch_init(sgt_scratch *s, const sgt_quantizer *q, int32_t n_trees)
     s->undo_seen = alloc_malloc((size_t)q->d + 1);
     if (q->per_leaf)
         s->undo_range = alloc_malloc(rows * (size_t)(4 * q->d) * sizeof(double) + 1);
+    s->own_rows = alloc_malloc((size_t)q->d * sizeof(double));
+    s->own_cap = 1;
     s->row_cap = (int64_t)rows;
-    if (!s->undo_lo || !s->undo_hi || !s->undo_seen || (q->per_leaf && !s->undo_range)) {
+    if (!s->own_rows || !s->undo_lo || !s->undo_hi || !s->undo_seen || (q->per_leaf && !s->undo_range)) {
         scratch_free(s);
         return ST_ENOMEM;
     }
@@ -111,6 +114,31 @@ static int scratch_rows(sgt_scratch *s, int64_t n)
         return ST_ENOMEM;
     s->hess = h;
     s->row_cap = n;
+    return ST_OK;
+}
+
+/* C only (hardening): copy the caller's n_rows rows into s->own_rows (grown as needed,
+ * before any state changes) and check the copy (finite; nominal values integers in [0, K)):
+ * the C reads the caller's memory once, so a value another thread writes meanwhile can
+ * never reach a cell index unchecked. *out is the copy. */
+static int own_rows(sgt_model *m, const double *rows, int32_t n_rows, const double **out)
+{
+    sgt_scratch *s = &m->s;
+    int64_t d = m->q.d, i;
+    if (n_rows < 1)
+        return ST_EINVAL;
+    if (n_rows > s->own_cap) {
+        double *grown = alloc_realloc(s->own_rows, (size_t)(n_rows * d) * sizeof(double));
+        if (!grown)
+            return ST_ENOMEM;
+        s->own_rows = grown;
+        s->own_cap = n_rows;
+    }
+    memcpy(s->own_rows, rows, (size_t)(n_rows * d) * sizeof(double));
+    for (i = 0; i < n_rows; i++)
+        if (sgt_quantizer_check_row(&m->q, s->own_rows + i * d) != ST_OK)
+            return ST_EINVAL;
+    *out = s->own_rows;
     return ST_OK;
 }
 
@@ -245,8 +273,9 @@ static int warmup_raws(sgt_model *m, double *out)
 int sgt_model_raws(sgt_model *m, const double *x, double *out)
 {
     int32_t c;
-    if (sgt_quantizer_check_row(&m->q, x) != ST_OK)
-        return ST_EINVAL;
+    int rc = own_rows(m, x, 1, &x);
+    if (rc != ST_OK)
+        return rc;
     if (predicts_warmup_step(m))
         return warmup_raws(m, out);
     for (c = 0; c < m->n_trees; c++)
@@ -499,10 +528,12 @@ static int train_gh(sgt_model *m, const double *x, const double *grads, const do
 int sgt_model_train_gh(sgt_model *m, const double *x, const double *grads, const double *hess)
 {
     int32_t c;
+    int rc;
     if (!m->q.frozen)
         return ST_ESTATE;
-    if (sgt_quantizer_check_row(&m->q, x) != ST_OK)
-        return ST_EINVAL;
+    rc = own_rows(m, x, 1, &x);
+    if (rc != ST_OK)
+        return rc;
     for (c = 0; c < m->n_trees; c++)
         if (!isfinite(grads[c]) || !isfinite(hess[c]))
             return ST_EINVAL;
@@ -562,10 +593,12 @@ static int replay_buffer(sgt_model *m)
     int64_t item, offset = 0;
     for (item = 0; item < m->warm.buf_items; item++) {
         int32_t len = m->warm.buf_len[item];
-        int rc = sgt_model_reserve_rows(m, len);
+        const double *rows = m->warm.buf_x + offset * m->q.d;
+        int rc = check_rows(m, rows, len);   /* at the point of use: a restored buffer too */
         if (rc == ST_OK)
-            rc = sgt_model_train(m, m->warm.buf_x + offset * m->q.d, len,
-                                 m->warm.buf_target[item]);
+            rc = sgt_model_reserve_rows(m, len);
+        if (rc == ST_OK)
+            rc = sgt_model_train(m, rows, len, m->warm.buf_target[item]);
         if (rc != ST_OK)
             return rc;
         offset += len;
@@ -595,7 +628,8 @@ static int learn_warmup(sgt_model *m, const double *rows, int32_t n_rows, double
 
 int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double target)
 {
-    int rc = check_rows(m, rows, n_rows);
+    int rc = n_rows > 1 && m->loss_kind != SGT_LOSS_BAG ? ST_EINVAL
+                                                        : own_rows(m, rows, n_rows, &rows);
     if (rc == ST_OK)
         rc = check_target(m, target);
     if (rc != ST_OK)

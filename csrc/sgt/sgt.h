@@ -123,6 +123,10 @@ typedef struct {
     double *undo_hi;
     uint8_t *undo_seen;
     double *undo_range;
+    double *own_rows;     /* C only: the caller's rows of the current call, copied before
+                           * they are checked, so that what is checked is what is used even
+                           * if another thread writes the caller's memory meanwhile */
+    int64_t own_cap;      /* capacity of own_rows in rows */
 } sgt_scratch;
 
 /* the warm-up: rows seen and the buffered items replayed when it ends */
