@@ -315,10 +315,13 @@ static int check_rows(const sgt_model *m, const double *rows, int32_t n_rows)
     return ST_OK;
 }
 
-/* ST_EINVAL unless the target suits the loss: finite; a class index for the committee */
+/* ST_EINVAL unless the target suits the loss: finite; at most SGT_GRADIENT_BOUND in
+ * magnitude with squared error (its gradient); a class index for the committee */
 static int check_target(const sgt_model *m, double target)
 {
     if (!isfinite(target))
+        return ST_EINVAL;
+    if (m->loss_kind == SGT_LOSS_SQUARED && !(fabs(target) <= SGT_GRADIENT_BOUND))
         return ST_EINVAL;
     if (m->loss_kind == SGT_LOSS_SOFTMAX
         && !(target >= 0.0 && target <= (double)m->n_trees && target == floor(target)))
@@ -535,7 +538,7 @@ int sgt_model_train_gh(sgt_model *m, const double *x, const double *grads, const
     if (rc != ST_OK)
         return rc;
     for (c = 0; c < m->n_trees; c++)
-        if (!isfinite(grads[c]) || !isfinite(hess[c]))
+        if (!(fabs(grads[c]) <= SGT_GRADIENT_BOUND) || !isfinite(hess[c]))
             return ST_EINVAL;
     if (sgt_model_reserve(m, 1) != ST_OK)
         return ST_ENOMEM;

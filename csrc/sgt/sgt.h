@@ -18,6 +18,10 @@ enum {
     SGT_LOSS_PSEUDO_HUBER = 5 /* pseudo-Huber, δ = 1, target y (docs/spec/sgt.md §3.5) */
 };
 
+/* largest gradient magnitude (and squared-error target) the split test carries: its
+ * variance sums fourth powers of the gradients (reference/sgt/splits.py, GRADIENT_BOUND) */
+#define SGT_GRADIENT_BOUND 1e70
+
 typedef struct {
     int64_t n;          /* n, (g, h) pairs since the last reset */
     double sum_g;       /* Σg */

@@ -285,6 +285,8 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
             raise ValueError(f"x must have {self._d} features, got {X.shape[1]}")
         if not all_finite(X):
             raise ValueError("x must not contain NaN or infinite values")
+        if not inputs.all_bounded(X):
+            raise ValueError(f"x values {inputs.TOO_LARGE}")
 
     def _learn_table(self, X: np.ndarray, targets: Callable[[int, int], np.ndarray],
                      n_classes: int, y: Any) -> None:
