@@ -101,3 +101,122 @@ def test_task_regression_reads_whole_number_targets_as_regression(
     assert main(["run", "--model", "mean", "--stream", f"csv:{path}", "--task", "regression",
                  "--no-progress"]) == 0
     assert "mae" in capsys.readouterr().out
+
+
+# ---- issue 41, second round: very wide files, a closed stdout, every subcommand -----------
+
+WIDE = 2_000_000
+
+
+def _wide_csv(path: Path, header: bool) -> Path:
+    names = ",".join(f"c{i}" for i in range(WIDE))
+    values = ",".join("0.5" for _ in range(WIDE))
+    path.write_text((names + "\n" if header else "a,b,y\n") + values + "\n")
+    return path
+
+
+@pytest.mark.parametrize("model", ["mean", "sgt"])
+@pytest.mark.parametrize("header", [True, False], ids=["wide-header", "narrow-header"])
+def test_a_csv_row_of_two_million_columns_is_one_line_or_runs(
+        model: str, header: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Pins the "two million columns" CSV case (on 469477c ``sgt`` ended in a
+    ``MemoryError`` traceback from ``sgt_model_new``): one row of 2,000,000 values, under a
+    header as wide or a narrow one, either runs (the running mean) or is one
+    ``driftwood: error:`` line (SGT: a leaf would need over 2**31 / 64 cells)."""
+    path = _wide_csv(tmp_path / "wide.csv", header)
+    status = main(["run", "--model", model, "--stream", f"csv:{path}", "--task", "regression",
+                   "--no-progress"])
+    if status == 0:
+        assert "Traceback" not in capsys.readouterr().err
+    else:
+        line = _one_line_error(capsys, status)
+        assert "fewer columns" in line or "wide.csv" in line
+
+
+@pytest.mark.parametrize("command", [["exercise", "list"], ["list"], ["tutorial", "list"],
+                                     ["data", "list"],
+                                     ["run", "--model", "mean", "--stream", "parabola",
+                                      "--n", "50", "--no-progress"]])
+def test_a_stdout_closed_by_its_reader_ends_quietly(command: list[str]) -> None:
+    """Pins ``driftwood exercise list | head`` (a ``BrokenPipeError`` traceback on
+    469477c; on the first round's branch a misleading "fix the input" line): the read end
+    of stdout is closed before the command writes, and the command ends with status 141
+    (128 + SIGPIPE) and nothing on stderr, as the Python docs' note on SIGPIPE advises."""
+    import os
+    import subprocess
+    import sys
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        done = subprocess.run([sys.executable, "-m", "reference", *command], stdout=write_end,
+                              stderr=subprocess.PIPE, text=True, timeout=300,
+                              cwd=Path(__file__).resolve().parents[2])
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141, done.stderr
+    assert done.stderr == ""
+
+
+def _subcommands() -> list[list[str]]:
+    """Every command path of the parser (``run``, ``data``, ``exercise list``, ...)."""
+    import argparse
+
+    from reference.evaluation.cli import build_parser
+
+    def walk(parser: argparse.ArgumentParser, path: list[str]) -> list[list[str]]:
+        out = [path] if path else []
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    out += walk(child, [*path, name])
+        return out
+
+    return walk(build_parser(), [])
+
+
+SUBCOMMANDS = _subcommands()
+DEFAULT_WORKLOADS = (["run"], ["compare"])
+"""Commands whose no-argument form is a documented default run (50,000 rows of SGT; a
+1,000-row comparison): too long for this sweep, covered by the tests of those commands."""
+
+
+def _no_traceback(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    """Run ``main(argv)`` in this process: any exception but argparse's ``SystemExit``
+    propagates and fails the test (it would be a traceback)."""
+    try:
+        status = main(argv)
+    except SystemExit as exit_:
+        status = int(exit_.code or 0)
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return status, out, err
+
+
+def test_the_sweep_sees_every_subcommand() -> None:
+    names = {" ".join(path) for path in SUBCOMMANDS}
+    assert {"run", "compare", "list", "data", "grid", "exercise", "exercise list",
+            "figures", "tutorial", "tutorial get"} <= names
+
+
+@pytest.mark.parametrize("path", SUBCOMMANDS, ids=" ".join)
+def test_every_subcommand_help_bad_option_and_no_arguments(
+        path: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--help`` (status 0, a usage text), an unknown option (status 2, the last stderr
+    line an error) and, but for the default workloads, no arguments (status 0 or 2, at
+    most a usage and one error line): never a traceback."""
+    monkeypatch.chdir(tmp_path)         # whatever a command writes stays here
+    status, out, _ = _no_traceback([*path, "--help"], capsys)
+    assert status == 0 and "usage:" in out
+    status, _, err = _no_traceback([*path, "--no-such-option"], capsys)
+    assert status == 2
+    last = err.strip().splitlines()[-1]
+    assert last.startswith("driftwood") and "error:" in last, err
+    if path in DEFAULT_WORKLOADS:
+        return
+    status, _, err = _no_traceback(list(path), capsys)
+    assert status in (0, 2), err
+    if status == 2:
+        errors = [line for line in err.splitlines() if "error:" in line]
+        assert len(errors) == 1, err
