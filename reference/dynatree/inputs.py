@@ -36,7 +36,8 @@ def all_bounded(arr: np.ndarray) -> bool:
         return True
     size = chunk_rows(arr.shape[1] if arr.ndim == 2 else 1)
     for start, stop in chunks(arr.shape[0], size, arr):
-        if not bool((np.abs(arr[start:stop]) <= MAX_MAGNITUDE).all()):
+        # a float64 bound: a Python float would be cast to a float32 array and overflow
+        if not bool((np.abs(arr[start:stop]) <= np.float64(MAX_MAGNITUDE)).all()):
             return False
     return True
 

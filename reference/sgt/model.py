@@ -103,7 +103,8 @@ class _SingleTarget(SGTFacade):
         if y.shape[0] != n:
             raise ValueError(f"y has {y.shape[0]} labels for {n} rows")
         if y.dtype.kind == "f":
-            bound = GRADIENT_BOUND if self._loss_kind() == LOSS_SQUARED else np.inf
+            # a float64 bound (a Python float would be cast to a float32 y and overflow)
+            bound = np.float64(GRADIENT_BOUND if self._loss_kind() == LOSS_SQUARED else np.inf)
             for start, stop in chunks(n, chunk_rows(1), y):
                 with np.errstate(invalid="ignore"):
                     good = np.abs(y[start:stop]) <= bound     # False for NaN
