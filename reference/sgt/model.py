@@ -307,11 +307,24 @@ class SGT(_SingleTarget):
         core = self._engine
         if not core.frozen:
             if core.warmup_push(rows, target):
-                for item_rows, item_target in core.take_buffer():
-                    if self.warmup_trains:
-                        self._train_custom(item_rows[0], item_target)
+                self._replay_custom(len(rows))
             return
         self._train_custom(rows[0], target)
+
+    def _replay_custom(self, n_rows: int) -> None:
+        """Train the warm-up buffer with the custom loss, atomically: if the loss (or the
+        memory) fails at any item, the engine goes back to its state before the push of
+        the ``n_rows`` rows that ended the warm-up (``warmup_undo``), then the error
+        propagates."""
+        core = self._engine
+        try:
+            if self.warmup_trains:
+                for item_rows, item_target in core.buffered_items():
+                    self._train_custom(item_rows[0], item_target)
+        except BaseException:
+            core.warmup_undo(n_rows)
+            raise
+        core.clear_buffer()
 
     def _train_custom(self, row: list[float], target: float) -> None:
         g, h = self._gradients(target, self._engine.raws(row)[0])

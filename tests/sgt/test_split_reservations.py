@@ -174,3 +174,45 @@ def test_a_bag_warm_up_replay_that_runs_out_of_memory_leaves_the_model_as_it_was
             warmup=sum(len(b) for b in bags), grace_period=2, delta=0.5)
 
     assert _sweep_warm_up_end(make, bags, labels, both) > 4
+
+
+# ---- the custom-loss warm-up replay (issue 41, round 3) -----------------------------------
+#
+# With a custom loss the replay is a Python loop in the facade. It used to reserve
+# ``buffered rows / grace_period + 1`` splits before the push that ends the warm-up
+# (``sgt_model_reserve_warmup_end``); each replayed row now reserves its own split in
+# ``sgt_model_train_gh``, and a failure half-way is undone (``warmup_undo``).
+
+
+def _custom(backend: Any, warmup: int, quantization: str = "leaf") -> Any:
+    from reference.sgt.losses import CustomLoss
+
+    loss = CustomLoss(lambda y, f: f - y, lambda y, f: 1.0)
+    return backend.SGT(loss, warmup=warmup, grace_period=1, delta=0.5,
+                       quantization=quantization)
+
+
+@pytest.mark.parametrize("quantization", ["leaf", "global"])
+def test_custom_loss_warm_up_replay_reserves_one_split_at_a_time(quantization: str) -> None:
+    """The largest reservation of a custom-loss replay at ``grace_period=1`` is one binary
+    split (2 leaves); 469477c reserved 3,001 splits (6,002 leaves) before the replay."""
+    rng = np.random.default_rng(8)
+    X = rng.random((3001, 4))
+    model = _custom(fast, 3000, quantization)
+    model.partial_fit(X, np.sin(6.0 * X[:, 0]))
+    tree = model._engine._m.trees[0]  # type: ignore[attr-defined]
+    assert tree.n_splits >= 2
+    assert tree.spare_cap <= 2
+    assert tree.n_spare <= 2           # released after the replay
+
+
+@pytest.mark.parametrize("quantization", ["leaf", "global"])
+def test_a_custom_loss_warm_up_replay_that_runs_out_of_memory_leaves_the_model_as_it_was(
+        both: Any, quantization: str) -> None:
+    """Every allocation of the custom-loss call that ends the warm-up fails in turn,
+    including each replayed row's reservation: MemoryError and the model as before."""
+    rng = np.random.default_rng(9)
+    X = rng.random((40, 3))
+    rows = [list(map(float, r)) for r in X]
+    y = [float(np.sin(6.0 * r[0])) for r in X]
+    assert _sweep_warm_up_end(lambda b: _custom(b, 40, quantization), rows, y, both) > 4
