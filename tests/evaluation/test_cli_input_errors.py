@@ -220,3 +220,51 @@ def test_every_subcommand_help_bad_option_and_no_arguments(
     if status == 2:
         errors = [line for line in err.splitlines() if "error:" in line]
         assert len(errors) == 1, err
+
+
+# ---- issue 41, round 3: a header wider or narrower than its rows --------------------------
+
+WIDTH_MISMATCH: dict[str, tuple[bytes, int, int, int]] = {
+    # name: (file, line named, header width, row width)
+    "wide-header": (",".join(f"c{i}" for i in range(WIDE)).encode() + b"\n1,2,3\n4,5,6\n",
+                    2, WIDE, 3),
+    "narrow-header": (b"a,y\n1,2,3\n4,5,6\n", 2, 2, 3),
+    "blank-lines-first": (b"a,b,c,y\n\n# a comment\n1,2,3\n4,5,6\n", 4, 4, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(WIDTH_MISMATCH))
+def test_a_header_and_rows_of_different_widths_is_one_line(
+        name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Pins the header/row width mismatch (on 469477c a 2,000,000-name header over
+    3-column rows ran without complaint): one ``driftwood: error:`` line naming the file,
+    the first data line and both widths."""
+    data, line_no, names, width = WIDTH_MISMATCH[name]
+    path = tmp_path / f"{name}.csv"
+    path.write_bytes(data)
+    status = main(["run", "--model", "mean", "--stream", f"csv:{path}", "--task", "regression",
+                   "--no-progress"])
+    line = _one_line_error(capsys, status)
+    assert f"{name}.csv, line {line_no}:" in line
+    assert f"header has {names:,} columns" in line and f"rows have {width:,}" in line
+
+
+@pytest.mark.parametrize("name", sorted(WIDTH_MISMATCH))
+def test_the_loader_refuses_a_header_and_rows_of_different_widths(
+        name: str, tmp_path: Path) -> None:
+    from reference.evaluation.datasets.real import load_csv
+
+    data, line_no, names, width = WIDTH_MISMATCH[name]
+    (tmp_path / f"{name}.csv").write_bytes(data)
+    with pytest.raises(ValueError, match=f"line {line_no}: the header has {names:,} columns "
+                                         f"but the rows have {width:,}"):
+        load_csv(name, data_dir=tmp_path)
+
+
+def test_a_header_as_wide_as_its_rows_loads(tmp_path: Path) -> None:
+    """The check refuses only a mismatch: quoted names holding commas count once."""
+    from reference.evaluation.datasets.real import load_csv
+
+    (tmp_path / "ok.csv").write_bytes(b'"x, first",b,y\n# note\n\n1,2,3.5\n4,5,6.5\n')
+    X, y = load_csv("ok", data_dir=tmp_path)
+    assert X.tolist() == [[1.0, 2.0], [4.0, 5.0]] and y.tolist() == [3.5, 6.5]
