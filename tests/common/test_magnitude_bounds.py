@@ -155,3 +155,52 @@ def test_sgt_refuses_custom_gradients_above_the_bound(both: tuple[ModuleType, Mo
         with pytest.raises(ValueError, match="1e\\+70"):
             model.learn_one([0.5], 200.0)
         assert_snapshot_equal(before, model.snapshot())
+
+
+# ---- ALC overflow (issue 41, round 3) -----------------------------------------------------
+#
+# The ALC score integrates a predictive variance (squared target scale) over a leaf's
+# rectangle (volume: the product of its widths), so it can pass the float range for
+# accepted inputs. On 469477c it came back silently as inf (features and targets near
+# 1e100 in 3-D) or NaN (near 1e150); it now raises FloatingPointError naming the row and
+# the remedy, in both backends, with the model unchanged.
+
+
+def _dt_3d(pkg: ModuleType, scale: float) -> Any:
+    rng = np.random.default_rng(21)
+    model = pkg.DynamicTreeRegressor(n_particles=20, seed=4)
+    model.fit(rng.random((60, 3)) * scale, rng.random(60) * scale)
+    return model
+
+
+@pytest.mark.parametrize("scale", [1e100, 1e150], ids=["inf", "nan"])
+def test_an_alc_score_that_overflows_raises_floating_point_error(
+        backend: ModuleType, scale: float) -> None:
+    model = _dt_3d(backend, scale)
+    before = model.snapshot()
+    X = np.random.default_rng(22).random((4, 3)) * scale
+    calls = [lambda: model.alc(X), lambda: model.alc(X.tolist()), model.alc_active]
+    for call in calls:
+        with pytest.raises(FloatingPointError,
+                           match=r"ALC score of row 0 overflowed .*rescale the inputs"):
+            call()
+        assert_snapshot_equal(before, model.snapshot())
+    assert np.isfinite(model.predict(X)).all()     # the model itself is usable
+
+
+def test_alc_over_a_rect_whose_volume_passes_the_float_range_raises(
+        backend: ModuleType) -> None:
+    """Worked by hand: targets of order 1, a cube rect of side ``2w``. The integrated
+    variance is of order ``(2w)**3``: at ``w = 1e102`` that is ``8e306`` (finite), at
+    ``w = 1e103`` ``8e309`` (beyond the largest float), so only the second raises."""
+    import math
+
+    rng = np.random.default_rng(23)
+    model = backend.DynamicTreeRegressor(n_particles=20, seed=5)
+    model.fit(rng.random((60, 3)), rng.random(60))
+    X = rng.random((3, 3))
+    assert math.isfinite((2e102) ** 3) and math.isinf(math.prod([2e103] * 3))
+    inside = model.alc(X, rect=[(-1e102, 1e102)] * 3)
+    assert np.isfinite(inside).all() and (inside > 0).all()
+    with pytest.raises(FloatingPointError, match="smaller rect"):
+        model.alc(X, rect=[(-1e103, 1e103)] * 3)
