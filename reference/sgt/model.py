@@ -215,6 +215,12 @@ class SGT(_SingleTarget):
     (:data:`reference.sgt.splits.GRADIENT_BOUND`), raises ``ValueError``; so does a
     target above ``1e70`` with the squared error.
 
+    ``learn_one`` and ``partial_fit`` stay atomic row by row with a custom loss: whatever
+    the loss raises, at any row, propagates and leaves the model as it was before that
+    row. This holds for the row that ends the warm-up too, whose call replays the whole
+    buffer through the loss: a failure at any replayed row undoes the replay and the
+    row's own push (the buffer, the ranges and fresh trees as before the call).
+
     Examples
     --------
     >>> import math
