@@ -268,3 +268,17 @@ def test_a_header_as_wide_as_its_rows_loads(tmp_path: Path) -> None:
     (tmp_path / "ok.csv").write_bytes(b'"x, first",b,y\n# note\n\n1,2,3.5\n4,5,6.5\n')
     X, y = load_csv("ok", data_dir=tmp_path)
     assert X.tolist() == [[1.0, 2.0], [4.0, 5.0]] and y.tolist() == [3.5, 6.5]
+
+
+def test_a_ragged_row_is_named_by_its_line_and_widths(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A row narrower than the rows before it: the line (blank and comment lines counted
+    as the file has them) and both widths, not numpy's "non-numeric value ... use
+    `usecols`" (469477c and the round before)."""
+    path = tmp_path / "ragged.csv"
+    path.write_bytes(b"a,b,y\n1,2,3\n\n# note\n4,5,6\n7,8\n")
+    status = main(["run", "--model", "mean", "--stream", f"csv:{path}", "--task", "regression",
+                   "--no-progress"])
+    line = _one_line_error(capsys, status)
+    assert "ragged.csv, line 6: a row of 2 columns after rows of 3" in line
+    assert "non-numeric" not in line and "usecols" not in line

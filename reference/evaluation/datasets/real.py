@@ -124,8 +124,9 @@ def load_csv(
         If an unregistered file is missing; the message names the file, the directory
         tried and the environment variable ``DRIFTWOOD_DATA``.
     ValueError
-        If a value is not numeric, the rows and the header have different numbers of
-        columns (the message names the line and both widths), or ``task`` is unknown.
+        If a value is not numeric, a row has another number of columns than the rows
+        before it or than the header (the message names the line and both widths), or
+        ``task`` is unknown.
 
     Examples
     --------
@@ -158,6 +159,12 @@ def load_csv(
             warnings.simplefilter("ignore", UserWarning)
             table = np.loadtxt(handle, delimiter=",", skiprows=1, dtype=np.float64, ndmin=2)
     except ValueError as err:
+        ragged = None if isinstance(err, UnicodeDecodeError) else _ragged_row(path)
+        if ragged is not None:
+            line_no, width, first = ragged
+            raise ValueError(f"{path}, line {line_no}: a row of {width:,} columns after rows "
+                             f"of {first:,}; give every row one value per header name "
+                             f"(the header has {_header_width(path):,})") from err
         raise ValueError(f"{path}: non-numeric value ({err})") from err
     names = _header_width(path)
     if table.shape[0] and table.shape[1] != names:
@@ -192,6 +199,24 @@ def _first_row_line(path: Path) -> int:
             if line.split("#", 1)[0].strip():
                 return line_no
     return 2
+
+
+def _ragged_row(path: Path) -> tuple[int, int, int] | None:
+    """``(line number, width, first row's width)`` of the first data row whose number of
+    comma-separated fields differs from the first data row's, or None if all agree."""
+    first = 0
+    with registry.open_text(path) as handle:
+        handle.readline()
+        for line_no, line in enumerate(handle, start=2):
+            text = line.split("#", 1)[0]
+            if not text.strip():
+                continue
+            width = text.count(",") + 1
+            if not first:
+                first = width
+            elif width != first:
+                return line_no, width, first
+    return None
 
 
 def _resolve_dir(directory: str | os.PathLike[str] | None) -> Path:
