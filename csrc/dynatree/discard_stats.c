@@ -466,7 +466,7 @@ int dt_model_alc(dt_model *m, const double *rows, int64_t n_rows, const double *
     if (m->txn.lost) return ST_ESTATE;
     if (m->cfg.kind == DT_CLASS) return ST_ESTATE;
     for (r = 0; r < n_rows * m->par.d; r++)
-        if (!isfinite(rows[r])) return ST_EINVAL;
+        if (!(fabs(rows[r]) <= DT_MAX_MAGNITUDE)) return ST_EINVAL;
     /* many rows (or a cache built for this box): the per-leaf preps; the same doubles */
     if ((n_rows >= 16 || m->alcc.ok) && dt_model_alc_prepare(m, box) == ST_OK &&
         dt_model_alc_rows(m, rows, n_rows, box, out) == ST_OK)

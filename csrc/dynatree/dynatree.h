@@ -32,6 +32,9 @@ enum { DT_LOG_INT = 512 }; /* leaf sizes whose log the leaf configuration tabula
 /* columns whose grow-candidate extremes a point set can memoise (kth_mask has 32 bits) */
 /* [DT-SPEC §3.2] relative pivot at or below which a linear leaf drops a regressor */
 #define DT_PIVOT_TOL 1e-9
+/* largest magnitude of a feature value or target (reference/dynatree/inputs.py,
+ * MAX_MAGNITUDE): squares and sums of values up to it stay finite */
+#define DT_MAX_MAGNITUDE 1e150
 #define DT_KTH_COLS(d) ((d) < 32 ? (d) : 32)
 
 typedef struct {

@@ -322,9 +322,9 @@ int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, dou
     if (n < 0) return ST_EINVAL;
     /* validate the whole batch before any state change (the facade also does) */
     for (r = 0; r < n * m->par.d; r++)
-        if (!isfinite(X[r])) return ST_EINVAL;
+        if (!(fabs(X[r]) <= DT_MAX_MAGNITUDE)) return ST_EINVAL;   /* also NaN */
     for (r = 0; r < n; r++) {
-        if (!isfinite(y[r])) return ST_EINVAL;
+        if (!(fabs(y[r]) <= DT_MAX_MAGNITUDE)) return ST_EINVAL;
         if (m->cfg.kind == DT_CLASS &&
             (y[r] < 0.0 || y[r] >= (double)m->cfg.n_classes || y[r] != floor(y[r])))
             return ST_ERANGE;
@@ -421,7 +421,7 @@ static int check_row(const dt_model *m, const double *x, int64_t n_values)
     int64_t a;
     if (n_values != m->par.d) return ST_EDIM;
     for (a = 0; a < n_values; a++)
-        if (!isfinite(x[a])) return ST_EINVAL;
+        if (!(fabs(x[a]) <= DT_MAX_MAGNITUDE)) return ST_EINVAL;   /* also NaN, inf */
     return ST_OK;
 }
 

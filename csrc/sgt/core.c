@@ -37,6 +37,11 @@ static void scratch_free(sgt_scratch *s)
     alloc_free(s->zeros);
     alloc_free(s->warm_g);
     alloc_free(s->warm_h);
+    alloc_free(s->undo_lo);
+    alloc_free(s->undo_hi);
+    alloc_free(s->undo_seen);
+    alloc_free(s->undo_range);
+    alloc_free(s->own_rows);
     memset(s, 0, sizeof *s);
 }
 
@@ -64,7 +69,18 @@ static int scratch_init(sgt_scratch *s, const sgt_quantizer *q, int32_t n_trees)
     s->zeros = alloc_calloc(rows, sizeof(double));
     s->warm_g = alloc_malloc(rows * sizeof(double));
     s->warm_h = alloc_malloc(rows * sizeof(double));
+    s->undo_lo = alloc_malloc((size_t)q->d * sizeof(double) + 1);
+    s->undo_hi = alloc_malloc((size_t)q->d * sizeof(double) + 1);
+    s->undo_seen = alloc_malloc((size_t)q->d + 1);
+    if (q->per_leaf)
+        s->undo_range = alloc_malloc(rows * (size_t)(4 * q->d) * sizeof(double) + 1);
+    s->own_rows = alloc_malloc((size_t)q->d * sizeof(double));
+    s->own_cap = 1;
     s->row_cap = (int64_t)rows;
+    if (!s->own_rows || !s->undo_lo || !s->undo_hi || !s->undo_seen || (q->per_leaf && !s->undo_range)) {
+        scratch_free(s);
+        return ST_ENOMEM;
+    }
     if (!s->prefix || !s->suffix || !s->pair || !s->moment_mean || !s->moment_var
         || !s->best.deltas || !s->cand.deltas || !s->pool.deltas || !s->codes || !s->raws
         || !s->grads || !s->hess || !s->probs || !s->zeros || !s->warm_g || !s->warm_h) {
@@ -98,6 +114,31 @@ static int scratch_rows(sgt_scratch *s, int64_t n)
         return ST_ENOMEM;
     s->hess = h;
     s->row_cap = n;
+    return ST_OK;
+}
+
+/* C only (hardening): copy the caller's n_rows rows into s->own_rows (grown as needed,
+ * before any state changes) and check the copy (finite; nominal values integers in [0, K)):
+ * the C reads the caller's memory once, so a value another thread writes meanwhile can
+ * never reach a cell index unchecked. *out is the copy. */
+static int own_rows(sgt_model *m, const double *rows, int32_t n_rows, const double **out)
+{
+    sgt_scratch *s = &m->s;
+    int64_t d = m->q.d, i;
+    if (n_rows < 1)
+        return ST_EINVAL;
+    if (n_rows > s->own_cap) {
+        double *grown = alloc_realloc(s->own_rows, (size_t)(n_rows * d) * sizeof(double));
+        if (!grown)
+            return ST_ENOMEM;
+        s->own_rows = grown;
+        s->own_cap = n_rows;
+    }
+    memcpy(s->own_rows, rows, (size_t)(n_rows * d) * sizeof(double));
+    for (i = 0; i < n_rows; i++)
+        if (sgt_quantizer_check_row(&m->q, s->own_rows + i * d) != ST_OK)
+            return ST_EINVAL;
+    *out = s->own_rows;
     return ST_OK;
 }
 
@@ -232,8 +273,9 @@ static int warmup_raws(sgt_model *m, double *out)
 int sgt_model_raws(sgt_model *m, const double *x, double *out)
 {
     int32_t c;
-    if (sgt_quantizer_check_row(&m->q, x) != ST_OK)
-        return ST_EINVAL;
+    int rc = own_rows(m, x, 1, &x);
+    if (rc != ST_OK)
+        return rc;
     if (predicts_warmup_step(m))
         return warmup_raws(m, out);
     for (c = 0; c < m->n_trees; c++)
@@ -273,10 +315,13 @@ static int check_rows(const sgt_model *m, const double *rows, int32_t n_rows)
     return ST_OK;
 }
 
-/* ST_EINVAL unless the target suits the loss: finite; a class index for the committee */
+/* ST_EINVAL unless the target suits the loss: finite; at most SGT_GRADIENT_BOUND in
+ * magnitude with squared error (its gradient); a class index for the committee */
 static int check_target(const sgt_model *m, double target)
 {
     if (!isfinite(target))
+        return ST_EINVAL;
+    if (m->loss_kind == SGT_LOSS_SQUARED && !(fabs(target) <= SGT_GRADIENT_BOUND))
         return ST_EINVAL;
     if (m->loss_kind == SGT_LOSS_SOFTMAX
         && !(target >= 0.0 && target <= (double)m->n_trees && target == floor(target)))
@@ -322,6 +367,47 @@ int sgt_model_buffer_restore(sgt_model *m, const double *rows, int32_t n_rows, d
     return ST_OK;
 }
 
+/* C only (hardening): before the push that ends the warm-up, keep what it and the replay
+ * change beyond the buffer (the quantizer's ranges, every root's range) */
+static void save_warmup_state(sgt_model *m)
+{
+    sgt_scratch *s = &m->s;
+    size_t d = (size_t)m->q.d;
+    int32_t c;
+    memcpy(s->undo_lo, m->q.lo, d * sizeof(double));
+    memcpy(s->undo_hi, m->q.hi, d * sizeof(double));
+    memcpy(s->undo_seen, m->q.seen, d);
+    if (m->q.per_leaf)
+        for (c = 0; c < m->n_trees; c++)
+            memcpy(s->undo_range + (size_t)c * 4 * d, m->trees[c].nodes[0].range,
+                   4 * d * sizeof(double));
+}
+
+/* C only (hardening): undo the push of the last item (n_rows rows) that ended the
+ * warm-up, and whatever part of the replay ran: the ranges as before the push, the item out
+ * of the buffer, fresh trees, spares released. Allocates nothing, so it cannot fail. */
+void sgt_model_warmup_undo(sgt_model *m, int32_t n_rows)
+{
+    sgt_scratch *s = &m->s;
+    size_t d = (size_t)m->q.d;
+    int32_t c;
+    memcpy(m->q.lo, s->undo_lo, d * sizeof(double));
+    memcpy(m->q.hi, s->undo_hi, d * sizeof(double));
+    memcpy(m->q.seen, s->undo_seen, d);
+    m->q.frozen = 0;
+    m->warm.warm_rows -= n_rows;
+    m->warm.buf_items -= 1;
+    m->warm.buf_rows -= n_rows;
+    if (s->warm_items > m->warm.buf_items) {   /* the running warm-up sums start again */
+        s->warm_items = 0;
+        s->warm_count = 0;
+    }
+    for (c = 0; c < m->n_trees; c++)
+        sgt_tree_reset(&m->trees[c], &m->q,
+                       m->q.per_leaf ? s->undo_range + (size_t)c * 4 * d : NULL);
+    sgt_model_release(m);
+}
+
 int sgt_model_warmup_push(sgt_model *m, const double *rows, int32_t n_rows, double target,
                           int32_t *ended)
 {
@@ -337,6 +423,8 @@ int sgt_model_warmup_push(sgt_model *m, const double *rows, int32_t n_rows, doub
     rc = sgt_model_buffer_restore(m, rows, n_rows, target);
     if (rc != ST_OK)
         return rc;
+    if (m->warm.warm_rows + n_rows >= m->p.warmup)
+        save_warmup_state(m);
     for (i = 0; i < n_rows; i++)
         sgt_quantizer_observe(&m->q, rows + (int64_t)i * m->q.d);
     m->warm.warm_rows += n_rows;
@@ -443,12 +531,14 @@ static int train_gh(sgt_model *m, const double *x, const double *grads, const do
 int sgt_model_train_gh(sgt_model *m, const double *x, const double *grads, const double *hess)
 {
     int32_t c;
+    int rc;
     if (!m->q.frozen)
         return ST_ESTATE;
-    if (sgt_quantizer_check_row(&m->q, x) != ST_OK)
-        return ST_EINVAL;
+    rc = own_rows(m, x, 1, &x);
+    if (rc != ST_OK)
+        return rc;
     for (c = 0; c < m->n_trees; c++)
-        if (!isfinite(grads[c]) || !isfinite(hess[c]))
+        if (!(fabs(grads[c]) <= SGT_GRADIENT_BOUND) || !isfinite(hess[c]))
             return ST_EINVAL;
     if (sgt_model_reserve(m, 1) != ST_OK)
         return ST_ENOMEM;
@@ -498,9 +588,51 @@ int sgt_model_train(sgt_model *m, const double *rows, int32_t n_rows, double tar
                          : train_codes(m, s->grads, s->hess);
 }
 
+/* Train the buffered items in arrival order [SGT-SPEC §5.6], each after reserving the
+ * splits it can make (sgt_model_reserve_rows), as a trained model learns: the memory held
+ * at any time is the trees' plus one item's splits, not every split the buffer could make */
+static int replay_buffer(sgt_model *m)
+{
+    int64_t item, offset = 0;
+    for (item = 0; item < m->warm.buf_items; item++) {
+        int32_t len = m->warm.buf_len[item];
+        const double *rows = m->warm.buf_x + offset * m->q.d;
+        int rc = check_rows(m, rows, len);   /* at the point of use: a restored buffer too */
+        if (rc == ST_OK)
+            rc = sgt_model_reserve_rows(m, len);
+        if (rc == ST_OK)
+            rc = sgt_model_train(m, rows, len, m->warm.buf_target[item]);
+        if (rc != ST_OK)
+            return rc;
+        offset += len;
+    }
+    return ST_OK;
+}
+
+/* one item during the warm-up: buffered; when it ends the warm-up, the buffer is replayed
+ * and on running out of memory half-way the model goes back to its state before the item
+ * (sgt_model_warmup_undo), so the call is atomic */
+static int learn_warmup(sgt_model *m, const double *rows, int32_t n_rows, double target)
+{
+    int32_t ended;
+    int rc = sgt_model_warmup_push(m, rows, n_rows, target, &ended);
+    if (rc != ST_OK || !ended)
+        return rc;
+    if (m->p.warmup_trains)
+        rc = replay_buffer(m);
+    if (rc != ST_OK) {
+        sgt_model_warmup_undo(m, n_rows);
+        return rc;
+    }
+    sgt_model_clear_buffer(m);
+    sgt_model_release(m);
+    return ST_OK;
+}
+
 int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double target)
 {
-    int rc = check_rows(m, rows, n_rows);
+    int rc = n_rows > 1 && m->loss_kind != SGT_LOSS_BAG ? ST_EINVAL
+                                                        : own_rows(m, rows, n_rows, &rows);
     if (rc == ST_OK)
         rc = check_target(m, target);
     if (rc != ST_OK)
@@ -518,29 +650,13 @@ int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double tar
         if (rc != ST_OK)
             return rc;
     }
+    if (!m->q.frozen)
+        return learn_warmup(m, rows, n_rows, target);
     /* secure the memory of every split this call can make before any state changes:
      * each learned row attempts at most one split per tree */
-    rc = m->q.frozen ? sgt_model_reserve_rows(m, n_rows)
-                     : sgt_model_reserve_warmup_end(m, n_rows);
+    rc = sgt_model_reserve_rows(m, n_rows);
     if (rc != ST_OK)
         return rc;
-    if (!m->q.frozen) {
-        int32_t ended;
-        int64_t item, offset = 0;
-        rc = sgt_model_warmup_push(m, rows, n_rows, target, &ended);
-        if (rc != ST_OK || !ended)
-            return rc;
-        for (item = 0; item < m->warm.buf_items && m->p.warmup_trains; item++) {
-            rc = sgt_model_train(m, m->warm.buf_x + offset * m->q.d, m->warm.buf_len[item],
-                                 m->warm.buf_target[item]);
-            if (rc != ST_OK)
-                break;
-            offset += m->warm.buf_len[item];
-        }
-        sgt_model_clear_buffer(m);
-        sgt_model_release(m);
-        return rc;
-    }
     rc = sgt_model_train(m, rows, n_rows, target);
     if (n_rows > 1)
         sgt_model_release(m);

@@ -18,6 +18,10 @@ enum {
     SGT_LOSS_PSEUDO_HUBER = 5 /* pseudo-Huber, δ = 1, target y (docs/spec/sgt.md §3.5) */
 };
 
+/* largest gradient magnitude (and squared-error target) the split test carries: its
+ * variance sums fourth powers of the gradients (reference/sgt/splits.py, GRADIENT_BOUND) */
+#define SGT_GRADIENT_BOUND 1e70
+
 typedef struct {
     int64_t n;          /* n, (g, h) pairs since the last reset */
     double sum_g;       /* Σg */
@@ -116,6 +120,17 @@ typedef struct {
     int64_t warm_items;   /* buffered items already in warm_g/warm_h */
     int64_t warm_count;   /* rows counted in warm_g/warm_h */
     int64_t row_cap;      /* capacity of raws/grads/hess/zeros */
+    double *undo_lo;      /* C only: the quantizer's lo, hi and seen and every root's
+                           * range (per_leaf: 4 d doubles per tree) as they were before the
+                           * push that ends the warm-up, so that a replay running out of
+                           * memory puts the model back as it was (sgt_model_warmup_undo) */
+    double *undo_hi;
+    uint8_t *undo_seen;
+    double *undo_range;
+    double *own_rows;     /* C only: the caller's rows of the current call, copied before
+                           * they are checked, so that what is checked is what is used even
+                           * if another thread writes the caller's memory meanwhile */
+    int64_t own_cap;      /* capacity of own_rows in rows */
 } sgt_scratch;
 
 /* the warm-up: rows seen and the buffered items replayed when it ends */
@@ -208,6 +223,7 @@ int sgt_tree_restore(sgt_tree *t, const sgt_quantizer *q, int32_t n_nodes, const
 int sgt_tree_reserve(sgt_tree *t, const sgt_quantizer *q, int64_t splits);
 int64_t sgt_tree_split_bound(const sgt_tree *t, int32_t grace_period, int64_t n_rows);
 int64_t sgt_tree_release(sgt_tree *t, int64_t keep);
+void sgt_tree_reset(sgt_tree *t, const sgt_quantizer *q, const double *root_range);
 /* sgt/core.c (reference/sgt/core.py) */
 int32_t sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, const double *lo,
                       const double *hi, const uint8_t *fixed, int32_t loss_kind,
@@ -225,6 +241,7 @@ int sgt_model_reserve(sgt_model *m, int64_t splits);
 int sgt_model_reserve_warmup_end(sgt_model *m, int64_t n_rows);
 int sgt_model_reserve_rows(sgt_model *m, int64_t n_rows);
 void sgt_model_release(sgt_model *m);
+void sgt_model_warmup_undo(sgt_model *m, int32_t n_rows);
 int sgt_model_train(sgt_model *m, const double *rows, int32_t n_rows, double target);
 int sgt_model_train_gh(sgt_model *m, const double *x, const double *grads, const double *hess);
 int sgt_model_learn_many(sgt_model *m, const double *X, int64_t n, const double *targets);

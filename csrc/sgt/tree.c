@@ -228,6 +228,42 @@ int64_t sgt_tree_release(sgt_tree *t, int64_t keep)
     return freed;
 }
 
+/* C only (hardening): make t a fresh tree again (one root leaf, value 0, empty cells, no
+ * nominal feature used, no split or update counted) without allocating: the root takes the
+ * buffers of a leaf (there is always one), every other node's are freed; root_range (4 d
+ * doubles, per_leaf only) becomes the root's range. Spares are kept. */
+void sgt_tree_reset(sgt_tree *t, const sgt_quantizer *q, const double *root_range)
+{
+    int32_t i, leaf = 0;
+    sgt_stats *cells;
+    uint8_t *used;
+    double *range = t->nodes[0].range;
+    while (t->nodes[leaf].first_child >= 0)
+        leaf = t->nodes[leaf].first_child;
+    cells = t->nodes[leaf].cells;
+    used = t->nodes[leaf].used;
+    for (i = 0; i < t->n_nodes; i++) {
+        if (i != leaf) {
+            alloc_free(t->nodes[i].cells);
+            alloc_free(t->nodes[i].used);
+        }
+        if (i != 0)
+            alloc_free(t->nodes[i].range);
+    }
+    clear_node(&t->nodes[0], 0, 0.0);
+    memset(cells, 0, (size_t)q->n_cells * sizeof(sgt_stats));
+    memset(used, 0, (size_t)q->d);
+    t->nodes[0].cells = cells;
+    t->nodes[0].used = used;
+    t->nodes[0].range = range;
+    if (q->per_leaf && root_range)
+        memcpy(range, root_range, (size_t)(4 * q->d) * sizeof(double));
+    t->n_nodes = 1;
+    t->n_splits = 0;
+    t->n_updates = 0;
+    t->depth = 0;
+}
+
 /* largest number of children of a split: 2, or the most categories of a nominal feature */
 static int32_t max_children(const sgt_quantizer *q)
 {

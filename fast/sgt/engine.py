@@ -155,8 +155,8 @@ class CSGTEngine:
         """Buffer one item and widen the ranges; True when the warm-up just ended."""
         ended = ffi.new("int32_t *")
         flat = [v for row in rows for v in row]
-        # secure the memory for training the buffer (Python loop) before pushing
-        check(lib.sgt_model_reserve_warmup_end(self._m, len(rows)), "sgt_model_reserve")
+        # the replay (a Python loop) reserves item by item in train_gh; if it fails,
+        # warmup_undo puts the model back (sgt_model_warmup_undo)
         check(lib.sgt_model_warmup_push(self._m, ffi.new("double[]", flat), len(rows),
                                         float(target), ended), "sgt_model_warmup_push")
         return bool(ended[0])
@@ -178,6 +178,21 @@ class CSGTEngine:
         items = self._buffer_items()
         lib.sgt_model_clear_buffer(self._m)
         return items
+
+    def buffered_items(self) -> list[tuple[list[list[float]], float]]:
+        """The buffered warm-up items, left in the buffer."""
+        return self._buffer_items()
+
+    def clear_buffer(self) -> None:
+        """Empty the buffer after a successful replay and free the spare leaves beyond one
+        split's worth (``sgt_model_release``)."""
+        lib.sgt_model_clear_buffer(self._m)
+        lib.sgt_model_release(self._m)
+
+    def warmup_undo(self, n_rows: int) -> None:
+        """Undo the push that ended the warm-up and any part of the replay
+        (``sgt_model_warmup_undo``: allocation-free, so it cannot fail)."""
+        lib.sgt_model_warmup_undo(self._m, n_rows)
 
     def learn(self, rows: list[list[float]], target: float) -> None:
         """Learn one item with a built-in loss (warm-up handled in C)."""

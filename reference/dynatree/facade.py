@@ -40,6 +40,20 @@ from reference.interrupt import Interruptible, pieces
 from reference.state import VersionedState
 
 
+def finite_alc(scores: np.ndarray, name: str) -> np.ndarray:
+    """``scores`` if every ALC score is finite, else ``FloatingPointError`` naming the first
+    row whose integrated variance overflowed and the remedy (rescale, or a smaller
+    ``rect``)."""
+    bad = np.flatnonzero(~np.isfinite(scores))
+    if bad.size:
+        raise FloatingPointError(
+            f"{name}: the ALC score of row {int(bad[0])} overflowed the float range "
+            f"({scores[bad[0]]}): it integrates a predictive variance (the squared target "
+            f"scale) over a box whose volume is the product of its widths; rescale the "
+            f"inputs and targets (e.g. StandardScaler) or pass a smaller rect")
+    return scores
+
+
 class DynamicTreeFacade(EstimatorMixin, VersionedState):
     """Input handling, the learning loop and the public methods shared by every
     dynamic-tree model; the mathematics is the engine's (``self._engine``)."""
@@ -285,6 +299,8 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
             raise ValueError(f"x must have {self._d} features, got {X.shape[1]}")
         if not all_finite(X):
             raise ValueError("x must not contain NaN or infinite values")
+        if not inputs.all_bounded(X):
+            raise ValueError(f"x values {inputs.TOO_LARGE}")
 
     def _learn_table(self, X: np.ndarray, targets: Callable[[int, int], np.ndarray],
                      n_classes: int, y: Any) -> None:
@@ -416,11 +432,13 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
         The particle average of the integrated reduction in predictive variance over the
         point's leaf rectangle (closed by ``rect`` or the range of the active inputs),
         divided by the box volume; automatic ``"alc"`` retirement removes the minimiser.
+        Raises ``FloatingPointError`` if a score overflows, as :meth:`alc` does.
         """
         self._check_classifier_stat("alc_active", False)
         if self._d is None:
             return np.zeros(0, dtype=float)
-        return np.array(self._engine.alc_active(self._box(None, [])), dtype=float)
+        return finite_alc(np.array(self._engine.alc_active(self._box(None, [])), dtype=float),
+                          "alc_active")
 
     def alc(self, X: Any, rect: Any = None) -> np.ndarray:
         """ALC of candidate rows ``X`` ([DT-SPEC §7.1]-[DT-SPEC §7.4]): particle-averaged integrated
@@ -428,16 +446,24 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
 
         ``rect``: ``(low, high)`` per feature; default the constructor's ``rect`` or the
         range of the active inputs and ``X``.
+
+        Raises ``FloatingPointError`` if a score overflows the float range (``inf`` or
+        NaN): the score is a predictive variance (squared target scale) integrated over
+        the leaf rectangle, so targets and features near ``1e100`` in three dimensions
+        already pass ``1.8e308``. The message names the first such row; rescale the
+        inputs and targets (e.g. ``StandardScaler``) or pass a smaller ``rect``. The model
+        is unchanged (ALC only reads it).
         """
         self._check_classifier_stat("alc", False)
         if self._d is not None and self._takes_array(X):
-            return self._alc_table(X, rect)
+            return finite_alc(self._alc_table(X, rect), "alc")
         rows = inputs.batch_rows(X, self._keys, self._d)
         if self._d is None:
             raise ValueError("alc needs a fitted model")
         if not rows:
             return np.zeros(0, dtype=float)
-        return np.array(self._engine.alc(rows, self._box(rect, rows)), dtype=float)
+        return finite_alc(np.array(self._engine.alc(rows, self._box(rect, rows)), dtype=float),
+                          "alc")
 
     def _alc_table(self, X: np.ndarray, rect: Any) -> np.ndarray:
         """:meth:`alc` of a numeric table, handed to the engine a chunk at a time."""

@@ -12,9 +12,39 @@ from typing import Any
 
 import numpy as np
 
+from reference.batches import chunk_rows, chunks
+
+MAX_MAGNITUDE = 1e150
+"""Largest magnitude of a feature value or regression target a dynamic tree accepts
+([DET-SPEC §4], "Errors"): the leaf statistics sum squares of targets (and, for linear
+leaves, products of features) over up to millions of rows, and a split point is drawn in
+a feature's range ``hi - lo``. Below ``1e150`` every such sum and width stays finite
+(a square is at most ``1e300``, leaving a factor ``1e8`` in rows); beyond it the means,
+variances and predictions overflow to ``inf`` or ``nan`` silently (targets near
+``1.7e306`` predicted ``+inf``). Larger values raise ``ValueError`` (the C library
+refuses them too, ``DT_MAX_MAGNITUDE``)."""
+
+TOO_LARGE = (f"must have magnitude at most {MAX_MAGNITUDE:.0e} (a dynamic tree squares "
+              "and sums them; rescale the data)")
+
+
+def all_bounded(arr: np.ndarray) -> bool:
+    """True if every value of a finite numeric 1-D or 2-D array has magnitude at most
+    :data:`MAX_MAGNITUDE`, checked a chunk at a time (integers of at most 64 bits always
+    have)."""
+    if arr.dtype.kind != "f":
+        return True
+    size = chunk_rows(arr.shape[1] if arr.ndim == 2 else 1)
+    for start, stop in chunks(arr.shape[0], size, arr):
+        # a float64 bound: a Python float would be cast to a float32 array and overflow
+        if not bool((np.abs(arr[start:stop]) <= np.float64(MAX_MAGNITUDE)).all()):
+            return False
+    return True
+
 
 def row_values(x: Any, keys: list[Hashable] | None, d: int | None) -> list[float]:
-    """``x`` as a list of finite floats of length ``d`` (the first row fixes ``d``).
+    """``x`` as a list of finite floats of length ``d`` (the first row fixes ``d``), each
+    of magnitude at most :data:`MAX_MAGNITUDE`.
 
     A ``Mapping`` is read in the key order of the first mapping row (``keys``); it must
     have exactly those keys. Raises ``ValueError`` for a wrong dimension, non-numeric,
@@ -55,6 +85,8 @@ def row_values(x: Any, keys: list[Hashable] | None, d: int | None) -> list[float
         raise ValueError("x must not be empty")
     if d is not None and len(values) != d:
         raise ValueError(f"x must have {d} features, got {len(values)}")
+    if any(abs(v) > MAX_MAGNITUDE for v in values):
+        raise ValueError(f"x values {TOO_LARGE}")
     return values
 
 
@@ -64,7 +96,8 @@ def first_keys(x: Any) -> list[Hashable] | None:
 
 
 def target_value(y: Any) -> float:
-    """A regression target as a finite float (``ValueError`` otherwise)."""
+    """A regression target as a finite float of magnitude at most :data:`MAX_MAGNITUDE`
+    (``ValueError`` otherwise)."""
     if isinstance(y, (str, bytes, bool, np.bool_)) or y is None:
         raise ValueError(f"y must be a number, got {y!r}")
     try:
@@ -73,6 +106,8 @@ def target_value(y: Any) -> float:
         raise ValueError(f"y must be a number, got {y!r}") from exc
     if not math.isfinite(f):
         raise ValueError("y must not be NaN or infinite")
+    if abs(f) > MAX_MAGNITUDE:
+        raise ValueError(f"y {TOO_LARGE}")
     return f
 
 
@@ -88,6 +123,8 @@ def batch_rows(X: Any, keys: list[Hashable] | None, d: int | None) -> list[list[
             converted = X.astype(np.float64)
             if not bool(np.isfinite(converted).all()):
                 raise ValueError("x must not contain NaN or infinite values")
+            if not all_bounded(converted):
+                raise ValueError(f"x values {TOO_LARGE}")
             table: list[list[float]] = converted.tolist()
             return table
         rows_in: list[Any] = list(X)

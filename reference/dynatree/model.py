@@ -37,6 +37,10 @@ class DynamicTreeRegressor(DynamicTreeFacade):
     density. Leaves are constant (``leaf="constant"``) or linear (``leaf="linear"``, with
     an ``"implicit"``, ``"augmented"`` or no intercept).
 
+    Feature values and targets must be finite and of magnitude at most ``1e150``
+    (:data:`reference.dynatree.inputs.MAX_MAGNITUDE`: a leaf sums squares of them); other
+    values raise ``ValueError`` and leave the model unchanged.
+
     Parameters
     ----------
     leaf : {"constant", "linear"}
@@ -64,6 +68,7 @@ class DynamicTreeRegressor(DynamicTreeFacade):
         Forgetting factor ``0 < lam <= 1`` of the automatic retirements [AG13, §5].
     rect : sequence of (low, high) pairs or None
         Bounding rectangle of ALC retirement (``None``: range of the active inputs).
+        Each width ``high - low`` must be a finite float (below ``1.8e308``).
     approx : bool
         ALC with leaf counts as a proxy for leaf volumes ([DT-SPEC §7.4]).
     lpred_window : int or None, default 10000
@@ -193,6 +198,8 @@ class DynamicTreeRegressor(DynamicTreeFacade):
         column = inputs.target_column(y, n)
         if not all_finite(column):
             raise ValueError("y must not be NaN or infinite")
+        if not inputs.all_bounded(column):
+            raise ValueError(f"y {inputs.TOO_LARGE}")
         return lambda start, stop: as_float64(column[start:stop])
 
     def _summaries(self, rows: list[list[float]]) -> list[RegressionSummary]:

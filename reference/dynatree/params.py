@@ -224,4 +224,8 @@ def normalise_rect(rect: object) -> tuple[tuple[float, float], ...] | None:
         if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
             raise ValueError("rect must be None or a sequence of (low, high) pairs of "
                              f"finite reals with low <= high, got {rect!r}")
+        if not math.isfinite(hi - lo):
+            # the ALC divides by the box's widths: beyond 1.8e308 they are inf, ALC nan
+            raise ValueError("rect must have widths high - low below 1.8e308 (the largest "
+                             f"float), got ({lo!r}, {hi!r})")
     return out

@@ -98,12 +98,18 @@ class SGTCore:
 
     def warmup_push(self, rows: list[list[float]], target: float) -> bool:
         """Buffer one item, widen the ranges; return True when the warm-up just ended."""
+        q = self.quantizer
+        if self.warm_rows + len(rows) >= self.params.warmup_rows:
+            # the ranges before this item and each root's, for warmup_undo (kept only until
+            # the replay ends)
+            roots = [(list(t.nodes[0].lo), list(t.nodes[0].hi)) for t in self.trees]
+            self.ranges_before_end = (list(q.lo), list(q.hi), list(q.seen), roots)
         for row in rows:
-            self.quantizer.observe(row)
+            q.observe(row)
         self.warm_rows += len(rows)
         self.buffer.append((rows, target))
         if self.warm_rows >= self.params.warmup_rows:
-            self.quantizer.frozen = True
+            q.frozen = True
             for tree in self.trees:
                 tree.seed_root()
             return True
@@ -112,8 +118,32 @@ class SGTCore:
     def take_buffer(self) -> list[Item]:
         """Remove and return the buffered warm-up items (arrival order)."""
         items = self.buffer
-        self.buffer = []
+        self.clear_buffer()
         return items
+
+    def buffered_items(self) -> list[Item]:
+        """The buffered warm-up items (arrival order), left in the buffer."""
+        return list(self.buffer)
+
+    def clear_buffer(self) -> None:
+        """Empty the warm-up buffer once its replay has succeeded."""
+        self.buffer = []
+        self.__dict__.pop("ranges_before_end", None)
+
+    def warmup_undo(self, n_rows: int) -> None:
+        """Undo the push of the item (``n_rows`` rows) that ended the warm-up, and whatever
+        part of the replay ran: the ranges as before the push, the item out of the buffer,
+        fresh trees. A replay that fails half-way (a custom loss raising) leaves the model as
+        it was before the call."""
+        q = self.quantizer
+        q.lo, q.hi, q.seen, roots = self.__dict__.pop("ranges_before_end")
+        q.frozen = False
+        self.warm_rows -= n_rows
+        self.buffer.pop()
+        self.trees = [Tree(q, self.params) for _ in self.trees]
+        if q.per_leaf:
+            for tree, (lo, hi) in zip(self.trees, roots, strict=True):
+                tree.nodes[0].with_ranges(lo, hi)
 
     def learn(self, rows: list[list[float]], target: float) -> None:
         """Learn one item with a built-in loss, handling warm-up and replay ([SGT-SPEC §5.6])."""

@@ -99,6 +99,19 @@ class SGTEngine(Protocol):
     def take_buffer(self) -> list[Item]:
         """Remove and return the buffered warm-up items, in arrival order."""
 
+    def buffered_items(self) -> list[Item]:
+        """The buffered warm-up items, in arrival order, left in the buffer (the
+        custom-loss replay reads them, then calls :meth:`clear_buffer` or
+        :meth:`warmup_undo`)."""
+
+    def clear_buffer(self) -> None:
+        """Empty the warm-up buffer after a successful replay (and release what it
+        reserved)."""
+
+    def warmup_undo(self, n_rows: int) -> None:
+        """Undo the :meth:`warmup_push` of ``n_rows`` rows that ended the warm-up and any
+        part of the replay: the model as it was before that push."""
+
     def train_gh(self, x: Sequence[float], grads: Sequence[float],
                  hess: Sequence[float]) -> None:
         """Tree c learns the gradient grads[c] and Hessian hess[c] at x (custom losses)."""

@@ -24,6 +24,7 @@ from reference.sgt.core import LOSS_CUSTOM, LOSS_LOGISTIC, LOSS_SQUARED
 from reference.sgt.facade import PARAM_NAMES, SGTFacade, as_list, document
 from reference.sgt.losses import SquaredError
 from reference.sgt.multi_instance import SGTMultiInstanceClassifier
+from reference.sgt.splits import GRADIENT_BOUND
 
 __all__ = ["SGTRegressor", "SGTClassifier", "SGTMultiInstanceClassifier", "SGT"]
 
@@ -42,6 +43,10 @@ class _SingleTarget(SGTFacade):
             raise ValueError(f"y must be a real number, got {y!r}") from None
         if isinstance(y, (str, bytes)) or not math.isfinite(value):
             raise ValueError(f"y must be a finite real number, got {y!r}")
+        if abs(value) > GRADIENT_BOUND and self._loss_kind() == LOSS_SQUARED:
+            raise ValueError(f"y must have magnitude at most {GRADIENT_BOUND:.0e} with squared "
+                             f"error (the split test sums fourth powers of the gradients; "
+                             f"rescale y), got {y!r}")
         return value
 
     @locks_itself
@@ -98,10 +103,13 @@ class _SingleTarget(SGTFacade):
         if y.shape[0] != n:
             raise ValueError(f"y has {y.shape[0]} labels for {n} rows")
         if y.dtype.kind == "f":
+            # a float64 bound (a Python float would be cast to a float32 y and overflow)
+            bound = np.float64(GRADIENT_BOUND if self._loss_kind() == LOSS_SQUARED else np.inf)
             for start, stop in chunks(n, chunk_rows(1), y):
-                finite = np.isfinite(y[start:stop])
-                if not finite.all():
-                    self._target(y[start + int(np.argmin(finite))].item())
+                with np.errstate(invalid="ignore"):
+                    good = np.abs(y[start:stop]) <= bound     # False for NaN
+                if not good.all():
+                    self._target(y[start + int(np.argmin(good))].item())
         column: np.ndarray = y
         return column
 
@@ -155,8 +163,10 @@ class SGTRegressor(_SingleTarget):
     Notes
     -----
     Inputs must be finite: NaN and infinite values raise ``ValueError`` (missing
-    values are not supported in this version). The target is not standardised, so λ
-    and γ act on the scale of y ([SGT-SPEC §3.1]).
+    values are not supported in this version). Targets must have magnitude at most
+    ``1e70`` (:data:`reference.sgt.splits.GRADIENT_BOUND`: the split test sums fourth
+    powers of the gradients ``f - y``); larger ones raise ``ValueError``. The target is
+    not standardised, so λ and γ act on the scale of y ([SGT-SPEC §3.1]).
 
     Examples
     --------
@@ -201,7 +211,15 @@ class SGT(_SingleTarget):
     Notes
     -----
     Inputs must be finite (missing values are not supported in this version). A
-    custom loss returning a non-finite g or h raises ``ValueError``.
+    custom loss returning a non-finite g or h, or a gradient of magnitude above ``1e70``
+    (:data:`reference.sgt.splits.GRADIENT_BOUND`), raises ``ValueError``; so does a
+    target above ``1e70`` with the squared error.
+
+    ``learn_one`` and ``partial_fit`` stay atomic row by row with a custom loss: whatever
+    the loss raises, at any row, propagates and leaves the model as it was before that
+    row. This holds for the row that ends the warm-up too, whose call replays the whole
+    buffer through the loss: a failure at any replayed row undoes the replay and the
+    row's own push (the buffer, the ranges and fresh trees as before the call).
 
     Examples
     --------
@@ -283,6 +301,9 @@ class SGT(_SingleTarget):
         g, h = float(g), float(h)
         if not (math.isfinite(g) and math.isfinite(h)):
             raise ValueError(f"loss returned non-finite gradient/hessian ({g}, {h})")
+        if abs(g) > GRADIENT_BOUND:
+            raise ValueError(f"loss returned a gradient of magnitude above {GRADIENT_BOUND:.0e} "
+                             f"({g}; the split test sums fourth powers of the gradients)")
         return g, h
 
     def _learn_rows(self, rows: list[list[float]], target: float) -> None:
@@ -292,11 +313,24 @@ class SGT(_SingleTarget):
         core = self._engine
         if not core.frozen:
             if core.warmup_push(rows, target):
-                for item_rows, item_target in core.take_buffer():
-                    if self.warmup_trains:
-                        self._train_custom(item_rows[0], item_target)
+                self._replay_custom(len(rows))
             return
         self._train_custom(rows[0], target)
+
+    def _replay_custom(self, n_rows: int) -> None:
+        """Train the warm-up buffer with the custom loss, atomically: if the loss (or the
+        memory) fails at any item, the engine goes back to its state before the push of
+        the ``n_rows`` rows that ended the warm-up (``warmup_undo``), then the error
+        propagates."""
+        core = self._engine
+        try:
+            if self.warmup_trains:
+                for item_rows, item_target in core.buffered_items():
+                    self._train_custom(item_rows[0], item_target)
+        except BaseException:
+            core.warmup_undo(n_rows)
+            raise
+        core.clear_buffer()
 
     def _train_custom(self, row: list[float], target: float) -> None:
         g, h = self._gradients(target, self._engine.raws(row)[0])

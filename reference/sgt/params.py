@@ -182,10 +182,19 @@ class SGTParams:
                 )
 
 
+MAX_LEAF_CELLS = (2**31 - 1) // 64
+"""Most statistics cells a leaf may hold: 1 + bins per numeric feature + K per nominal
+feature ([SGT-SPEC §2]). The C library indexes cells with 32-bit integers and keeps a
+margin of 64; the limit is checked before any model is built, so wider rows get a
+``ValueError`` naming it in both backends (the reference would try to allocate the cells,
+the C library refused them with ``MemoryError``)."""
+
+
 def check_feature_config(params: SGTParams, n_features: int) -> list[int]:
     """Per-feature kinds for ``n_features`` columns: 0 numeric, K for nominal with K values.
 
-    Raises ``ValueError`` if a declared index is outside ``[0, n_features)``.
+    Raises ``ValueError`` if a declared index is outside ``[0, n_features)``, or if a
+    leaf would need more than :data:`MAX_LEAF_CELLS` statistics cells.
     """
     kinds = [0] * n_features
     for name, table in (("nominal", params.nominal), ("feature_ranges", params.feature_ranges)):
@@ -196,6 +205,12 @@ def check_feature_config(params: SGTParams, n_features: int) -> list[int]:
                 )
     for key, count in (params.nominal or {}).items():
         kinds[int(key)] = int(count)
+    cells = 1 + sum(k if k else int(params.bins) for k in kinds)
+    if cells > MAX_LEAF_CELLS:
+        raise ValueError(
+            f"rows of {n_features} features need {cells:,} statistics cells per leaf "
+            f"({params.bins} per numeric feature, K per nominal one), more than the "
+            f"{MAX_LEAF_CELLS:,} a leaf can hold: use fewer columns (features) or bins")
     return kinds
 
 

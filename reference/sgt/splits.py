@@ -27,6 +27,15 @@ from reference.sgt.grad_hess import (
     merge,
 )
 
+GRADIENT_BOUND = 1e70
+"""Largest gradient magnitude the split test carries: the variance of a leaf's loss change
+([GPF19, Eq. 18]) grows with the fourth power of the gradients (``(g Δ)²`` with ``Δ`` of
+the order of ``g``), so its sums overflow to ``inf`` (and the test never passes: the tree
+never learns) once ``|g|`` nears ``1e77``. ``1e70`` leaves a factor ``1e28`` for the
+number of rows summed. With squared error ``g = f - y``, so regression targets are
+bounded alike; larger targets, and custom-loss gradients, raise ``ValueError`` (the C
+library refuses them too, ``SGT_GRADIENT_BOUND``)."""
+
 __all__ = [
     "Candidate",
     "pool_children",

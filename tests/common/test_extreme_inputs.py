@@ -1,9 +1,10 @@
 """Legal but extreme input, both backends side by side (docs/guarantees.md).
 
-Duplicate points, constant features, constant targets, a single class and magnitudes near
-1e308 are accepted: both backends agree bit for bit, predictions are finite numbers /
-known labels, and the model keeps learning afterwards. (Rejected input is the business of
-``test_bad_input.py``.)
+Duplicate points, constant features, constant targets, a single class and magnitudes up to
+each family's bound (1e308 for SGT features and ABACOC, 1e150 for the dynamic trees, 1e70
+for squared-error SGT targets: see ``test_magnitude_bounds.py``) are accepted: both
+backends agree bit for bit, predictions are finite numbers / known labels, and the model
+keeps learning afterwards. (Rejected input is the business of ``test_bad_input.py``.)
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import pytest
 from _hardening_models import CLASSES, SPECS, Spec, stream
 
 from _compare import assert_snapshot_equal
+from reference.dynatree.inputs import MAX_MAGNITUDE
+from reference.sgt.splits import GRADIENT_BOUND
 
 
 def _extreme_streams(spec: Spec) -> dict[str, list[tuple[Any, Any]]]:
@@ -25,14 +28,19 @@ def _extreme_streams(spec: Spec) -> dict[str, list[tuple[Any, Any]]]:
         "duplicate-points": [base[0]] * 24,
         "constant-feature": [(_const_feature(spec, x), y) for x, y in base],
         "constant-target": [(x, y0) for x, _ in base],
-        "huge-1e300": [(_scale(spec, x, 1e300), y) for x, y in base],
-        "huge-1e308": [(_scale(spec, x, 1.7e308), y) for x, y in base],
-        "mixed-1e308-and-ordinary": [(_scale(spec, x, 1.7e308 if i % 2 else 1.0), y)
-                                     for i, (x, y) in enumerate(base)],
         "tiny-1e-300": [(_scale(spec, x, 1e-300), y) for x, y in base],
     }
+    # the dynamic trees accept values up to MAX_MAGNITUDE (1e150: they square and sum
+    # them); the others any finite value; |x| <= 1 in the base stream
+    huge = [MAX_MAGNITUDE] if spec.dt else [1e300, 1.7e308]
+    for s in huge:
+        out[f"huge-{s:g}"] = [(_scale(spec, x, s), y) for x, y in base]
+    out[f"mixed-{huge[-1]:g}-and-ordinary"] = [
+        (_scale(spec, x, huge[-1] if i % 2 else 1.0), y) for i, (x, y) in enumerate(base)]
     if spec.kind == "reg":
-        out["huge-target-1e150"] = [(x, y * 1e150) for x, y in base]
+        # |y| < 4 in the base stream; SGT's squared error carries |y| <= GRADIENT_BOUND
+        t = MAX_MAGNITUDE / 10 if spec.dt else GRADIENT_BOUND / 10
+        out[f"huge-target-{t:g}"] = [(x, y * t) for x, y in base]
     return out
 
 

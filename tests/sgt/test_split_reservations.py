@@ -10,6 +10,8 @@ After a call, the leaves no split used are freed beyond one split's worth.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -69,3 +71,148 @@ def test_split_bound_covers_the_splits_a_bag_makes(grace_period: int) -> None:
             model.partial_fit([bag], [int(bag[:, 0].max() > 0.5)])
             tree = model._engine._m.trees[0]  # type: ignore[attr-defined]
             assert tree.n_splits - before <= max(expected, 1 if size == 1 else 0)
+
+
+# ---- the warm-up replay (issue 41, gap "warm-up peak memory") ----------------------------
+#
+# The replay of the warm-up buffer used to reserve ``buffered rows / grace_period + 1``
+# splits up front (5,001 splits, 445 MB, at ``warmup=5000, grace_period=1``). It now reserves
+# each buffered item's splits just before training it, as a trained model does, and on
+# running out of memory half-way puts the model back as it was before the call
+# (``sgt_model_warmup_undo``). A tree's ``spare_cap`` is the largest reservation it was ever
+# asked for (the spare arrays never shrink), so it reads the peak reservation after the call.
+
+
+@pytest.mark.parametrize("quantization", ["leaf", "global"])
+def test_warm_up_replay_reserves_one_split_at_a_time(quantization: str) -> None:
+    """Pins the warm-up peak defect: at ``grace_period=1`` every replayed row may split;
+    the largest reservation of the call is one binary split (2 leaves), not 3,001 splits
+    (6,002 leaves, what 469477c reserved before the replay)."""
+    rng = np.random.default_rng(4)
+    X = rng.random((3001, 4))
+    model = fast.SGTRegressor(warmup=3000, grace_period=1, delta=0.5,
+                              quantization=quantization)
+    model.partial_fit(X, np.sin(6.0 * X[:, 0]))
+    tree = model._engine._m.trees[0]  # type: ignore[attr-defined]
+    assert tree.n_splits >= 2          # the replay split more than once
+    assert tree.spare_cap <= 2
+
+
+def test_warm_up_replay_of_bags_reserves_by_the_split_bound() -> None:
+    """Multi-instance warm-up: the largest reservation is what one bag can split
+    (``sgt_tree_split_bound``: at most one split per row of the bag), not what the whole
+    buffer could (469477c: ``buffered rows / grace_period + 1`` splits, over 2,000 leaves
+    here)."""
+    rng = np.random.default_rng(5)
+    bags = [rng.random((int(rng.integers(1, 12)), 3)) for _ in range(400)]
+    labels = [int(b[:, 0].max() > 0.5) for b in bags]
+    model = fast.SGTMultiInstanceClassifier(warmup=sum(len(b) for b in bags), grace_period=2,
+                                            delta=0.5)
+    model.partial_fit(bags, labels)
+    tree = model._engine._m.trees[0]  # type: ignore[attr-defined]
+    assert tree.n_splits > 0
+    assert tree.spare_cap <= 2 * max(len(b) for b in bags)
+
+
+def _sweep_warm_up_end(make: Any, items: list[Any], targets: list[Any], both: Any) -> int:
+    """Fail every allocation of the call that ends the warm-up in turn: each time
+    MemoryError and the model exactly as before the call; then the clean call gives the
+    reference's model bit for bit."""
+    from _alloc_hook import fail_at
+    from _compare import assert_snapshot_equal
+
+    reference_backend, fast_backend = both
+    model = make(fast_backend)
+    model.partial_fit(items[:-1], targets[:-1])
+    before = model.snapshot()
+    injected = 0
+    for n in range(100000):
+        error = None
+        with fail_at(n) as flag:
+            try:
+                model.partial_fit(items[-1:], targets[-1:])
+            except MemoryError as exc:
+                error = exc
+        if not flag[0]:
+            assert error is None
+            break
+        injected += 1
+        assert error is not None, f"allocation {n}: failure swallowed"
+        assert_snapshot_equal(before, model.snapshot(), step=n)
+    twin = make(reference_backend)
+    twin.partial_fit(items, targets)
+    assert_snapshot_equal(twin.snapshot(), model.snapshot())
+    return injected
+
+
+@pytest.mark.parametrize("quantization", ["leaf", "global"])
+def test_a_warm_up_replay_that_runs_out_of_memory_leaves_the_model_as_it_was(
+        both: Any, quantization: str) -> None:
+    """Pins the atomicity of the chunked replay: allocations made half-way through the
+    replay (a later row's reservation) fail too, and the model goes back to its state
+    before the warm-up-ending row."""
+    rng = np.random.default_rng(6)
+    X = rng.random((40, 3))
+    rows = [list(map(float, r)) for r in X]
+    y = [float(np.sin(6.0 * r[0])) for r in X]
+
+    def make(backend: Any) -> Any:
+        return backend.SGTRegressor(warmup=40, grace_period=2, delta=0.5,
+                                    quantization=quantization)
+
+    assert _sweep_warm_up_end(make, rows, y, both) > 4   # failures beyond the first rows
+
+
+def test_a_bag_warm_up_replay_that_runs_out_of_memory_leaves_the_model_as_it_was(
+        both: Any) -> None:
+    rng = np.random.default_rng(7)
+    bags = [rng.random((int(rng.integers(1, 5)), 3)) for _ in range(25)]
+    labels = [int(b[:, 0].max() > 0.5) for b in bags]
+
+    def make(backend: Any) -> Any:
+        return backend.SGTMultiInstanceClassifier(
+            warmup=sum(len(b) for b in bags), grace_period=2, delta=0.5)
+
+    assert _sweep_warm_up_end(make, bags, labels, both) > 4
+
+
+# ---- the custom-loss warm-up replay (issue 41, round 3) -----------------------------------
+#
+# With a custom loss the replay is a Python loop in the facade. It used to reserve
+# ``buffered rows / grace_period + 1`` splits before the push that ends the warm-up
+# (``sgt_model_reserve_warmup_end``); each replayed row now reserves its own split in
+# ``sgt_model_train_gh``, and a failure half-way is undone (``warmup_undo``).
+
+
+def _custom(backend: Any, warmup: int, quantization: str = "leaf") -> Any:
+    from reference.sgt.losses import CustomLoss
+
+    loss = CustomLoss(lambda y, f: f - y, lambda y, f: 1.0)
+    return backend.SGT(loss, warmup=warmup, grace_period=1, delta=0.5,
+                       quantization=quantization)
+
+
+@pytest.mark.parametrize("quantization", ["leaf", "global"])
+def test_custom_loss_warm_up_replay_reserves_one_split_at_a_time(quantization: str) -> None:
+    """The largest reservation of a custom-loss replay at ``grace_period=1`` is one binary
+    split (2 leaves); 469477c reserved 3,001 splits (6,002 leaves) before the replay."""
+    rng = np.random.default_rng(8)
+    X = rng.random((3001, 4))
+    model = _custom(fast, 3000, quantization)
+    model.partial_fit(X, np.sin(6.0 * X[:, 0]))
+    tree = model._engine._m.trees[0]  # type: ignore[attr-defined]
+    assert tree.n_splits >= 2
+    assert tree.spare_cap <= 2
+    assert tree.n_spare <= 2           # released after the replay
+
+
+@pytest.mark.parametrize("quantization", ["leaf", "global"])
+def test_a_custom_loss_warm_up_replay_that_runs_out_of_memory_leaves_the_model_as_it_was(
+        both: Any, quantization: str) -> None:
+    """Every allocation of the custom-loss call that ends the warm-up fails in turn,
+    including each replayed row's reservation: MemoryError and the model as before."""
+    rng = np.random.default_rng(9)
+    X = rng.random((40, 3))
+    rows = [list(map(float, r)) for r in X]
+    y = [float(np.sin(6.0 * r[0])) for r in X]
+    assert _sweep_warm_up_end(lambda b: _custom(b, 40, quantization), rows, y, both) > 4

@@ -43,7 +43,8 @@ here as soon as it is exported by ``reference``/``fast``. The baselines ``mean``
 Public API (signatures):
 
 - ``main(argv=None) -> int``: the console script (exit status: 0 success, 1 the
-  backends disagree, 2 usage error or model/backend/extra unavailable, 130 Ctrl-C).
+  backends disagree, 2 usage error or model/backend/extra unavailable, 130 Ctrl-C, 141
+  stdout closed by its reader, e.g. a pipe into ``head``, quietly).
 - ``build_parser() -> argparse.ArgumentParser``.
 
 One module per subcommand (:mod:`~reference.evaluation.cli.run`,
@@ -57,6 +58,7 @@ models and streams they offer are those of :mod:`reference.evaluation.catalog`, 
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 
@@ -67,11 +69,28 @@ from reference.evaluation.cli.parser import COMMANDS, build_parser
 __all__ = ["build_parser", "main"]
 
 
+BROKEN_PIPE_STATUS = 141
+"""Exit status when the reader of stdout went away (``driftwood exercise list | head``):
+128 + SIGPIPE, what a shell reports for a program that signal ended."""
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at ``os.devnull`` so that the interpreter's last flush of output nobody
+    reads raises nothing (the Python docs' note on SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # stdout is no file (a test's capture): nothing left to flush to a pipe
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``driftwood`` console script; returns the exit status.
 
     With no subcommand, ``run`` with its defaults (a stochastic gradient tree on 50,000
-    rows of Friedman-1, or the running-mean baseline if no backend has it).
+    rows of Friedman-1, or the running-mean baseline if no backend has it). When the
+    reader of stdout goes away early (a pipe into ``head``), the command stops quietly
+    with status :data:`BROKEN_PIPE_STATUS`, without a message or traceback.
 
     Examples
     --------
@@ -81,6 +100,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     rmse ...
     0
     """
+    try:
+        status = _main(argv)
+        sys.stdout.flush()        # here, not at exit, so that a closed pipe is seen now
+    except BrokenPipeError:
+        _quiet_stdout()
+        return BROKEN_PIPE_STATUS
+    return status
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    """:func:`main` without the closed-pipe handling."""
     arguments: list[str] = []
     try:
         parser = build_parser()
@@ -89,6 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             arguments = ["run", *arguments]
         args = parser.parse_args(arguments)
         status: int = args.handler(args)
+    except BrokenPipeError:
+        raise                     # the reader went away: main stops quietly
     except Interrupted as err:
         return report_interrupt(str(err))
     except KeyboardInterrupt:
@@ -98,7 +130,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except MemoryError:
         print("driftwood: error: not enough memory for this command: use a smaller --n "
-              "(or fewer grid cells)", file=sys.stderr)
+              "(or fewer grid cells, or a data set with fewer columns)", file=sys.stderr)
         return 2
     except (ValueError, OSError, OverflowError, RecursionError) as err:
         # bad input found below the command (a file's contents, a value): one line that

@@ -8,6 +8,7 @@ of the same format is read from ``data_dir``.
 
 from __future__ import annotations
 
+import csv
 import os
 import warnings
 from pathlib import Path
@@ -123,7 +124,9 @@ def load_csv(
         If an unregistered file is missing; the message names the file, the directory
         tried and the environment variable ``DRIFTWOOD_DATA``.
     ValueError
-        If a value is not numeric, or ``task`` is unknown.
+        If a value is not numeric, a row has another number of columns than the rows
+        before it or than the header (the message names the line and both widths), or
+        ``task`` is unknown.
 
     Examples
     --------
@@ -156,7 +159,18 @@ def load_csv(
             warnings.simplefilter("ignore", UserWarning)
             table = np.loadtxt(handle, delimiter=",", skiprows=1, dtype=np.float64, ndmin=2)
     except ValueError as err:
+        ragged = None if isinstance(err, UnicodeDecodeError) else _ragged_row(path)
+        if ragged is not None:
+            line_no, width, first = ragged
+            raise ValueError(f"{path}, line {line_no}: a row of {width:,} columns after rows "
+                             f"of {first:,}; give every row one value per header name "
+                             f"(the header has {_header_width(path):,})") from err
         raise ValueError(f"{path}: non-numeric value ({err})") from err
+    names = _header_width(path)
+    if table.shape[0] and table.shape[1] != names:
+        raise ValueError(f"{path}, line {_first_row_line(path)}: the header has {names:,} "
+                         f"columns but the rows have {table.shape[1]:,}; give every row one "
+                         f"value per header name")
     if table.shape[1] < 2:
         raise ValueError(f"{path}: need at least one feature column and the target column")
     X = np.ascontiguousarray(table[:, :-1])
@@ -167,6 +181,42 @@ def load_csv(
     if not integral:
         raise ValueError(f"{path}: task='classification' but some targets are not integers")
     return X, target.astype(np.int64)
+
+
+def _header_width(path: Path) -> int:
+    """Number of names in the header (the first line) of a CSV file."""
+    with registry.open_text(path) as handle:
+        return len(next(csv.reader([handle.readline()]), []))
+
+
+def _first_row_line(path: Path) -> int:
+    """Line number (from 1) of the first data row: the first line after the header that is
+    neither blank nor a ``#`` comment, as :func:`numpy.loadtxt` reads (its rows all have
+    the same width, so this is the first row that differs from the header)."""
+    with registry.open_text(path) as handle:
+        handle.readline()
+        for line_no, line in enumerate(handle, start=2):
+            if line.split("#", 1)[0].strip():
+                return line_no
+    return 2
+
+
+def _ragged_row(path: Path) -> tuple[int, int, int] | None:
+    """``(line number, width, first row's width)`` of the first data row whose number of
+    comma-separated fields differs from the first data row's, or None if all agree."""
+    first = 0
+    with registry.open_text(path) as handle:
+        handle.readline()
+        for line_no, line in enumerate(handle, start=2):
+            text = line.split("#", 1)[0]
+            if not text.strip():
+                continue
+            width = text.count(",") + 1
+            if not first:
+                first = width
+            elif width != first:
+                return line_no, width, first
+    return None
 
 
 def _resolve_dir(directory: str | os.PathLike[str] | None) -> Path:
