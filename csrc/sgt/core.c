@@ -470,15 +470,6 @@ int sgt_model_reserve(sgt_model *m, int64_t splits)
     return ST_OK;
 }
 
-/* Training the warm-up buffer starts from fresh trees (all leaf counts 0), so each split
- * attempt consumes grace_period new rows of one leaf: at most rows / grace_period splits. */
-int sgt_model_reserve_warmup_end(sgt_model *m, int64_t n_rows)
-{
-    if (m->q.frozen || m->warm.warm_rows + n_rows < m->p.warmup || !m->p.warmup_trains)
-        return ST_OK;
-    return sgt_model_reserve(m, (m->warm.buf_rows + n_rows) / m->p.grace_period + 1);
-}
-
 /* Reserve, in every tree, the splits n_rows more rows of a trained model can trigger
  * (sgt_tree_split_bound: the rows / grace_period a split needs, not one per row) */
 int sgt_model_reserve_rows(sgt_model *m, int64_t n_rows)

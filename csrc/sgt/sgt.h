@@ -235,10 +235,9 @@ int sgt_model_warmup_push(sgt_model *m, const double *rows, int32_t n_rows, doub
                           int32_t *ended);
 void sgt_model_clear_buffer(sgt_model *m);
 int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double target);
-/* C only (hardening): every tree secures memory for `splits` coming splits; and, when
- * pushing n_rows more warm-up rows would end the warm-up, for training the buffer */
+/* C only (hardening): every tree secures memory for `splits` coming splits, or for the
+ * splits n_rows more rows of a trained model can trigger; release frees the unused ones */
 int sgt_model_reserve(sgt_model *m, int64_t splits);
-int sgt_model_reserve_warmup_end(sgt_model *m, int64_t n_rows);
 int sgt_model_reserve_rows(sgt_model *m, int64_t n_rows);
 void sgt_model_release(sgt_model *m);
 void sgt_model_warmup_undo(sgt_model *m, int32_t n_rows);

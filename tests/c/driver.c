@@ -245,8 +245,7 @@ static int sgt_path(int32_t loss, int32_t n_trees, int check_copy)
         if (loss == SGT_LOSS_CUSTOM) {
             int32_t ended = 0;
             if (!m->q.frozen) {
-                rc = sgt_model_reserve_warmup_end(m, 1);
-                if (rc == ST_OK) rc = sgt_model_warmup_push(m, X + i * D, 1, Y[i], &ended);
+                rc = sgt_model_warmup_push(m, X + i * D, 1, Y[i], &ended);
                 if (rc == ST_OK && ended) {
                     int64_t it;
                     for (it = 0; it < m->warm.buf_items && rc == ST_OK; it++) {

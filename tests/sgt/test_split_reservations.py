@@ -179,8 +179,8 @@ def test_a_bag_warm_up_replay_that_runs_out_of_memory_leaves_the_model_as_it_was
 # ---- the custom-loss warm-up replay (issue 41, round 3) -----------------------------------
 #
 # With a custom loss the replay is a Python loop in the facade. It used to reserve
-# ``buffered rows / grace_period + 1`` splits before the push that ends the warm-up
-# (``sgt_model_reserve_warmup_end``); each replayed row now reserves its own split in
+# ``buffered rows / grace_period + 1`` splits before the push that ends the warm-up (a C
+# function since removed); each replayed row now reserves its own split in
 # ``sgt_model_train_gh``, and a failure half-way is undone (``warmup_undo``).
 
 
