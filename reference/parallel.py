@@ -18,7 +18,10 @@ output is bit-identical for every ``n_jobs``. The C must only read the model dur
 calls: whatever a call caches is built before the chunks start, on the calling thread,
 while the model's lock is held (:mod:`reference.locking`).
 
-Ctrl-C: the calling thread waits for the chunks (a wait Python interrupts); on
+Ctrl-C: a Ctrl-C while the chunks are handed to the pool is held until all are queued
+(:class:`reference.interrupt.Interruptible`); the calling thread then waits for them,
+waking every :data:`WAIT_POLL` seconds so that Python runs its signal handlers whichever
+thread the signal reached; on
 ``KeyboardInterrupt`` the chunks not yet started are cancelled, the running ones (each a
 short C call) are waited for, so that no thread still reads the model when the exception
 reaches the caller, and the interrupt is raised.
@@ -33,12 +36,17 @@ import os
 import threading
 from collections.abc import Callable
 
+from reference.interrupt import Interruptible
+
 __all__ = ["check_n_jobs", "effective_jobs", "row_chunks", "run_chunks"]
 
 _POOLS: dict[int, concurrent.futures.ThreadPoolExecutor] = {}
 """One pool of ``k`` threads per thread count ``k`` asked for, created on first use and
 kept for the life of the process (its threads wait idle between calls)."""
 _POOLS_LOCK = threading.Lock()
+
+WAIT_POLL = 0.05
+"""Seconds between the calling thread's checks for Ctrl-C while it waits for chunks."""
 
 
 def check_n_jobs(n_jobs: object) -> int | None:
@@ -95,9 +103,19 @@ def run_chunks(calls: list[Callable[[], None]], jobs: int) -> None:
         for call in calls:
             call()
         return
-    futures = [_pool(jobs).submit(call) for call in calls]
+    pool = _pool(jobs)
+    futures: list[concurrent.futures.Future[None]] = []
     try:
+        with Interruptible():
+            # a Ctrl-C while the chunks are handed out is held until all are queued (the
+            # guard raises it on leaving), so that none runs unseen after we return
+            futures = [pool.submit(call) for call in calls]
         for future in futures:
+            while not future.done():
+                # a timed wait, so that the calling thread runs Python's signal handlers
+                # at least every WAIT_POLL seconds, even when the signal reached another
+                # thread (and on Windows, where an untimed wait ignores Ctrl-C)
+                concurrent.futures.wait((future,), timeout=WAIT_POLL)
             future.result()
     except BaseException:
         for future in futures:

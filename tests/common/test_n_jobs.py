@@ -24,6 +24,7 @@ import pickle
 import signal
 import threading
 import time
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
@@ -221,7 +222,19 @@ def test_n_jobs_values() -> None:
     assert effective_jobs(-1000) == 1
 
 
-def test_ctrl_c_returns_only_when_no_chunk_runs() -> None:
+@pytest.fixture
+def python_ctrl_c() -> Iterator[None]:
+    """Python's own SIGINT handler for the test, whatever an earlier test left behind."""
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers can only be set in the main thread")
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def test_ctrl_c_returns_only_when_no_chunk_runs(python_ctrl_c: None) -> None:
     """A SIGINT while the calling thread waits: the running chunks finish, the others are
     cancelled, then KeyboardInterrupt is raised."""
     state = {"running": 0, "ran": 0}
@@ -242,6 +255,40 @@ def test_ctrl_c_returns_only_when_no_chunk_runs() -> None:
         run_chunks(calls, 2)
     assert state["running"] == 0
     assert state["ran"] < len(calls)            # the queued chunks were cancelled
+
+
+def test_ctrl_c_that_reaches_a_pool_thread_is_taken_while_the_chunk_runs() -> None:
+    """The kernel may hand a process's SIGINT to any of its threads. When a pool thread
+    gets it, the waiting caller must still run Python's handler within a poll interval
+    (``WAIT_POLL``), not only once the chunk it waits for has ended: here the chunk runs
+    until the handler has run (at most 5 s), and the handler must run before that."""
+    state: dict[str, float] = {}
+
+    def handler(signum: int, frame: object) -> None:
+        state["handled"] = time.monotonic()
+        raise KeyboardInterrupt
+
+    def chunk(kill: bool) -> None:
+        if kill:
+            state["sent"] = time.monotonic()
+            signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+            deadline = time.monotonic() + 5.0
+            while "handled" not in state and time.monotonic() < deadline:
+                time.sleep(0.005)
+            state["chunk_ended"] = time.monotonic()
+        else:
+            time.sleep(0.01)
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers can only be set in the main thread")
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_chunks([lambda: chunk(True)] + [lambda: chunk(False) for _ in range(5)], 2)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert "handled" in state
+    assert state["handled"] < state["chunk_ended"]      # taken while the chunk still ran
 
 
 def test_an_exception_in_a_chunk_reaches_the_caller() -> None:
