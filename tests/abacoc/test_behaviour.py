@@ -15,8 +15,8 @@ from _abacoc_streams import bananas, random_stream
 
 from _compare import assert_snapshot_equal
 from reference.abacoc.balls import Ball
-from reference.abacoc.params import METRIC_EUCLIDEAN, METRIC_MANHATTAN, METRIC_MINKOWSKI
 from reference.abacoc.kdtree import LooseKDTree
+from reference.abacoc.params import METRIC_EUCLIDEAN, METRIC_MANHATTAN, METRIC_MINKOWSKI
 from reference.abacoc.search import scan_nearest
 from reference.rng import Rng
 

@@ -75,10 +75,11 @@ def main() -> None:
             models[pkg.__name__] = model
         for call in calls:
             ref_us, ref_out = _per_row(
-                lambda c=call: getattr(models["reference"], c)(X[test][:args.ref_rows]),
+                lambda c=call, m=models: getattr(m["reference"], c)(X[test][:args.ref_rows]),
                 args.ref_rows, 1)
             fast_us, fast_out = _per_row(
-                lambda c=call: getattr(models["fast"], c)(X[test]), args.rows, args.repeats)
+                lambda c=call, m=models: getattr(m["fast"], c)(X[test]), args.rows,
+                args.repeats)
             fast_head = getattr(models["fast"], call)(X[test][:args.ref_rows])
             check = "identical" if _same(ref_out, fast_head) else "VALUES DIFFER"
             print(f"{name:<24} {call:<14} {ref_us:11.1f} {fast_us:9.1f} "

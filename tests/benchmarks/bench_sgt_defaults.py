@@ -14,7 +14,8 @@ split at the end of the 1,000-row warm-up:
   authors' rule) and ``warmup_trains=False``, and of River's ``SGTRegressor``;
 * ``binary``: the threshold-Friedman stream of ``tests/benchmarks/bench_sgt.py`` (numpy
   Friedman-10, label ``1[y > median(y)]``, 100,000 rows, seed 1), the stream of the
-  figures ours .830 and MOA .832 quoted when the Newton default was chosen; accuracy of ``SGTClassifier`` newton / zero;
+  figures ours .830 and MOA .832 quoted when the Newton default was chosen; accuracy of
+  ``SGTClassifier`` newton / zero;
 * ``multiclass``: the first 20,000 rows of ``letter`` and ``shuttle_statlog`` and all
   2,310 of ``image_segments`` in file order; accuracy of ``SGTClassifier`` newton / zero
   / ``warmup_trains=False``.

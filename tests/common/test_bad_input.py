@@ -737,7 +737,8 @@ BAD_PARAMS: dict[str, list[dict[str, Any]]] = {
     "SGT": [dict(loss=object()), dict(loss="squared"), dict(warmup=-1)],
     "ABACOCClassifier": [
         dict(variant="nope"), dict(budget=1), dict(budget=0), dict(budget=-3), dict(budget=2.5),
-        dict(budget="none"), dict(variant="base", budget=10), dict(d=0.0), dict(d=-1.0), dict(d=math.inf),
+        dict(budget="none"), dict(variant="base", budget=10), dict(d=0.0), dict(d=-1.0),
+        dict(d=math.inf),
         dict(C=0.0), dict(C="1"), dict(mode="x"), dict(metric="cosine"),
         dict(metric="minkowski", p=0.5), dict(search="brute"), dict(search_threshold=0),
         dict(leaf_size=0), dict(seed=1.5), dict(labels=(0, 0)),

@@ -2,8 +2,8 @@
 
 Tuple labels (documented as valid), mixed ``0`` and ``"spam"`` and the largest uint64 used
 to come back as an (n, 2) array, as ``numpy.str_('0')`` or as a float: numpy's conversion of
-a list of labels. Each predicted item must now equal ``predict_one``'s label and be of its kind (integer,
-float, text, boolean or object).
+a list of labels. Each predicted item must now equal ``predict_one``'s label and be of its
+kind (integer, float, text, boolean or object).
 """
 
 from __future__ import annotations

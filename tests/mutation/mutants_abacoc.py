@@ -44,7 +44,8 @@ ABACOC_MUTANTS: list[Mutant] = [
                 "exponent = -1.0 / (1.0 + d)",
                 1,
             ),
-            ("csrc/abacoc/balls.c", "exponent = -1.0 / (2.0 + d);", "exponent = -1.0 / (1.0 + d);", 1),
+            ("csrc/abacoc/balls.c", "exponent = -1.0 / (2.0 + d);",
+             "exponent = -1.0 / (1.0 + d);", 1),
         ),
     ),
     Mutant(

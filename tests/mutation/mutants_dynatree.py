@@ -122,7 +122,8 @@ DYNATREE_MUTANTS: list[Mutant] = [
                 "        h = 2.0 / tot\n",
                 1,
             ),
-            ("csrc/dynatree/leaf_models.c", "tot > 0.0) h = 1.0 / tot;", "tot > 0.0) h = 2.0 / tot;", 1),
+            ("csrc/dynatree/leaf_models.c", "tot > 0.0) h = 1.0 / tot;",
+             "tot > 0.0) h = 2.0 / tot;", 1),
         ),
     ),
     Mutant(
