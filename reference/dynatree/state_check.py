@@ -102,6 +102,16 @@ def _not_nan(value: Any, where: str) -> float:
     return out
 
 
+def _not_psd(ginv: np.ndarray) -> np.ndarray:
+    """Per ``p x p`` matrix (the last two axes) of ``ginv``: True unless its lowest
+    eigenvalue is at least ``-1e-9`` times its largest entry. The symmetric part is taken
+    as halves summed, not the sum halved (entries near the largest double would overflow
+    to inf and the eigenvalues to NaN), and the test is written so that a NaN fails it."""
+    lowest = np.linalg.eigvalsh(0.5 * ginv + 0.5 * np.swapaxes(ginv, -1, -2))[..., 0]
+    ok: np.ndarray = lowest >= -1e-9 * np.abs(ginv).max(axis=(-2, -1))
+    return ~ok
+
+
 def _check_leaf(rec: list[Any], at: str, cfg: LeafConfig, ys: np.ndarray,
                 routed: np.ndarray, minp: int, split: bool, retiring: bool) -> None:
     points = as_list(rec[2], f"{at}[2]")
@@ -142,11 +152,7 @@ def _check_leaf(rec: list[Any], at: str, cfg: LeafConfig, ys: np.ndarray,
             if j != at_ginv + p * p + p:
                 as_float(stats[j], f"{at}[3][{j}]")
         ginv = np.array(stats[at_ginv:at_ginv + p * p], dtype=np.float64).reshape(p, p)
-        # halves summed, not the sum halved: entries near the largest double would
-        # overflow to inf and the eigenvalues to NaN; the test is written so that a NaN
-        # fails it (NaN < x is false)
-        lowest = float(np.linalg.eigvalsh(0.5 * ginv + 0.5 * ginv.T)[0]) if p else 0.0
-        if not lowest >= -1e-9 * (float(np.max(np.abs(ginv))) if p else 0.0):
+        if p and bool(_not_psd(ginv)):
             raise fail(f"{at}[3]", "the leaf's G^-1 is not positive semi-definite")
     if cfg.kind == CONSTANT and not retiring:
         # retirement subtracts a retiree from the sums (cancellation), so they are checked
@@ -456,9 +462,7 @@ def _check_leaf_columns(cols: dict[str, np.ndarray], cfg: LeafConfig,
             raise fail(where, "G^-1, beta and log|G^-1| are finite")
         if p and len(npoints):
             ginv = stats[:, at_ginv:at_ginv + p * p].reshape(-1, p, p)
-            # halves summed (no overflow to inf, so no NaN eigenvalue); a NaN fails the test
-            lowest = np.linalg.eigvalsh(0.5 * ginv + 0.5 * ginv.transpose(0, 2, 1))[:, 0]
-            if not (lowest >= -1e-9 * np.abs(ginv).max(axis=(1, 2))).all():
+            if _not_psd(ginv).any():
                 raise fail(where, "a leaf's G^-1 is not positive semi-definite")
     if totals is not None:
         with np.errstate(over="ignore", invalid="ignore"):
