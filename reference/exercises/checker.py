@@ -110,12 +110,14 @@ __all__ = [
 ]
 
 STATUSES = ("passed", "not-implemented", "wrong-signature", "raises", "mismatch", "import-error",
-            "timeout", "error")
-"""Every report status. The last three only come from a file checked in a child process
+            "timeout", "error", "library")
+"""Every report status. The last four only come from a file checked in a child process
 (:func:`reference.exercises.isolation.check_file`): ``"import-error"`` the file does not
 import or does not define the function, ``"timeout"`` the time limit ran out (the import
 included), ``"error"`` the child ended without sending its result (``os._exit``, a crash)
-or the check was ended by a ``BaseException`` such as ``SystemExit``."""
+or the check was ended by a ``BaseException`` such as ``SystemExit``, ``"library"`` the
+student's code called the library's own implementation of the function or the exercise's
+reference answer (:mod:`reference.exercises.tripwire`)."""
 
 STREAM_RTOL = 1e-9
 """Relative tolerance of the stream comparison for ``"rel"`` exercises."""
@@ -153,19 +155,29 @@ _CACHE: dict[tuple[str, int], dict[str, Any]] = {}
 
 
 def _cache(exercise: Exercise) -> dict[str, Any]:
-    """Per exercise and process: its cases, the reference's outputs, the mistakes' outputs,
-    the skeleton's signature and the recorded stream trajectory."""
+    """Per exercise and process: its cases, and once computed the reference's outputs
+    (:func:`_expected`), the mistakes' outputs, the skeleton's signature and the recorded
+    stream trajectory. The child of an isolated check computes the cases only: the
+    expected values never exist where the student's code runs."""
     key = (exercise.name, id(exercise))
     entry = _CACHE.get(key)
     if entry is None:
-        cases = list(exercise.cases())
         entry = {
             "exercise": exercise,  # keeps id(exercise) valid
-            "cases": cases,
-            "expected": [exercise.reference(*copy.deepcopy(c.args)) for c in cases],
+            "cases": list(exercise.cases()),
         }
         _CACHE[key] = entry
     return entry
+
+
+def _expected(exercise: Exercise) -> list[Any]:
+    """The reference's output on every case (computed once per exercise and process)."""
+    entry = _cache(exercise)
+    if "expected" not in entry:
+        entry["expected"] = [exercise.reference(*copy.deepcopy(c.args))
+                             for c in entry["cases"]]
+    expected: list[Any] = entry["expected"]
+    return expected
 
 
 def _mistake_outputs(exercise: Exercise) -> dict[str, list[Any]]:
@@ -188,10 +200,9 @@ def _mistake_outputs(exercise: Exercise) -> dict[str, list[Any]]:
 def mistake_cases(exercise: Exercise, mistake: Mistake) -> list[int]:
     """The indices of the cases where ``mistake`` differs from the reference (and does not
     raise): the cases on which an answer must reproduce it to be diagnosed as it."""
-    entry = _cache(exercise)
     values = _mistake_outputs(exercise)[mistake.id]
     return [
-        i for i, (exp, got) in enumerate(zip(entry["expected"], values, strict=True))
+        i for i, (exp, got) in enumerate(zip(_expected(exercise), values, strict=True))
         if not isinstance(got, _Raised) and difference(exp, got, exercise.tolerance) is not None
     ]
 
@@ -548,7 +559,7 @@ def grade(exercise: Exercise, outputs: Outputs,
         return report
     entry = _cache(exercise)
     cases = entry["cases"]
-    expected = normalize(entry["expected"])
+    expected = normalize(_expected(exercise))
     obtained: list[Any] = []
     first: CaseMismatch | None = None
     wrong: set[int] = set()

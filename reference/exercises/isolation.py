@@ -36,25 +36,29 @@ import faulthandler
 import importlib.util
 import json
 import linecache
+import math
 import os
+import secrets
+import select
 import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import traceback
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from reference.exercises import catalog, checker
+from reference.exercises import catalog, checker, sandbox, tripwire
 from reference.exercises.catalog import Exercise
 
-__all__ = ["STARTUP_LIMIT", "Opaque", "check_file", "decode", "encode", "load_function",
-           "round_trip"]
+__all__ = ["OUTPUT_KEPT", "STARTUP_LIMIT", "CheckStopped", "Opaque", "check_file", "decode",
+           "describe", "encode", "load_function", "round_trip"]
 
 STARTUP_LIMIT = 120.0
 """Seconds the child may take to import the library and prepare the exercise."""
@@ -225,68 +229,212 @@ def _decode_outputs(data: Any, n_cases: int) -> checker.Outputs:
 
 
 # ---------------------------------------------------------------------------
-# the child
+# the child: the harness and the student's worker
 # ---------------------------------------------------------------------------
 
 
 def load_function(exercise: Exercise, path: Path) -> tuple[Any, checker.Report | None]:
-    """The student's function from ``path``, or the import-error report."""
+    """The student's function from ``path``, or the import-error report (a call of the
+    library's own answer during the import propagates as
+    :class:`~reference.exercises.tripwire.LibraryCalled`)."""
     spec = importlib.util.spec_from_file_location(f"_exercise_{uuid.uuid4().hex}", path)
     if spec is None or spec.loader is None:
         return None, checker.import_error_report(exercise, f"{path} is not a Python file")
     module = importlib.util.module_from_spec(spec)
     try:
         spec.loader.exec_module(module)
+    except tripwire.LibraryCalled:
+        raise
     except BaseException as exc:  # noqa: BLE001 - any failure to import is the student's
         here = str(Path(__file__).resolve())
         lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
         shown = [line for line in lines if "importlib" not in line and "<frozen" not in line
                  and here not in line]
         return None, checker.import_error_report(
-            exercise, f"{path} does not import: {type(exc).__name__}: {exc}", "".join(shown[-6:]))
+            exercise, f"{path.name} does not import: {type(exc).__name__}: {exc}",
+            "".join(shown[-6:]))
     function = getattr(module, exercise.function_name, None)
     if function is None:
         return None, checker.import_error_report(
-            exercise, f"{path} defines no function {exercise.function_name} (the skeleton's "
-                      f"name: `driftwood exercise start {exercise.name}` shows it)")
+            exercise, f"{path.name} defines no function {exercise.function_name} (the "
+                      f"skeleton's name: `driftwood exercise start {exercise.name}` shows it)")
     return function, None
 
 
-def _send(path: str, record: dict[str, Any]) -> None:
-    partial = path + ".part"
-    with open(partial, "w", encoding="utf-8") as handle:
-        json.dump(record, handle)
-    os.replace(partial, path)
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
-def _child(request_path: str) -> int:
-    """The child's work (``python -m reference.exercises.isolation REQUEST``)."""
-    with open(request_path, encoding="utf-8") as handle:
-        request = json.load(handle)
+def _line(record: dict[str, Any]) -> bytes:
+    return json.dumps(record, allow_nan=True).encode("utf-8") + b"\n"
+
+
+def _worker(exercise: Exercise, request: dict[str, Any], to_harness: int) -> None:
+    """The student's process (forked by the harness; never returns): it holds neither the
+    result channel nor the secret. Everything before the import is the checker's."""
+    try:
+        sandbox.die_with_parent(signal.SIGKILL)
+        sandbox.drop_capabilities()
+        for name in [m for m in sys.modules if m == "fast" or m.startswith("fast.")]:
+            del sys.modules[name]
+        sys.modules["fast"] = None  # type: ignore[assignment]  # import fast: ImportError
+        stream = bool(request["stream"])
+        dump = open(request["dump"], "w", encoding="utf-8")  # noqa: SIM115 - to the end
+        if request["dump_after"] > 0:
+            faulthandler.dump_traceback_later(request["dump_after"], file=dump)
+        tripwire.install(exercise)
+        _write_all(to_harness, _line({"event": "ready"}))
+        record: dict[str, Any]
+        try:
+            function, report = load_function(exercise, Path(request["file"]))
+            if report is not None:
+                record = {"import_error": [report.message, report.traceback]}
+            else:
+                outputs = checker.collect(exercise, function, stream=stream)
+                record = {"outputs": _encode_outputs(outputs)}
+        except tripwire.LibraryCalled as exc:
+            record = {"library": str(exc.what)}
+        except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt...
+            record = {"escaped": checker._Raised.of(exc).text,
+                      "traceback": checker._student_traceback(exc)}
+        _write_all(to_harness, _line({"event": "result", "record": record}))
+        for handle in (sys.stdout, sys.stderr):
+            try:
+                handle.flush()
+            except BaseException:  # noqa: BLE001, S110 - a closed or replaced stream
+                pass
+    finally:
+        os._exit(0)
+
+
+class _Harness:
+    """The harness's side of the child (see :func:`_harness`)."""
+
+    def __init__(self, result_fd: int, nonce: str) -> None:
+        self.result_fd = result_fd
+        self.nonce = nonce
+
+    def send(self, record: dict[str, Any]) -> None:
+        _write_all(self.result_fd, _line({"nonce": self.nonce, **record}))
+
+
+def _read_nonce(fd: int) -> str:
+    chunks = []
+    while True:
+        chunk = os.read(fd, 256)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(fd)
+    return b"".join(chunks).decode("ascii", "replace").strip()
+
+
+def _end(signum: int, frame: Any) -> None:
+    """The harness was asked to stop (the grader's timeout, Ctrl-C, its death): kill
+    every descendant (it is their subreaper), then exit."""
+    sandbox.kill_descendants()
+    os._exit(128 + signum)
+
+
+def _harness() -> int:
+    """The child's trusted half (``python -m reference.exercises.isolation --harness``).
+
+    It reads the request on stdin, prepares the exercise, forks the student's worker
+    (:func:`_worker`), reads the secret from its own pipe only after the fork, relays the
+    worker's one result (checked to be well-formed) to the grader on the result channel,
+    each line carrying the secret, and kills every process the student's code left."""
+    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+        signal.signal(signum, _end)
+    sandbox.subreaper()
+    sandbox.die_with_parent(signal.SIGTERM)
+    sandbox.not_dumpable()
+    request = json.loads(sys.stdin.buffer.read().decode("utf-8"))
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    result_fd, nonce_fd = int(request["result_fd"]), int(request["nonce_fd"])
     for folder in request["catalogs"]:
         catalog.add_catalog(folder)
     exercise = catalog.get(request["exercise"])
-    stream = bool(request["stream"])
-    checker._cache(exercise)                      # cases and expected values first,
-    checker._skeleton_signature(exercise)         # before the student's file can touch
-    if stream and exercise.stream is not None and exercise.plugs:  # anything
+    checker._cache(exercise)                     # the cases (never the expected values)
+    checker._skeleton_signature(exercise)
+    if request["stream"] and exercise.stream is not None and exercise.plugs:
         checker._rows(exercise)
-    dump = open(request["dump"], "w", encoding="utf-8")  # noqa: SIM115 - lives to the end
-    if request["dump_after"] > 0:
-        faulthandler.dump_traceback_later(request["dump_after"], file=dump)
-    Path(request["ready"]).touch()
-    function, report = load_function(exercise, Path(request["file"]))
-    if report is not None:
-        _send(request["result"], {"import_error": [report.message, report.traceback]})
-        return 0
-    try:
-        outputs = checker.collect(exercise, function, stream=stream)
-    except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt of the student
-        _send(request["result"], {"escaped": checker._Raised.of(exc).text,
-                                  "traceback": checker._student_traceback(exc)})
-        return 0
-    _send(request["result"], {"outputs": _encode_outputs(outputs)})
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        os.close(result_fd)
+        os.close(nonce_fd)
+        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            signal.signal(signum, signal.SIG_DFL)
+        _worker(exercise, request, write_end)
+    os.close(write_end)
+    harness = _Harness(result_fd, _read_nonce(nonce_fd))
+    record, status, extra = _relay(harness, read_end, pid)
+    sandbox.kill_descendants()
+    harness.send({"event": "result", "record": record, "status": status, "extra": extra})
     return 0
+
+
+_RECORD_LIMIT = 512 * 2**20
+"""Bytes of result a worker may send (a stream of snapshots is a few megabytes)."""
+
+
+def _relay(harness: _Harness, read_end: int, pid: int) -> tuple[Any, int | None, str]:
+    """Read the worker's lines until it ends: forward ``ready``, keep its one result.
+    Returns ``(result or None, the worker's wait status, what was wrong)``."""
+    buffer = b""
+    record: Any = None
+    extra = ""
+    status: int | None = None
+    ended_at: float | None = None
+    while True:
+        if status is None:
+            done, wait_status = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = wait_status
+                ended_at = time.monotonic()
+        # a helper of the student's may hold the pipe open: once the worker has ended,
+        # read what is there for a moment and stop
+        if ended_at is not None and time.monotonic() - ended_at > 0.2:
+            break
+        ready, _, _ = select.select([read_end], [], [], 0.05)
+        if not ready:
+            continue
+        chunk = os.read(read_end, 1 << 20)
+        if not chunk:
+            if status is None:
+                _, status = os.waitpid(pid, 0)
+            break
+        buffer += chunk
+        if len(buffer) > _RECORD_LIMIT:
+            extra = "the check sent more than its result"
+            break
+        while b"\n" in buffer:
+            line, buffer = buffer.split(b"\n", 1)
+            try:
+                message = json.loads(line)
+                event = message["event"] if type(message) is dict else None
+            except (ValueError, KeyError):
+                event = None
+            if event == "ready":
+                harness.send({"event": "ready"})
+            elif event == "result" and record is None:
+                record = message.get("record")
+            else:
+                extra = ("the check's channel carried more than one result or a line that "
+                         "is not the checker's: the file writes to the checker's channel")
+    os.close(read_end)
+    if status is None:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        _, status = os.waitpid(pid, 0)
+    return record, status, extra
 
 
 # ---------------------------------------------------------------------------
@@ -294,53 +442,342 @@ def _child(request_path: str) -> int:
 # ---------------------------------------------------------------------------
 
 
+class CheckStopped(Exception):
+    """A check was stopped from outside (the grader's Ctrl-C, SIGTERM): no verdict."""
+
+
 def _package_root() -> str:
     return str(Path(checker.__file__).resolve().parents[2])
 
 
-def _kill_group(process: subprocess.Popen[bytes]) -> None:
+def _compiled_backend() -> list[Path]:
+    """The folder of the ``fast`` package, hidden from the sandbox (found without
+    importing it)."""
     try:
-        if os.name == "posix":
-            os.killpg(process.pid, signal.SIGKILL)
-        else:  # pragma: no cover - no process groups
-            process.kill()
-    except (ProcessLookupError, PermissionError):
-        pass
-    process.wait()
+        spec = importlib.util.find_spec("fast")
+    except (ImportError, ValueError):
+        return []
+    if spec is None or not spec.submodule_search_locations:
+        return []
+    return [Path(p) for p in spec.submodule_search_locations]
 
 
-def _where(dump: str, path: Path) -> str:
-    """The student's frames of a :mod:`faulthandler` dump, as a traceback with source."""
-    target = str(path.resolve())
+def _where(dump: str, work: Path, shown: Path) -> str:
+    """The student's frames of a :mod:`faulthandler` dump, as a traceback with source
+    (the private copy ``work`` read, named as ``shown``)."""
     frames: list[str] = []
     for line in dump.splitlines():
         line = line.strip()
         if not line.startswith('File "'):
             continue
         name, _, rest = line[6:].partition('", line ')
-        if str(Path(name).resolve()) != target:
+        if Path(name) != work:
             continue
         number, _, function = rest.partition(" in ")
         if not number.strip().isdigit():
             continue
-        source = linecache.getline(target, int(number)).strip()
-        frames.append(f'  File "{path}", line {number.strip()}, in {function}\n'
+        source = linecache.getline(str(work), int(number)).strip()
+        frames.append(f'  File "{shown}", line {number.strip()}, in {function}\n'
                       + (f"    {source}\n" if source else ""))
         if len(frames) == 6:
             break
     return "".join(reversed(frames))
 
 
-def _printed(output: str) -> str:
-    lines = output.splitlines()
-    shown = lines[:_PRINTED_LINES]
-    if len(lines) > _PRINTED_LINES:
-        shown.append(f"... ({len(lines) - _PRINTED_LINES} more lines)")
-    return "\n".join(line[:200] for line in shown)
+OUTPUT_KEPT = 64 * 1024
+"""Bytes of a check's own output (its prints) that are kept; the rest is counted."""
+
+
+class _Output:
+    """A check's stdout and stderr: the first :data:`OUTPUT_KEPT` bytes, and a count."""
+
+    def __init__(self) -> None:
+        self.kept = bytearray()
+        self.total = 0
+
+    def add(self, chunk: bytes) -> None:
+        room = OUTPUT_KEPT - len(self.kept)
+        if room > 0:
+            self.kept += chunk[:room]
+        self.total += len(chunk)
+
+    def text(self) -> str:
+        lines = self.kept.decode("utf-8", errors="replace").splitlines()
+        shown = [line[:200] for line in lines[:_PRINTED_LINES]]
+        if len(lines) > _PRINTED_LINES:
+            shown.append(f"... ({len(lines) - _PRINTED_LINES} more lines)")
+        if self.total > len(self.kept):
+            shown.append(f"... ({self.total - len(self.kept)} more bytes, not kept)")
+        return "\n".join(shown)
+
+
+class _Channel:
+    """The parent's end of the result channel: lines of JSON, each with the secret."""
+
+    def __init__(self, fd: int, nonce: str) -> None:
+        self.fd = fd
+        self.nonce = nonce
+        self.buffer = b""
+        self.ready = False
+        self.record: Any = None
+        self.closed = False
+        self.forged = False
+
+    def read(self) -> None:
+        chunk = os.read(self.fd, 1 << 20)
+        if not chunk:
+            self.closed = True
+            return
+        self.buffer += chunk
+        if len(self.buffer) > _RECORD_LIMIT + (1 << 20):
+            self.forged, self.closed = True, True
+            return
+        while b"\n" in self.buffer:
+            line, self.buffer = self.buffer.split(b"\n", 1)
+            try:
+                message = json.loads(line)
+                genuine = type(message) is dict and secrets.compare_digest(
+                    str(message.get("nonce", "")), self.nonce)
+            except ValueError:
+                genuine = False
+            if not genuine:
+                self.forged = True
+            elif message.get("event") == "ready":
+                self.ready = True
+            elif message.get("event") == "result" and self.record is None:
+                self.record = message
+
+
+def _environment(work: Path) -> dict[str, str]:
+    """The child's environment: only what Python needs (no secret of the grader's)."""
+    env = {key: os.environ[key] for key in ("PATH", "LANG", "LC_ALL", "SYSTEMROOT")
+           if key in os.environ}
+    env["PYTHONPATH"] = os.pathsep.join(
+        [_package_root()] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                             if p])
+    env.update(PYTHONDONTWRITEBYTECODE="1", PYTHONIOENCODING="utf-8", HOME=str(work),
+               TMPDIR=str(work), PYTHONUNBUFFERED="1")
+    return env
+
+
+def _stop_child(process: subprocess.Popen[bytes], how: str) -> None:
+    """End a check's child and everything it started (see the module docstring)."""
+    if process.poll() is None and how == sandbox.PROCESS_GROUP:
+        try:
+            process.send_signal(signal.SIGTERM)       # the harness kills the descendants
+            process.wait(2.0)
+        except (subprocess.TimeoutExpired, ProcessLookupError):
+            pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    process.wait()
+
+
+def _check_timeout(timeout: float) -> float:
+    try:
+        value = float(timeout)
+    except (TypeError, ValueError):
+        raise ValueError(f"timeout must be a number of seconds, not {timeout!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"timeout must be a finite number of seconds >= 0 (0: no limit), "
+                         f"not {timeout!r}")
+    return value
+
+
+def check_file(exercise: Exercise | str, path: str | Path, *, stream: bool = True,
+               timeout: float = 60.0, catalogs: Sequence[str | Path] = (),
+               sandbox_mode: str | None = None, source: bytes | None = None,
+               companions: Mapping[str, bytes] | None = None,
+               hidden: Sequence[str | Path] = (),
+               stop: threading.Event | None = None) -> checker.Report:
+    """Grade the student's file ``path`` in a sandboxed child (see the module docstring).
+
+    Parameters
+    ----------
+    exercise : Exercise or str
+        The exercise, or its name.
+    path : str or Path
+        The student's file; it must define the exercise's function. The check runs on a
+        private copy in a temporary directory, never on ``path`` itself.
+    stream : bool, default True
+        Also run route (b), the function inside the reference model.
+    timeout : float, default 60
+        Seconds the student's code may run, its import included; ``0``: no limit. A
+        negative, infinite or NaN value raises ``ValueError``.
+    catalogs : sequence of paths
+        Instructors' exercise folders (:func:`reference.exercises.catalog.add_catalog`)
+        the child must know to find ``exercise``.
+    sandbox_mode : {"auto", "bwrap", "process-group"}, optional
+        How the child is contained (:func:`reference.exercises.sandbox.mode`; default:
+        the ``DRIFTWOOD_SANDBOX`` environment variable, else ``auto``).
+    source : bytes, optional
+        The file's content as already read (the grader reads the class folder before any
+        check); default: read ``path`` now.
+    companions : mapping of str to bytes, optional
+        Other files of the student's folder (name -> content), copied beside it so that
+        the file can import its own helpers.
+    hidden : sequence of paths
+        Folders the sandbox hides (the class folder).
+    stop : threading.Event, optional
+        When set, the check is stopped and :class:`CheckStopped` raised (Ctrl-C).
+
+    Returns
+    -------
+    Report
+        Statuses as :func:`reference.exercises.checker.check`, plus ``"import-error"``,
+        ``"timeout"``, ``"error"`` (the child ended without a result, or sent one that
+        does not parse) and ``"library"``.
+    """
+    limit = _check_timeout(timeout)
+    if os.name != "posix":
+        raise RuntimeError("an isolated check needs a POSIX system (Linux, macOS; on "
+                           "Windows, WSL)")
+    how = sandbox.mode(sandbox_mode)
+    ex = catalog.get(exercise) if isinstance(exercise, str) else exercise
+    path = Path(path)
+    content = path.read_bytes() if source is None else source
+    with tempfile.TemporaryDirectory(prefix="driftwood-check-") as tmp:
+        folder = Path(tmp).resolve()
+        work = folder / "work"
+        work.mkdir()
+        for name, data in (companions or {}).items():
+            if "/" not in name and name not in (".", ".."):
+                (work / name).write_bytes(data)
+        copy_path = work / path.name
+        copy_path.write_bytes(content)
+        return _run_check(ex, path, copy_path, folder, how, stream=stream, limit=limit,
+                          catalogs=catalogs, hidden=hidden, stop=stop)
+
+
+def _run_check(ex: Exercise, path: Path, copy_path: Path, folder: Path, how: str, *,
+               stream: bool, limit: float, catalogs: Sequence[str | Path],
+               hidden: Sequence[str | Path], stop: threading.Event | None
+               ) -> checker.Report:
+    dump_path = folder / "dump"
+    nonce = secrets.token_hex(16)
+    result_read, result_write = os.pipe()
+    nonce_read, nonce_write = os.pipe()
+    output_read, output_write = os.pipe()
+    margin = min(0.5, 0.2 * limit)
+    request = {"exercise": ex.name, "file": str(copy_path), "stream": stream,
+               "catalogs": [str(Path(c).resolve()) for c in catalogs],
+               "dump": str(dump_path), "dump_after": limit - margin if limit > 0 else 0,
+               "result_fd": result_write, "nonce_fd": nonce_read}
+    command = [sys.executable, "-m", "reference.exercises.isolation", "--harness"]
+    if how == sandbox.BWRAP:
+        command = sandbox.bwrap_command(
+            folder, [Path(h).resolve() for h in hidden] + _compiled_backend(), command)
+    try:
+        process = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=output_write, stderr=output_write,
+            env=_environment(folder / "work"), cwd=str(folder / "work"),
+            pass_fds=(result_write, nonce_read), start_new_session=True)
+    finally:
+        for fd in (result_write, nonce_read, output_write):
+            os.close(fd)
+    channel = _Channel(result_read, nonce)
+    output = _Output()
+    timed_out = started = False
+    try:
+        assert process.stdin is not None
+        try:
+            process.stdin.write(json.dumps(request).encode("utf-8"))
+            process.stdin.close()
+            _write_all(nonce_write, nonce.encode("ascii"))
+        except (BrokenPipeError, OSError):
+            pass
+        os.close(nonce_write)
+        nonce_write = -1
+        timed_out, started = _watch(process, channel, output, output_read, limit, stop)
+        if timed_out:
+            _await_dump(dump_path)
+    finally:
+        if nonce_write >= 0:
+            os.close(nonce_write)
+        _stop_child(process, how)
+        _drain(output_read, output)
+        os.close(output_read)
+        os.close(result_read)
+    dump = dump_path.read_text(encoding="utf-8", errors="replace") \
+        if dump_path.exists() else ""
+    report = _verdict(ex, channel, process, started, timed_out, limit)
+    if report.status == "timeout":
+        report.traceback = _where(dump, copy_path, path)
+    work = str(copy_path.parent)
+    report.traceback = report.traceback.replace(work + os.sep, str(path.parent) + os.sep)
+    report.message = report.message.replace(work + os.sep, "")
+    report.printed = output.text()
+    report.notes.append(f"sandbox: {describe(how)}")
+    return report
+
+
+def describe(how: str) -> str:
+    """One line on a sandbox mode, for reports and the grader's first line."""
+    if how == sandbox.BWRAP:
+        return ("bwrap (read-only file system but the check's own folder, no network, own "
+                "PID namespace)")
+    return ("process-group (no bubblewrap: "
+            + (sandbox.bwrap_problem() or "turned off") + "; the harness kills every "
+            "process the check started)")
+
+
+def _watch(process: subprocess.Popen[bytes], channel: _Channel, output: _Output,
+           output_read: int, limit: float, stop: threading.Event | None
+           ) -> tuple[bool, bool]:
+    """Read the channel and the output until the result or a limit; ``(timed out,
+    started)``. Raises :class:`CheckStopped` when ``stop`` is set."""
+    began = time.monotonic()
+    ready_at: float | None = None
+    exited_at: float | None = None
+    watched = [channel.fd, output_read]
+    while True:
+        if stop is not None and stop.is_set():
+            raise CheckStopped("stopped")
+        now = time.monotonic()
+        if channel.ready and ready_at is None:
+            ready_at = now
+        if channel.record is not None or channel.forged:
+            return False, True
+        if channel.closed and (exited_at is None):
+            exited_at = now
+        if exited_at is not None and (now - exited_at > 0.5 or output_read not in watched):
+            return False, ready_at is not None
+        if ready_at is None and now - began > STARTUP_LIMIT:
+            return False, False
+        if ready_at is not None and limit > 0 and now - ready_at > limit:
+            return True, True
+        if process.poll() is not None and exited_at is None:
+            exited_at = now
+        readable, _, _ = select.select(
+            [fd for fd in watched if fd != channel.fd or not channel.closed], [], [], 0.05)
+        for fd in readable:
+            if fd == channel.fd:
+                channel.read()
+            else:
+                chunk = os.read(output_read, 1 << 20)
+                if chunk:
+                    output.add(chunk)
+                else:
+                    watched.remove(output_read)
+
+
+def _drain(fd: int, output: _Output, seconds: float = 0.2) -> None:
+    """What the child printed last (at most ``seconds`` more)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        readable, _, _ = select.select([fd], [], [], 0.02)
+        if not readable:
+            return
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            return
+        output.add(chunk)
 
 
 def _await_dump(dump: Path, grace: float = 2.0) -> None:
-    """Give the child's :mod:`faulthandler` watchdog (due just before the limit) up to
+    """Give the worker's :mod:`faulthandler` watchdog (due just before the limit) up to
     ``grace`` seconds to write where the code was, on a busy machine, before the kill."""
     deadline = time.monotonic() + grace
     while time.monotonic() < deadline:
@@ -350,110 +787,47 @@ def _await_dump(dump: Path, grace: float = 2.0) -> None:
         time.sleep(0.02)
 
 
-def _wait_ready(process: subprocess.Popen[bytes], ready: Path) -> bool:
-    deadline = time.monotonic() + STARTUP_LIMIT
-    while time.monotonic() < deadline:
-        if ready.exists():
-            return True
-        if process.poll() is not None:
-            return ready.exists()
-        time.sleep(0.01)
-    return False
-
-
-def check_file(exercise: Exercise | str, path: str | Path, *, stream: bool = True,
-               timeout: float = 60.0, catalogs: Sequence[str | Path] = ()) -> checker.Report:
-    """Grade the student's file ``path`` in a child process (see the module docstring).
-
-    Parameters
-    ----------
-    exercise : Exercise or str
-        The exercise, or its name.
-    path : str or Path
-        The student's file; it must define the exercise's function.
-    stream : bool, default True
-        Also run route (b), the function inside the reference model.
-    timeout : float, default 60
-        Seconds the student's code may run, its import included (0: no limit); then the
-        child is killed and the status is ``"timeout"``.
-    catalogs : sequence of paths
-        Instructors' exercise folders (:func:`reference.exercises.catalog.add_catalog`)
-        the child must know to find ``exercise``.
-
-    Returns
-    -------
-    Report
-        Statuses as :func:`reference.exercises.checker.check`, plus ``"import-error"``,
-        ``"timeout"`` and ``"error"`` (the child ended without a result, or sent data that
-        does not parse).
-    """
-    ex = catalog.get(exercise) if isinstance(exercise, str) else exercise
-    path = Path(path)
-    with tempfile.TemporaryDirectory(prefix="driftwood-check-") as tmp:
-        folder = Path(tmp)
-        files = {key: str(folder / key) for key in ("request", "result", "dump", "ready")}
-        margin = min(0.5, 0.2 * timeout)
-        request = {"exercise": ex.name, "file": str(path.resolve()), "stream": stream,
-                   "catalogs": [str(Path(c).resolve()) for c in catalogs],
-                   "dump_after": timeout - margin if timeout > 0 else 0, **files}
-        Path(files["request"]).write_text(json.dumps(request), encoding="utf-8")
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(
-            [_package_root()] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
-        output_path = folder / "output"
-        started = False
-        timed_out = False
-        with open(output_path, "wb") as output:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "reference.exercises.isolation", files["request"]],
-                stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT, env=env,
-                start_new_session=(os.name == "posix"))
-            try:
-                started = _wait_ready(process, Path(files["ready"]))
-                if started:
-                    try:
-                        process.wait(timeout if timeout > 0 else None)
-                    except subprocess.TimeoutExpired:
-                        timed_out = True
-                        _await_dump(Path(files["dump"]))
-            finally:
-                _kill_group(process)
-        printed = output_path.read_text(encoding="utf-8", errors="replace")
-        result = Path(files["result"])
-        record: Any = None
-        if result.exists():
-            try:
-                record = json.loads(result.read_text(encoding="utf-8"))
-            except ValueError:
-                record = {}
-        dump = Path(files["dump"]).read_text(encoding="utf-8", errors="replace") \
-            if Path(files["dump"]).exists() else ""
+def _verdict(ex: Exercise, channel: _Channel, process: subprocess.Popen[bytes],
+             started: bool, timed_out: bool, limit: float) -> checker.Report:
+    """The report, from what the harness sent (and only from that)."""
+    if channel.forged:
+        return checker._base_report(ex, "error", (
+            "the result channel carried a message without the check's secret: the file "
+            "interferes with the checker"))
+    message = channel.record
+    record = message.get("record") if message is not None else None
+    if message is not None and message.get("extra"):
+        return checker._base_report(ex, "error", str(message["extra"]))
     if timed_out and record is None:
-        report = checker._base_report(ex, "timeout", (
-            f"the check took longer than {timeout:g} s and was stopped (an endless loop, at "
+        return checker._base_report(ex, "timeout", (
+            f"the check took longer than {limit:g} s and was stopped (an endless loop, at "
             f"import or in {ex.function_name}?)"))
-        report.traceback = _where(dump, path)
-    elif not started:
-        report = checker._base_report(ex, "error", (
+    if not started:
+        return checker._base_report(ex, "error", (
             f"the checking process did not start (exit status {process.returncode}): "
             "see its output below"))
-    elif record is None:
-        status = process.returncode
-        how = (f"was killed by signal {signal.Signals(-status).name}" if status < 0
-               else f"exited with status {status}")
-        report = checker._base_report(ex, "error", (
+    if record is None:
+        status = message.get("status") if message is not None else None
+        if type(status) is int and os.WIFSIGNALED(status):
+            how = f"was killed by signal {signal.Signals(os.WTERMSIG(status)).name}"
+        elif type(status) is int and os.WIFEXITED(status):
+            how = f"exited with status {os.WEXITSTATUS(status)}"
+        else:
+            how = "ended"
+        return checker._base_report(ex, "error", (
             f"the checking process {how} before it sent its result: the file ends the "
             "interpreter (os._exit, sys.exit in a thread, a crash) during the check"))
-    else:
-        report = _report_from(ex, record)
-    report.printed = _printed(printed)
-    return report
+    return _report_from(ex, record)
 
 
 def _report_from(exercise: Exercise, record: Any) -> checker.Report:
-    """The report on the child's record (plain data; malformed data is an error)."""
+    """The report on the worker's record (plain data; malformed data is an error)."""
     try:
+        if type(record) is dict and "library" in record:
+            what = str(record["library"])[:200]
+            return checker._base_report(exercise, "library", (
+                f"hands in {what} (called by the file): the check grades your own "
+                f"{exercise.function_name}"))
         if type(record) is dict and "import_error" in record:
             message, details = record["import_error"]
             return checker.import_error_report(exercise, str(message), str(details))
@@ -464,8 +838,8 @@ def _report_from(exercise: Exercise, record: Any) -> checker.Report:
             return report
         if type(record) is not dict or "outputs" not in record:
             raise ValueError("no outputs")
-        n_cases = len(checker._cache(exercise)["cases"])
-        outputs = _decode_outputs(record["outputs"], n_cases)
+        outputs = _decode_outputs(record["outputs"], len(checker._cache(exercise)["cases"]))
+        _validate(exercise, outputs)
     except (ValueError, TypeError, KeyError, RecursionError) as err:
         return checker._base_report(exercise, "error", (
             f"the checking process sent a result that does not parse ({err}): the file "
@@ -473,11 +847,28 @@ def _report_from(exercise: Exercise, record: Any) -> checker.Report:
     return checker.grade(exercise, outputs, round_trip)
 
 
+def _validate(exercise: Exercise, outputs: checker.Outputs) -> None:
+    """Check the outputs answer what was asked: one value per case (unless a case
+    ended the run) and at most one step per row of the stream."""
+    n_cases = len(checker._cache(exercise)["cases"])
+    values = outputs.values
+    if outputs.problem is None and len(values) < n_cases and not (
+            values and isinstance(values[-1], checker._Raised)
+            and values[-1].kind == "not-implemented"):
+        raise ValueError(f"{len(values)} values for {n_cases} cases")
+    if outputs.stream is not None:
+        if exercise.stream is None:
+            raise ValueError("a stream for an exercise without one")
+        if len(outputs.stream) > len(checker._rows(exercise)[0]):
+            raise ValueError("more steps than rows")
+
+
 def _main(argv: Sequence[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python -m reference.exercises.isolation REQUEST.json", file=sys.stderr)
+    if list(argv) != ["--harness"]:
+        print("usage: python -m reference.exercises.isolation --harness  (the request on "
+              "stdin; started by check_file)", file=sys.stderr)
         return 2
-    return _child(argv[0])
+    return _harness()
 
 
 _run: Callable[[Sequence[str]], int] = _main

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,44 @@ import numpy as np
 from reference.exercises.catalog import Mistake, Tolerance
 
 __all__ = ["DISCRETE", "DOCS_URL_VARIABLE", "CaseMismatch", "Divergence", "Report",
-           "difference", "reread_link"]
+           "difference", "escape_control", "reread_link"]
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029"
+                      "\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_control(text: str, keep_newlines: bool = True) -> str:
+    """``text`` with every control character written as a visible escape (``\\x1b``,
+    ``\\r``, ``\\u202e``): the C0 and C1 controls but newline and tab (newline too
+    with ``keep_newlines=False``), DEL, and the Unicode line separators and direction
+    overrides. Whatever a student's code produced (its output, an exception's message, a
+    value's ``repr``, a folder's name) goes through it before it reaches a terminal, a
+    report or a gradebook, so it can neither move the cursor nor draw over a verdict.
+
+    Examples
+    --------
+    >>> escape_control("ok\x1b[2K\rPASSED")
+    'ok\\x1b[2K\\rPASSED'
+    """
+    def visible(match: re.Match[str]) -> str:
+        char = match.group()
+        if char == "\r":
+            return "\\r"
+        code = ord(char)
+        return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    out = _CONTROL.sub(visible, text)
+    return out if keep_newlines else out.replace("\n", "\\n")
+
+
+def _escaped(value: Any) -> Any:
+    """A JSON-ready value with :func:`escape_control` applied to every string in it."""
+    if isinstance(value, str):
+        return escape_control(value)
+    if isinstance(value, list):
+        return [_escaped(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _escaped(v) for k, v in value.items()}
+    return value
 
 DOCS_URL_VARIABLE = "DRIFTWOOD_DOCS_URL"
 """Environment variable: where the built documentation is served (an ``http(s)://`` or
@@ -270,7 +308,7 @@ class Report:
         """The report as plain data that :func:`json.dumps` accepts (for nbgrader, CI)."""
         d = self.diagnosis
         tol = self.tolerance
-        return {
+        return _escaped({
             "exercise": self.exercise,
             "status": self.status,
             "passed": self.passed,
@@ -296,7 +334,7 @@ class Report:
             "notes": list(self.notes),
             "printed": self.printed or None,
             "text": str(self),
-        }
+        })
 
     def _lines(self) -> list[str]:
         head = f"{self.exercise}: {self.status.upper()}"
@@ -350,7 +388,7 @@ class Report:
         return lines
 
     def __str__(self) -> str:
-        return "\n".join(self._lines())
+        return escape_control("\n".join(self._lines()))
 
     def __repr__(self) -> str:
         return str(self)
