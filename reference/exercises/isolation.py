@@ -1,38 +1,47 @@
-"""Checking a student's file in a child process that it cannot escape, hang or fool.
+"""Checking a student's file in a sandboxed child that it cannot escape, hang or fool.
 
 ``driftwood exercise check`` and ``driftwood exercise grade`` never import a student's
-file in their own process. :func:`check_file` starts a fresh interpreter
-(``sys.executable``) in its own process group; the child prepares the exercise (its
-cases, the stream's rows), says it is ready, imports the file and runs
-:func:`reference.exercises.checker.collect` on the function: the outputs on every case
-and the plugged reference model's steps. It sends them back as **plain data** (JSON of
-numbers, strings, lists and tagged tuples, mappings and exceptions: never pickle), and
-the parent compares them with the reference, diagnoses and writes the report
-(:func:`reference.exercises.checker.grade`). So
+file in their own process. :func:`check_file` writes a private copy of the file (and of
+the student's other ``.py`` files) into a fresh temporary directory and starts the
+checking child there, in the sandbox :mod:`reference.exercises.sandbox` chooses
+(bubblewrap where it works, else a process group whose harness kills every descendant).
+The child (:mod:`reference.exercises.harness`) is two processes: a trusted harness that
+never runs the student's code, and the worker it forks, which imports the file, runs
+:func:`reference.exercises.checker.collect` and hands the outputs to the harness.
 
-* the time limit is hard and covers the import: when it runs out the whole process
-  group is killed (``SIGKILL``, which no handler can catch or ignore), after the child
-  has dumped where it was (:mod:`faulthandler`, whose watchdog thread is not Python
-  code, fires just before the limit; on a busy machine the parent waits up to 2 s more
-  for that dump); the status is ``"timeout"``, with the student's line where it looped;
-* a child that ends without sending its result (``os._exit``, a crash, a signal) is
-  reported as such, status ``"error"``, never as a pass;
-* nothing the file does reaches the verdict: patching the checker, the comparison or a
-  ``reference`` object changes only the child, which is gone when the check ends (its
-  process group is killed even after a normal exit, so no forked helper outlives it);
-  a value whose ``__eq__`` or ``__repr__`` raises travels as its type name and a safe
-  text, and is compared by the parent as an opaque value.
+The verdict is the grader's alone:
 
-The clock of ``timeout`` starts when the child is ready (its own imports take a second
-or so on a busy machine and are not the student's); the child's start-up has a separate,
-generous limit (:data:`STARTUP_LIMIT`).
+* the grader reads a result only from the **result channel**, an inherited pipe that the
+  harness holds and the worker closes before the student's file is imported, and only
+  lines carrying the **per-check secret**, which the parent writes into another pipe
+  that the harness reads after forking the worker (and which the worker closed); the
+  harness is non-dumpable and, under bubblewrap or as an ordinary user, the worker has
+  no capability to read its memory or its file descriptors;
+* what comes back is **plain data** (:mod:`reference.exercises.plaindata`: never
+  pickle): the student's outputs, which the grader checks answer what it asked (one
+  value per case, at most one step per row) and compares with the reference's outputs,
+  computed here; the expected values never exist in the child, and the library's own
+  implementation of the function and the exercise's reference answer are replaced there
+  by tripwires (:mod:`reference.exercises.tripwire`; status ``"library"``);
+* the time limit is hard and covers the import: when it runs out the child is killed
+  (``SIGKILL``, after the harness has killed the worker's descendants), after the worker
+  has dumped where it was (:mod:`faulthandler`, fired just before the limit; on a busy
+  machine the parent waits up to 2 s more for that dump); the status is ``"timeout"``;
+* a worker that ends without sending its result (``os._exit``, a crash, a signal) is
+  reported as such, status ``"error"``, never as a pass.
 
-What a student's file prints is captured and shown in the report (its first lines).
+The clock of ``timeout`` starts when the worker is ready (the child's own imports take a
+second or so on a busy machine and are not the student's); the child's start-up has a
+separate, generous limit (:data:`STARTUP_LIMIT`). What the student's code prints is read
+as it comes and kept up to :data:`OUTPUT_KEPT` bytes (the rest is counted, not kept); the
+report shows its first lines, with control characters escaped.
+
+What this cannot stop, in either sandbox: a student who copies the library's source (or
+loads its files under another name) into the answer, as with any open-source library.
 """
 
 from __future__ import annotations
 
-import faulthandler
 import importlib.util
 import json
 import linecache
@@ -46,16 +55,14 @@ import sys
 import tempfile
 import threading
 import time
-import traceback
-import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from reference.exercises import catalog, checker, sandbox, tripwire
+from reference.exercises import catalog, checker, harness, sandbox
 from reference.exercises.catalog import Exercise
+from reference.exercises.harness import load_function
+from reference.exercises.plaindata import Opaque, _decode_outputs, decode, encode, round_trip
 
 __all__ = ["OUTPUT_KEPT", "STARTUP_LIMIT", "CheckStopped", "Opaque", "check_file", "decode",
            "describe", "encode", "load_function", "round_trip"]
@@ -65,382 +72,6 @@ STARTUP_LIMIT = 120.0
 
 _PRINTED_LINES = 20
 """How many lines of the file's own output a report shows."""
-
-_MAX_DEPTH = 200
-"""Deeper values than this are sent as opaque (a self-containing list, say)."""
-
-
-# ---------------------------------------------------------------------------
-# plain data both ways
-# ---------------------------------------------------------------------------
-
-
-class Opaque:
-    """A value the child could not send as plain data: its type's name and a safe text.
-
-    Two opaque values are equal when both agree; an opaque value never equals a number,
-    a sequence or a mapping, so a function that returns an unusual object fails with a
-    readable message rather than a traceback.
-    """
-
-    __slots__ = ("type_name", "text")
-
-    def __init__(self, type_name: str, text: str) -> None:
-        self.type_name = type_name
-        self.text = text
-
-    def __eq__(self, other: object) -> bool:
-        return (isinstance(other, Opaque) and other.type_name == self.type_name
-                and other.text == self.text)
-
-    def __hash__(self) -> int:
-        return hash((self.type_name, self.text))
-
-    def __repr__(self) -> str:
-        return self.text
-
-
-def _safe_text(value: Any) -> Opaque:
-    name = type(value).__name__ if isinstance(type(value).__name__, str) else "object"
-    try:
-        text = repr(value)
-        if not isinstance(text, str):
-            raise TypeError
-    except BaseException:  # noqa: BLE001 - a student's __repr__ may raise anything
-        text = f"<{name} object whose repr raised>"
-    return Opaque(name, text[:500])
-
-
-def encode(value: Any, depth: int = 0) -> Any:
-    """``value`` as JSON-ready plain data that :func:`decode` turns back.
-
-    Kept exactly: ``None``, booleans, integers, floats (also ``nan``, ``inf`` and ``-0.0``),
-    strings, lists. Tagged: a tuple ``{"t": [...]}``, a mapping ``{"d": [[key, value],
-    ...]}``, an exception record ``{"r": [text, traceback, kind]}``. numpy arrays become
-    lists and numpy scalars numbers (as :func:`reference.exercises.checker.difference`
-    sees them). Anything else, or anything that fails to convert, becomes
-    ``{"o": [type name, text]}`` (an :class:`Opaque`). Only exact built-in types are
-    trusted: a subclass of ``float`` is converted with ``float()``, and is opaque if
-    that raises.
-    """
-    try:
-        if depth > _MAX_DEPTH:
-            return {"o": ["object", "<nested too deeply>"]}
-        kind = type(value)
-        if value is None or kind in (bool, int, float, str):
-            return value
-        if kind is list:
-            return [encode(v, depth + 1) for v in value]
-        if kind is tuple:
-            return {"t": [encode(v, depth + 1) for v in value]}
-        if kind is dict:
-            return {"d": [[encode(k, depth + 1), encode(v, depth + 1)]
-                          for k, v in value.items()]}
-        if kind is checker._Raised:
-            return {"r": [str(value.text), str(value.tb), str(value.kind)]}
-        if isinstance(value, np.ndarray):
-            return encode(value.tolist(), depth + 1)
-        if isinstance(value, np.generic):
-            return encode(value.item(), depth + 1)
-        for base in (bool, int, float, str):
-            if isinstance(value, base):
-                return base(value)
-        if isinstance(value, tuple):
-            return {"t": [encode(v, depth + 1) for v in tuple.__iter__(value)]}
-        if isinstance(value, list):
-            return [encode(v, depth + 1) for v in list.__iter__(value)]
-    except BaseException:  # noqa: BLE001 - a student's value may fail in any way
-        pass
-    opaque = _safe_text(value)
-    return {"o": [opaque.type_name, opaque.text]}
-
-
-def decode(data: Any) -> Any:
-    """The value that :func:`encode` described (``ValueError`` on malformed data)."""
-    if data is None or type(data) in (bool, int, float, str):
-        return data
-    if type(data) is list:
-        return [decode(v) for v in data]
-    if type(data) is dict and len(data) == 1:
-        (tag, body), = data.items()
-        if tag == "t" and type(body) is list:
-            return tuple(decode(v) for v in body)
-        if tag == "d" and type(body) is list:
-            out: dict[Any, Any] = {}
-            for pair in body:
-                if type(pair) is not list or len(pair) != 2:
-                    raise ValueError("malformed mapping item")
-                key = decode(pair[0])
-                try:
-                    out[key] = decode(pair[1])
-                except TypeError as err:            # an unhashable key
-                    raise ValueError("malformed mapping key") from err
-            return out
-        if tag in ("r", "o") and type(body) is list and all(type(b) is str for b in body):
-            if tag == "o" and len(body) == 2:
-                return Opaque(body[0], body[1])
-            if tag == "r" and len(body) == 3:
-                return checker._Raised(body[0], body[1], body[2])
-    raise ValueError(f"malformed value {str(data)[:80]}")
-
-
-def round_trip(value: Any) -> Any:
-    """``decode(encode(value))``: how a value looks after travelling from the child."""
-    return decode(json.loads(json.dumps(encode(value))))
-
-
-def _encode_outputs(outputs: checker.Outputs) -> dict[str, Any]:
-    return {
-        "notes": [str(n) for n in outputs.notes],
-        "problem": None if outputs.problem is None else str(outputs.problem),
-        "values": [encode(v) for v in outputs.values],
-        "stream": None if outputs.stream is None else [
-            [encode(p), encode(s)] for p, s in outputs.stream],
-        "constructor_error": None if outputs.constructor_error is None
-        else encode(outputs.constructor_error),
-    }
-
-
-def _decode_outputs(data: Any, n_cases: int) -> checker.Outputs:
-    if type(data) is not dict:
-        raise ValueError("the result is not a mapping")
-    notes = data.get("notes", [])
-    problem = data.get("problem")
-    if not (type(notes) is list and all(type(n) is str for n in notes)):
-        raise ValueError("malformed notes")
-    if problem is not None and type(problem) is not str:
-        raise ValueError("malformed signature problem")
-    values = decode(data.get("values", []))
-    if type(values) is not list or len(values) > n_cases:
-        raise ValueError("malformed case outputs")
-    stream = data.get("stream")
-    steps: list[tuple[Any, Any]] | None = None
-    if stream is not None:
-        if type(stream) is not list or not all(
-                type(s) is list and len(s) == 2 for s in stream):
-            raise ValueError("malformed stream")
-        steps = [(decode(p), decode(s)) for p, s in stream]
-    error = data.get("constructor_error")
-    constructor_error = None if error is None else decode(error)
-    if constructor_error is not None and not isinstance(constructor_error, checker._Raised):
-        raise ValueError("malformed constructor error")
-    return checker.Outputs(notes=list(notes), problem=problem, values=values, stream=steps,
-                           constructor_error=constructor_error)
-
-
-# ---------------------------------------------------------------------------
-# the child: the harness and the student's worker
-# ---------------------------------------------------------------------------
-
-
-def load_function(exercise: Exercise, path: Path) -> tuple[Any, checker.Report | None]:
-    """The student's function from ``path``, or the import-error report (a call of the
-    library's own answer during the import propagates as
-    :class:`~reference.exercises.tripwire.LibraryCalled`)."""
-    spec = importlib.util.spec_from_file_location(f"_exercise_{uuid.uuid4().hex}", path)
-    if spec is None or spec.loader is None:
-        return None, checker.import_error_report(exercise, f"{path} is not a Python file")
-    module = importlib.util.module_from_spec(spec)
-    try:
-        spec.loader.exec_module(module)
-    except tripwire.LibraryCalled:
-        raise
-    except BaseException as exc:  # noqa: BLE001 - any failure to import is the student's
-        here = str(Path(__file__).resolve())
-        lines = traceback.format_exception(type(exc), exc, exc.__traceback__)
-        shown = [line for line in lines if "importlib" not in line and "<frozen" not in line
-                 and here not in line]
-        return None, checker.import_error_report(
-            exercise, f"{path.name} does not import: {type(exc).__name__}: {exc}",
-            "".join(shown[-6:]))
-    function = getattr(module, exercise.function_name, None)
-    if function is None:
-        return None, checker.import_error_report(
-            exercise, f"{path.name} defines no function {exercise.function_name} (the "
-                      f"skeleton's name: `driftwood exercise start {exercise.name}` shows it)")
-    return function, None
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-
-
-def _line(record: dict[str, Any]) -> bytes:
-    return json.dumps(record, allow_nan=True).encode("utf-8") + b"\n"
-
-
-def _worker(exercise: Exercise, request: dict[str, Any], to_harness: int) -> None:
-    """The student's process (forked by the harness; never returns): it holds neither the
-    result channel nor the secret. Everything before the import is the checker's."""
-    try:
-        sandbox.die_with_parent(signal.SIGKILL)
-        sandbox.drop_capabilities()
-        for name in [m for m in sys.modules if m == "fast" or m.startswith("fast.")]:
-            del sys.modules[name]
-        sys.modules["fast"] = None  # type: ignore[assignment]  # import fast: ImportError
-        stream = bool(request["stream"])
-        dump = open(request["dump"], "w", encoding="utf-8")  # noqa: SIM115 - to the end
-        if request["dump_after"] > 0:
-            faulthandler.dump_traceback_later(request["dump_after"], file=dump)
-        tripwire.install(exercise)
-        _write_all(to_harness, _line({"event": "ready"}))
-        record: dict[str, Any]
-        try:
-            function, report = load_function(exercise, Path(request["file"]))
-            if report is not None:
-                record = {"import_error": [report.message, report.traceback]}
-            else:
-                outputs = checker.collect(exercise, function, stream=stream)
-                record = {"outputs": _encode_outputs(outputs)}
-        except tripwire.LibraryCalled as exc:
-            record = {"library": str(exc.what)}
-        except BaseException as exc:  # noqa: BLE001 - SystemExit, KeyboardInterrupt...
-            record = {"escaped": checker._Raised.of(exc).text,
-                      "traceback": checker._student_traceback(exc)}
-        _write_all(to_harness, _line({"event": "result", "record": record}))
-        for handle in (sys.stdout, sys.stderr):
-            try:
-                handle.flush()
-            except BaseException:  # noqa: BLE001, S110 - a closed or replaced stream
-                pass
-    finally:
-        os._exit(0)
-
-
-class _Harness:
-    """The harness's side of the child (see :func:`_harness`)."""
-
-    def __init__(self, result_fd: int, nonce: str) -> None:
-        self.result_fd = result_fd
-        self.nonce = nonce
-
-    def send(self, record: dict[str, Any]) -> None:
-        _write_all(self.result_fd, _line({"nonce": self.nonce, **record}))
-
-
-def _read_nonce(fd: int) -> str:
-    chunks = []
-    while True:
-        chunk = os.read(fd, 256)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(fd)
-    return b"".join(chunks).decode("ascii", "replace").strip()
-
-
-def _end(signum: int, frame: Any) -> None:
-    """The harness was asked to stop (the grader's timeout, Ctrl-C, its death): kill
-    every descendant (it is their subreaper), then exit."""
-    sandbox.kill_descendants()
-    os._exit(128 + signum)
-
-
-def _harness() -> int:
-    """The child's trusted half (``python -m reference.exercises.isolation --harness``).
-
-    It reads the request on stdin, prepares the exercise, forks the student's worker
-    (:func:`_worker`), reads the secret from its own pipe only after the fork, relays the
-    worker's one result (checked to be well-formed) to the grader on the result channel,
-    each line carrying the secret, and kills every process the student's code left."""
-    for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-        signal.signal(signum, _end)
-    sandbox.subreaper()
-    sandbox.die_with_parent(signal.SIGTERM)
-    sandbox.not_dumpable()
-    request = json.loads(sys.stdin.buffer.read().decode("utf-8"))
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    result_fd, nonce_fd = int(request["result_fd"]), int(request["nonce_fd"])
-    for folder in request["catalogs"]:
-        catalog.add_catalog(folder)
-    exercise = catalog.get(request["exercise"])
-    checker._cache(exercise)                     # the cases (never the expected values)
-    checker._skeleton_signature(exercise)
-    if request["stream"] and exercise.stream is not None and exercise.plugs:
-        checker._rows(exercise)
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_end)
-        os.close(result_fd)
-        os.close(nonce_fd)
-        for signum in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
-            signal.signal(signum, signal.SIG_DFL)
-        _worker(exercise, request, write_end)
-    os.close(write_end)
-    harness = _Harness(result_fd, _read_nonce(nonce_fd))
-    record, status, extra = _relay(harness, read_end, pid)
-    sandbox.kill_descendants()
-    harness.send({"event": "result", "record": record, "status": status, "extra": extra})
-    return 0
-
-
-_RECORD_LIMIT = 512 * 2**20
-"""Bytes of result a worker may send (a stream of snapshots is a few megabytes)."""
-
-
-def _relay(harness: _Harness, read_end: int, pid: int) -> tuple[Any, int | None, str]:
-    """Read the worker's lines until it ends: forward ``ready``, keep its one result.
-    Returns ``(result or None, the worker's wait status, what was wrong)``."""
-    buffer = b""
-    record: Any = None
-    extra = ""
-    status: int | None = None
-    ended_at: float | None = None
-    while True:
-        if status is None:
-            done, wait_status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                status = wait_status
-                ended_at = time.monotonic()
-        # a helper of the student's may hold the pipe open: once the worker has ended,
-        # read what is there for a moment and stop
-        if ended_at is not None and time.monotonic() - ended_at > 0.2:
-            break
-        ready, _, _ = select.select([read_end], [], [], 0.05)
-        if not ready:
-            continue
-        chunk = os.read(read_end, 1 << 20)
-        if not chunk:
-            if status is None:
-                _, status = os.waitpid(pid, 0)
-            break
-        buffer += chunk
-        if len(buffer) > _RECORD_LIMIT:
-            extra = "the check sent more than its result"
-            break
-        while b"\n" in buffer:
-            line, buffer = buffer.split(b"\n", 1)
-            try:
-                message = json.loads(line)
-                event = message["event"] if type(message) is dict else None
-            except (ValueError, KeyError):
-                event = None
-            if event == "ready":
-                harness.send({"event": "ready"})
-            elif event == "result" and record is None:
-                record = message.get("record")
-            else:
-                extra = ("the check's channel carried more than one result or a line that "
-                         "is not the checker's: the file writes to the checker's channel")
-    os.close(read_end)
-    if status is None:
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        _, status = os.waitpid(pid, 0)
-    return record, status, extra
-
-
-# ---------------------------------------------------------------------------
-# the parent
-# ---------------------------------------------------------------------------
-
 
 class CheckStopped(Exception):
     """A check was stopped from outside (the grader's Ctrl-C, SIGTERM): no verdict."""
@@ -529,7 +160,7 @@ class _Channel:
             self.closed = True
             return
         self.buffer += chunk
-        if len(self.buffer) > _RECORD_LIMIT + (1 << 20):
+        if len(self.buffer) > harness.RECORD_LIMIT + (1 << 20):
             self.forged, self.closed = True, True
             return
         while b"\n" in self.buffer:
@@ -665,7 +296,7 @@ def _run_check(ex: Exercise, path: Path, copy_path: Path, folder: Path, how: str
                "catalogs": [str(Path(c).resolve()) for c in catalogs],
                "dump": str(dump_path), "dump_after": limit - margin if limit > 0 else 0,
                "result_fd": result_write, "nonce_fd": nonce_read}
-    command = [sys.executable, "-m", "reference.exercises.isolation", "--harness"]
+    command = [sys.executable, "-m", "reference.exercises.harness", "--harness"]
     if how == sandbox.BWRAP:
         command = sandbox.bwrap_command(
             folder, [Path(h).resolve() for h in hidden] + _compiled_backend(), command)
@@ -685,7 +316,7 @@ def _run_check(ex: Exercise, path: Path, copy_path: Path, folder: Path, how: str
         try:
             process.stdin.write(json.dumps(request).encode("utf-8"))
             process.stdin.close()
-            _write_all(nonce_write, nonce.encode("ascii"))
+            harness._write_all(nonce_write, nonce.encode("ascii"))
         except (BrokenPipeError, OSError):
             pass
         os.close(nonce_write)
@@ -861,17 +492,3 @@ def _validate(exercise: Exercise, outputs: checker.Outputs) -> None:
             raise ValueError("a stream for an exercise without one")
         if len(outputs.stream) > len(checker._rows(exercise)[0]):
             raise ValueError("more steps than rows")
-
-
-def _main(argv: Sequence[str]) -> int:
-    if list(argv) != ["--harness"]:
-        print("usage: python -m reference.exercises.isolation --harness  (the request on "
-              "stdin; started by check_file)", file=sys.stderr)
-        return 2
-    return _harness()
-
-
-_run: Callable[[Sequence[str]], int] = _main
-
-if __name__ == "__main__":
-    sys.exit(_run(sys.argv[1:]))

@@ -308,7 +308,7 @@ class Report:
         """The report as plain data that :func:`json.dumps` accepts (for nbgrader, CI)."""
         d = self.diagnosis
         tol = self.tolerance
-        return _escaped({
+        record: dict[str, Any] = _escaped({
             "exercise": self.exercise,
             "status": self.status,
             "passed": self.passed,
@@ -335,6 +335,7 @@ class Report:
             "printed": self.printed or None,
             "text": str(self),
         })
+        return record
 
     def _lines(self) -> list[str]:
         head = f"{self.exercise}: {self.status.upper()}"

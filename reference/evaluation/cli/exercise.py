@@ -7,20 +7,29 @@ adds an instructor's exercise folder (:func:`reference.exercises.catalog.add_cat
 
 Exit status: 0 success (``check``: the solution passes), 1 the solution fails (including
 a file that does not import, lacks the function, runs out of time or ends the check),
-2 usage error (unknown exercise, missing file, refusing to overwrite).
+2 usage error (unknown exercise, missing file, refusing to overwrite, an output path that
+cannot be written: checked before the first check). ``grade`` stopped by Ctrl-C,
+``SIGTERM`` or ``SIGHUP`` kills the running checks, writes the gradebook of what was
+graded (marked partial) and exits with 128 + the signal's number (130, 143, 129).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
+import signal
 import sys
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from reference.evaluation.cli._output import with_examples
-from reference.exercises import catalog, checker, gradebook, isolation
-from reference.exercises.report import reread_link
+from reference.exercises import catalog, checker, gradebook, isolation, sandbox
+from reference.exercises.report import escape_control, reread_link
 
 __all__ = ["add_exercise_parser", "cmd_exercise"]
 
@@ -47,13 +56,34 @@ HELP_GRADE = with_examples(
      "one row per student folder of submissions/"),
     ("driftwood exercise grade submissions --csv grades.csv --json grades.json "
      "--exercise rng-uniform --exercise rng-below", "two exercises, full reports"),
-    note="Cells: passed, failed[:diagnosis], error, timeout, missing. Each file runs in its "
-    "own process, so no student's file can reach another's grade.",
+    note="Cells: passed, failed[:diagnosis], failed:library, error, timeout, missing. Each "
+    "file runs on a private copy in its own sandbox (bubblewrap where it works), so no "
+    "student's file can reach another's grade or the class folder.",
 )
 HELP_HINT = with_examples(
     ("driftwood exercise hint rng-below", "the first hint"),
     ("driftwood exercise hint rng-below --level 2", "the second"),
 )
+
+
+def _seconds(text: str) -> float:
+    """``--timeout``: a finite number of seconds >= 0 (0: no limit)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(
+            f"must be a finite number of seconds >= 0 (0: no limit), not {text!r}")
+    return value
+
+
+def _sandbox_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--sandbox", choices=sandbox.MODES, default=None,
+        help="how each check is contained: bwrap (bubblewrap: read-only file system, no "
+             "network, own PID namespace), process-group (without it), auto (bwrap where "
+             f"it works; the default, or ${sandbox.SANDBOX_VARIABLE})")
 
 
 def add_exercise_parser(sub: Any) -> None:
@@ -85,9 +115,10 @@ def add_exercise_parser(sub: Any) -> None:
     check.add_argument("--json", action="store_true", help="print the report as JSON")
     check.add_argument("--no-stream", action="store_true",
                        help="skip the model run (only the function's cases)")
-    check.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+    check.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS",
                        help="kill a check whose file runs longer, its import included (an "
                             "endless loop is reported where it was; default 60, 0: no limit)")
+    _sandbox_option(check)
     check.set_defaults(handler=cmd_exercise)
     grade = actions.add_parser("grade", help="grade a folder of submissions (one sub-folder "
                                "per student)", parents=[catalog_option], **HELP_GRADE)
@@ -100,8 +131,9 @@ def add_exercise_parser(sub: Any) -> None:
     grade.add_argument("--exercise", action="append", default=None, metavar="NAME",
                        help="grade this exercise (repeatable; default: every exercise some "
                             "student has a file for)")
-    grade.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+    grade.add_argument("--timeout", type=_seconds, default=60.0, metavar="SECONDS",
                        help="per check, the import included (default 60, 0: no limit)")
+    _sandbox_option(grade)
     grade.add_argument("--no-stream", action="store_true",
                        help="skip the model runs (only the functions' cases)")
     grade.add_argument("--jobs", type=int, default=1, metavar="N",
@@ -136,31 +168,104 @@ def _check(args: argparse.Namespace) -> int:
     if not path.is_file():
         hint = "" if args.file else f" (write it with `driftwood exercise start {exercise.name}`)"
         return _error(f"no file {path}{hint}")
-    report = isolation.check_file(exercise, path, stream=not args.no_stream,
-                                  timeout=args.timeout, catalogs=args.catalog)
+    try:
+        report = isolation.check_file(exercise, path, stream=not args.no_stream,
+                                      timeout=args.timeout, catalogs=args.catalog,
+                                      sandbox_mode=args.sandbox)
+    except RuntimeError as err:
+        return _error(str(err))
     if args.json:
-        print(json.dumps(report.to_json(), indent=2, ensure_ascii=False))
+        print(json.dumps(report.to_json(), indent=2, ensure_ascii=True))
     else:
         print(report)
     return 0 if report.passed else 1
 
 
+def _output_problem(option: str, path: str, submissions: Path) -> str | None:
+    """Why the grader could not write ``path`` (``None``: it can), found before any
+    check runs: a folder, a missing or read-only parent, a path in the class folder."""
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        return f"{option} {path} is a folder"
+    if not parent.is_dir():
+        return f"{option} {path}: no folder {parent}"
+    root = submissions.resolve()
+    if root == parent.resolve() or root in parent.resolve().parents:
+        return (f"{option} {path} is inside the submissions folder (the grader restores "
+                "that folder to what it read)")
+    try:
+        handle, probe = tempfile.mkstemp(prefix=f".{target.name}.", dir=parent)
+        os.close(handle)
+        os.unlink(probe)
+    except OSError as err:
+        return f"{option} {path} cannot be written ({err.strerror or err})"
+    return None
+
+
+_STOP_SIGNALS = ("SIGTERM", "SIGHUP")
+
+
+@contextmanager
+def _stop_on_signals() -> Iterator[None]:
+    """While grading, SIGTERM and SIGHUP raise :class:`gradebook.Stopped` in the main
+    thread (Ctrl-C raises ``KeyboardInterrupt``), so the grader stops as on Ctrl-C."""
+    def stop(signum: int, frame: Any) -> None:
+        raise gradebook.Stopped(signal.Signals(signum).name)
+    saved: dict[int, Any] = {}
+    for name in _STOP_SIGNALS:
+        number = getattr(signal, name, None)
+        if number is not None:
+            saved[number] = signal.signal(number, stop)
+    try:
+        yield
+    finally:
+        for number, handler in saved.items():
+            signal.signal(number, handler)
+
+
 def _grade(args: argparse.Namespace) -> int:
-    if not Path(args.submissions).is_dir():
+    submissions = Path(args.submissions)
+    if not submissions.is_dir():
         return _error(f"no submissions folder {args.submissions}")
-    if args.timeout < 0 or args.jobs < 1:
-        return _error("--timeout must be >= 0 and --jobs >= 1")
+    if args.jobs < 1:
+        return _error("--jobs must be >= 1")
     for name in args.exercise or ():
         if _exercise(name) is None:
             return 2
-    book = gradebook.grade_class(args.submissions, args.exercise, timeout=args.timeout,
-                                 stream=not args.no_stream, jobs=args.jobs,
-                                 catalogs=args.catalog, progress=sys.stderr)
-    book.write_csv(args.csv)
-    if args.json:
-        gradebook.write_json(book, args.json)
+    outputs = [("--csv", args.csv)] + ([("--json", args.json)] if args.json else [])
+    if args.json and Path(args.json).resolve() == Path(args.csv).resolve():
+        return _error("--csv and --json name the same file")
+    for option, path in outputs:
+        problem = _output_problem(option, path, submissions)
+        if problem is not None:
+            return _error(problem)
+    try:
+        sandbox.mode(args.sandbox)
+    except RuntimeError as err:
+        return _error(str(err))
+    with _stop_on_signals():
+        book = gradebook.grade_class(args.submissions, args.exercise, timeout=args.timeout,
+                                     stream=not args.no_stream, jobs=args.jobs,
+                                     catalogs=args.catalog, progress=sys.stderr,
+                                     sandbox_mode=args.sandbox)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)   # the gradebook is written
+    try:
+        book.write_csv(args.csv)
+        if args.json:
+            gradebook.write_json(book, args.json)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     print(book.summary())
+    for change in book.changes:
+        print(f"class folder changed during grading: {escape_control(change, False)}")
     print(f"wrote {args.csv}" + (f" and {args.json}" if args.json else ""))
+    if book.partial:
+        print(f"driftwood: interrupted: PARTIAL gradebook ({book.partial}): the checks that "
+              "had not finished are marked not-graded; run the command again to grade "
+              "them all", file=sys.stderr)
+        number = getattr(signal, book.partial, signal.SIGINT)
+        return 128 + int(number)
     return 0
 
 
