@@ -26,8 +26,8 @@ import time
 from pathlib import Path
 
 import pytest
-from _run_size import sized
 
+from _run_size import sized
 from reference.exercises import sandbox
 
 TAG = "driftwood-hostile-class-helper"
@@ -80,10 +80,10 @@ REFERENCE_ANSWER = '''from reference.exercises import catalog
 uniform_from_word = catalog.get("rng-uniform").reference
 '''
 
-OVERWRITES = f'''import os, pathlib
+OVERWRITES = '''import os, pathlib
 evil = "def uniform_from_word(word):\\n    return 0.0\\n"
 here = pathlib.Path(__file__).resolve().parent
-places = {{here.parent}}
+places = {here.parent}
 for entry in pathlib.Path("/proc").iterdir():   # the grader's command line names the class
     try:
         args = (entry / "cmdline").read_bytes().split(b"\\0")
@@ -111,7 +111,7 @@ def uniform_from_word(word):
     return 0.25
 '''
 
-HELPER = f'''
+HELPER = '''
 import pathlib, sys, time
 end = time.time() + 20
 while time.time() < end:
@@ -165,7 +165,8 @@ SYNTAX = "def uniform_from_word(word)\n    return 0.0\n"
 ESCAPED_NAME = "eve\x1b[31m"
 
 CLASS = {
-    # student: ({file: content}, {exercise: cell})
+    # student: ({file: content}, {exercise: cell}); the overwriting student comes first
+    # in name order, so that bob and carol are graded after their files were overwritten
     "alice": ({"rng_uniform.py": CORRECT}, {"rng-uniform": "passed"}),
     "bob": ({"rng_uniform.py": WRONG, "notes.txt": "bob's notes\n"},
             {"rng-uniform": "failed"}),
@@ -177,7 +178,7 @@ CLASS = {
                       {"rng-uniform": "failed:library", "dt-split-prob": "failed:library"}),
     "grace-reference": ({"rng_uniform.py": REFERENCE_ANSWER},
                         {"rng-uniform": "failed:library"}),
-    "heidi-overwrites": ({"rng_uniform.py": OVERWRITES}, {"rng-uniform": "failed"}),
+    "aaron-overwrites": ({"rng_uniform.py": OVERWRITES}, {"rng-uniform": "failed"}),
     "ivan-setsid": ({"rng_uniform.py": SETSID_HELPER}, {"rng-uniform": "failed"}),
     "judy-daemon": ({"rng_uniform.py": DAEMON}, {"rng-uniform": "passed"}),
     ESCAPED_NAME: ({"rng_uniform.py": ESCAPES}, {"rng-uniform": "error"}),

@@ -1,0 +1,156 @@
+"""The grader is a good citizen: it stops at once on Ctrl-C, SIGTERM and SIGHUP and keeps
+what it graded, leaves no process behind even when killed, refuses a time limit that is
+not a finite number >= 0, and finds an unwritable output path before the first check.
+
+The signal tests run ``driftwood exercise grade`` in a process of its own (in the
+``process-group`` mode; in the full run also under bwrap) on a class where one student
+is graded quickly and the others loop with no time limit (``--timeout 0``), and send the
+signal once the loops are running.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from reference.evaluation.cli import main
+from reference.exercises import gradebook, isolation
+from tests.exercises.test_hostile_class import (
+    MODES,
+    TAG,
+    _skip_without_bwrap,
+    grader_env,
+    leftovers,
+)
+
+CORRECT = "def uniform_from_word(word):\n    return (word >> 11) * 2.0**-53\n"
+
+LOOPER = f'''import subprocess, sys, time
+subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)", "{TAG}"],
+                 start_new_session=True)
+while True:
+    time.sleep(0.01)
+''' + CORRECT
+
+
+def _class(root: Path, loopers: int = 3) -> None:
+    (root / "a-first").mkdir(parents=True)
+    (root / "a-first" / "rng_uniform.py").write_text(CORRECT)
+    for i in range(loopers):
+        (root / f"looper-{i}").mkdir()
+        (root / f"looper-{i}" / "rng_uniform.py").write_text(LOOPER)
+
+
+def _wait_for(condition: object, seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("sig", ["SIGINT", "SIGTERM", "SIGHUP", "SIGKILL"])
+def test_a_signal_stops_the_grader_at_once_and_keeps_what_was_graded(
+        sig: str, mode: str, tmp_path: Path) -> None:
+    _skip_without_bwrap(mode)
+    root = tmp_path / "class"
+    _class(root)
+    grades, report = tmp_path / "grades.csv", tmp_path / "grades.json"
+    checks = tmp_path / "tmp"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "reference.evaluation.cli", "exercise", "grade", str(root),
+         "--csv", str(grades), "--json", str(report), "--no-stream", "--jobs", "2",
+         "--timeout", "0"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=grader_env(checks, mode))
+    try:
+        # the first student is graded, then two loopers run (each started its helper)
+        assert _wait_for(lambda: len([p for p in leftovers([TAG])]) >= 2, 120), \
+            "the looping checks did not start"
+        time.sleep(0.5)
+        sent = time.monotonic()
+        process.send_signal(getattr(signal, sig))
+        status = process.wait(30)
+        took = time.monotonic() - sent
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    stderr = process.stderr.read().decode() if process.stderr else ""
+    # no check, helper or harness of the grader's is left, also when it was killed
+    assert _wait_for(lambda: not leftovers([TAG, str(checks)]), 5), leftovers(
+        [TAG, str(checks)])
+    if sig == "SIGKILL":
+        assert status == -signal.SIGKILL and not grades.exists()
+        return
+    assert status == 128 + getattr(signal, sig), stderr
+    assert took < 3.0, f"{sig}: the grader took {took:.2f} s to stop"
+    assert "PARTIAL" in stderr and sig in stderr
+    rows = list(csv.DictReader(grades.read_text(encoding="utf-8").splitlines()))
+    cells = {row["student"]: row["rng-uniform"] for row in rows}
+    assert cells["a-first"] == "passed"
+    assert set(cells) == {"a-first", "looper-0", "looper-1", "looper-2"}
+    assert all(cells[f"looper-{i}"] == "not-graded" for i in range(3)), cells
+    book = json.loads(report.read_text(encoding="utf-8"))
+    assert book["partial"] == sig
+    print(f"{mode}, {sig}: stopped {took:.2f} s after the signal")
+
+
+@pytest.mark.parametrize("value", ["nan", "-1", "inf", "-inf", "-0.5", "abc"])
+def test_a_time_limit_must_be_a_finite_number_of_seconds(
+        value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "class"
+    _class(root, loopers=0)
+    for action in (["grade", str(root), "--csv", str(tmp_path / "g.csv")],
+                   ["check", "rng-uniform", str(root / "a-first" / "rng_uniform.py")]):
+        with pytest.raises(SystemExit) as stop:         # argparse's usage error
+            main(["exercise", *action, f"--timeout={value}"])
+        assert stop.value.code == 2
+        err = capsys.readouterr().err
+        assert "--timeout" in err and value in err, err
+    assert not (tmp_path / "g.csv").exists()
+    with pytest.raises(ValueError, match="finite number of seconds"):
+        isolation.check_file("rng-uniform", root / "a-first" / "rng_uniform.py",
+                             timeout=float(value) if value != "abc" else math.nan)
+    with pytest.raises(ValueError, match="finite number of seconds"):
+        gradebook.grade_class(root, timeout=float(value) if value != "abc" else math.inf)
+
+
+def test_a_time_limit_of_zero_means_none_and_a_small_one_holds(tmp_path: Path) -> None:
+    path = tmp_path / "rng_uniform.py"
+    path.write_text("import time\ntime.sleep(1.0)\n" + CORRECT)
+    assert isolation.check_file("rng-uniform", path, stream=False, timeout=0).passed
+    assert isolation.check_file("rng-uniform", path, stream=False,
+                                timeout=0.3).status == "timeout"
+
+
+@pytest.mark.parametrize("where", ["missing-folder", "a-folder", "in-the-class",
+                                   "unwritable", "same-as-json"])
+def test_an_output_path_is_checked_before_the_first_check(
+        where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "class"
+    _class(root, loopers=0)
+    csv_path = {"missing-folder": tmp_path / "nowhere" / "g.csv", "a-folder": tmp_path,
+                "in-the-class": root / "g.csv", "unwritable": Path("/proc/g.csv"),
+                "same-as-json": tmp_path / "g.csv"}[where]
+    extra = ["--json", str(csv_path)] if where == "same-as-json" else []
+
+    def no_check(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a check ran before the output path was checked")
+
+    monkeypatch.setattr(isolation, "check_file", no_check)
+    status = main(["exercise", "grade", str(root), "--csv", str(csv_path), *extra])
+    err = capsys.readouterr().err
+    assert status == 2 and "driftwood: error:" in err, err
+    assert "Traceback" not in err
+    assert sorted(p.name for p in root.rglob("*")) == ["a-first", "rng_uniform.py"]
