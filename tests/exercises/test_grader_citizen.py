@@ -154,3 +154,33 @@ def test_an_output_path_is_checked_before_the_first_check(
     assert status == 2 and "driftwood: error:" in err, err
     assert "Traceback" not in err
     assert sorted(p.name for p in root.rglob("*")) == ["a-first", "rng_uniform.py"]
+
+
+def test_the_class_folder_is_restored_to_what_was_read(tmp_path: Path) -> None:
+    root = tmp_path / "class"
+    (root / "bob" / "deep").mkdir(parents=True)
+    (root / "bob" / "rng_uniform.py").write_text(CORRECT)
+    (root / "bob" / "deep" / "data.bin").write_bytes(bytes(range(256)))
+    (root / "bob" / "link").symlink_to("rng_uniform.py")
+    before = gradebook.read_folder(root)
+    (root / "bob" / "rng_uniform.py").write_text("changed")
+    (root / "bob" / "deep" / "data.bin").unlink()
+    (root / "bob" / "link").unlink()
+    (root / "bob" / "link").symlink_to("/etc/passwd")
+    (root / "intruder" / "more").mkdir(parents=True)
+    (root / "intruder" / "more" / "x.py").write_text("x")
+    changes = gradebook.restore_folder(root, before)
+    assert gradebook.read_folder(root) == before
+    assert len(changes) == 4, changes
+    moved = [c for c in changes if c.startswith("new dir intruder")]
+    assert moved and Path(moved[0].split("moved to ")[1], "more", "x.py").read_text() == "x"
+    assert gradebook.restore_folder(root, before) == []       # nothing left to undo
+
+
+def test_the_library_function_of_the_issue_is_its_own_outcome(tmp_path: Path) -> None:
+    path = tmp_path / "dt_split_prob.py"
+    path.write_text("from reference.dynatree.tree import log_split_prob\n")
+    report = isolation.check_file("dt-split-prob", path, stream=True, timeout=30)
+    assert report.status == "library" and gradebook.cell(report) == "failed:library"
+    assert "hands in the library's own `log_split_prob`" in report.message
+    assert not report.passed
