@@ -197,8 +197,9 @@ def _harness() -> int:
     return 0
 
 
-RECORD_LIMIT = 512 * 2**20
-"""Bytes of result a worker may send (a stream of snapshots is a few megabytes)."""
+RECORD_LIMIT = 64 * 2**20
+"""Bytes of result a worker may send (the largest exercise's outputs, a stream of
+snapshots, are under 1 MB)."""
 
 
 def _relay(harness: _Harness, read_end: int, pid: int) -> tuple[Any, int | None, str]:
@@ -229,7 +230,7 @@ def _relay(harness: _Harness, read_end: int, pid: int) -> tuple[Any, int | None,
             break
         buffer += chunk
         if len(buffer) > RECORD_LIMIT:
-            extra = "the check sent more than its result"
+            extra = f"the check sent more than {RECORD_LIMIT >> 20} MiB of result"
             break
         while b"\n" in buffer:
             line, buffer = buffer.split(b"\n", 1)
