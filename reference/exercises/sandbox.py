@@ -214,13 +214,18 @@ def bwrap_command(work: Path, hidden: Sequence[Path], command: Sequence[str]) ->
     """The ``bwrap`` command line that runs ``command`` in the sandbox described in the
     module docstring: ``work`` is the only writable directory (and the working
     directory), each of ``hidden`` (existing directories: the class folder, the compiled
-    backend) is replaced by an empty one."""
+    backend) is replaced by an empty one, unless it holds the Python installation, this
+    library or ``work`` (then it stays visible, read-only)."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise RuntimeError("bubblewrap (bwrap) is not installed")
     argv = _bwrap_base(bwrap)
+    needed = [Path(sys.prefix).resolve(), Path(sys.executable).resolve(), work.resolve(),
+              Path(__file__).resolve()]
     for folder in hidden:
-        if folder.is_dir():
+        # a folder holding what the check needs (Python, the library, its own folder)
+        # stays visible, read-only
+        if folder.is_dir() and not any(folder == n or folder in n.parents for n in needed):
             argv += ["--tmpfs", str(folder)]
     argv += ["--bind", str(work), str(work), "--chdir", str(work), "--", *command]
     return argv

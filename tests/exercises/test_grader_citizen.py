@@ -184,3 +184,29 @@ def test_the_library_function_of_the_issue_is_its_own_outcome(tmp_path: Path) ->
     assert report.status == "library" and gradebook.cell(report) == "failed:library"
     assert "hands in the library's own `log_split_prob`" in report.message
     assert not report.passed
+
+
+def test_check_does_not_take_a_forged_result(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The issue's first case through ``driftwood exercise check``: exit status 1."""
+    from tests.exercises.test_hostile_class import FORGED
+
+    path = tmp_path / "rng_uniform.py"
+    path.write_text(FORGED)
+    assert main(["exercise", "check", "rng-uniform", str(path), "--no-stream"]) == 1
+    out = capsys.readouterr().out
+    assert "rng-uniform: ERROR" in out and "PASSED" not in out
+
+
+def test_a_class_folder_holding_the_library_is_not_hidden(tmp_path: Path) -> None:
+    """Hiding a folder that holds Python or the library would stop every check."""
+    from reference.exercises import sandbox
+
+    if sandbox.bwrap_problem() is not None:
+        pytest.skip(f"bwrap mode: {sandbox.bwrap_problem()}")
+    library = Path(isolation.__file__).resolve().parents[2]
+    argv = sandbox.bwrap_command(tmp_path, [library, tmp_path / "x"], ["true"])
+    assert str(library) not in argv
+    (tmp_path / "class").mkdir()
+    argv = sandbox.bwrap_command(tmp_path / "w", [tmp_path / "class"], ["true"])
+    assert argv[argv.index(str(tmp_path / "class")) - 1] == "--tmpfs"
