@@ -382,7 +382,13 @@ def grade_class(
         for future, (student, name) in futures.items():
             if future.done() and not future.cancelled() and future.exception() is None:
                 book.reports.setdefault(student, {})[name] = future.result()
-    book.changes = restore_folder(folder, snapshot)
+    while True:                  # a Ctrl-C here must not leave the folder half restored
+        try:
+            book.changes = restore_folder(folder, snapshot)
+            break
+        except (KeyboardInterrupt, Stopped) as err:
+            book.partial = book.partial or (str(err) if isinstance(err, Stopped)
+                                            else "SIGINT")
     book.seconds = time.monotonic() - began
     return book
 
