@@ -277,6 +277,7 @@ def grade_class(
     progress: TextIO | None = None,
     sandbox_mode: str | None = None,
     stop: threading.Event | None = None,
+    reap_strays: bool = False,
 ) -> Gradebook:
     """Grade every student folder under ``root`` (see the module docstring).
 
@@ -304,6 +305,12 @@ def grade_class(
     stop : threading.Event, optional
         Set it (from a signal handler, another thread) to stop: the running checks are
         killed and the partial gradebook returned.
+    reap_strays : bool, default False
+        In the ``process-group`` mode on Linux, make this process a child subreaper and,
+        after each check and at the end, kill every child that is not a running check
+        (:func:`reference.exercises.isolation.reap_strays`): a helper whose harness the
+        student's code killed ends here. Only for a process with no other children (the
+        command line sets it).
 
     Returns
     -------
@@ -338,6 +345,7 @@ def grade_class(
         progress.flush()
     stop = stop if stop is not None else threading.Event()
     hidden = [folder.resolve()]
+    reaping = reap_strays and how == sandbox.PROCESS_GROUP and sandbox.subreaper()
     began = time.monotonic()
 
     def grade_one(student: str, ex: Exercise) -> checker.Report | None:
@@ -362,6 +370,8 @@ def grade_class(
         done_students = 0
         while pending and not stop.is_set():
             finished, pending = wait(pending, timeout=0.1, return_when=FIRST_COMPLETED)
+            if finished and reaping:
+                isolation.reap_strays()
             for future in finished:
                 if isinstance(future.exception(), isolation.CheckStopped):
                     continue
@@ -378,6 +388,8 @@ def grade_class(
         if book.partial:
             stop.set()                     # the running checks kill their children
         pool.shutdown(wait=True, cancel_futures=True)
+        if reaping:
+            isolation.reap_strays()
     if book.partial:
         for future, (student, name) in futures.items():
             if future.done() and not future.cancelled() and future.exception() is None:

@@ -65,7 +65,7 @@ from reference.exercises.harness import load_function
 from reference.exercises.plaindata import Opaque, _decode_outputs, decode, encode, round_trip
 
 __all__ = ["OUTPUT_KEPT", "STARTUP_LIMIT", "CheckStopped", "Opaque", "check_file", "decode",
-           "describe", "encode", "load_function", "round_trip"]
+           "describe", "encode", "load_function", "reap_strays", "round_trip"]
 
 STARTUP_LIMIT = 120.0
 """Seconds the child may take to import the library and prepare the exercise."""
@@ -113,6 +113,35 @@ def _where(dump: str, work: Path, shown: Path) -> str:
         if len(frames) == 6:
             break
     return "".join(reversed(frames))
+
+
+_LIVE_LOCK = threading.Lock()
+_LIVE: set[int] = set()
+"""The process ids of the checks' children now running (see :func:`reap_strays`)."""
+
+
+def reap_strays(rounds: int = 50) -> int:
+    """Kill every child of this process that is not a running check's child, and reap
+    it; returns how many. For a grader that made itself a child subreaper
+    (:func:`reference.exercises.sandbox.subreaper`, the ``process-group`` mode): a
+    process the student's code started, whose harness was killed before it could kill
+    it, is re-parented here, and ends here. Only for a process whose only children are
+    checks (the command line's grader)."""
+    killed = 0
+    for _ in range(rounds):
+        with _LIVE_LOCK:
+            strays = [pid for pid in sandbox.children(os.getpid()) if pid not in _LIVE]
+            for pid in strays:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                    killed += 1
+                except (ProcessLookupError, ChildProcessError, PermissionError):
+                    pass
+        if not strays:            # a killed stray's children are re-parented here: again
+            return killed
+        time.sleep(0.01)
+    return killed
 
 
 OUTPUT_KEPT = 64 * 1024
@@ -306,10 +335,12 @@ def _run_check(ex: Exercise, path: Path, copy_path: Path, folder: Path, how: str
         command = sandbox.bwrap_command(
             folder, [Path(h).resolve() for h in hidden] + _compiled_backend(), command)
     try:
-        process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=output_write, stderr=output_write,
-            env=_environment(folder / "work"), cwd=str(folder / "work"),
-            pass_fds=(result_write, nonce_read), start_new_session=True)
+        with _LIVE_LOCK:
+            process = subprocess.Popen(
+                command, stdin=subprocess.PIPE, stdout=output_write, stderr=output_write,
+                env=_environment(folder / "work"), cwd=str(folder / "work"),
+                pass_fds=(result_write, nonce_read), start_new_session=True)
+            _LIVE.add(process.pid)
     finally:
         for fd in (result_write, nonce_read, output_write):
             os.close(fd)
@@ -333,6 +364,8 @@ def _run_check(ex: Exercise, path: Path, copy_path: Path, folder: Path, how: str
         if nonce_write >= 0:
             os.close(nonce_write)
         _stop_child(process, how)
+        with _LIVE_LOCK:
+            _LIVE.discard(process.pid)
         _drain(output_read, output)
         os.close(output_read)
         os.close(result_read)

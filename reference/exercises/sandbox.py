@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 __all__ = ["BWRAP", "MODES", "PROCESS_GROUP", "SANDBOX_VARIABLE", "bwrap_command",
-           "bwrap_problem", "die_with_parent", "drop_capabilities", "kill_descendants",
+           "bwrap_problem", "children", "die_with_parent", "drop_capabilities", "kill_descendants",
            "mode", "not_dumpable", "subreaper"]
 
 SANDBOX_VARIABLE = "DRIFTWOOD_SANDBOX"
@@ -116,12 +116,22 @@ def drop_capabilities() -> bool:
     return int(libc.capset(ctypes.byref(header), data)) == 0
 
 
-def _children(pid: int) -> list[int]:
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid``, of all its threads (Linux; elsewhere none)."""
+    found: list[int] = []
     try:
-        text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
     except OSError:
-        return []
-    return [int(p) for p in text.split()]
+        return found
+    for task in tasks:
+        try:
+            found += [int(p) for p in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+_children = children
 
 
 def kill_descendants(pid: int | None = None, rounds: int = 200) -> int:

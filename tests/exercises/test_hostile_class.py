@@ -146,6 +146,13 @@ if os.fork() == 0:
 os.wait()
 ''' + CORRECT
 
+KILLS_HARNESS = f'''import os, signal, subprocess, sys
+subprocess.Popen([sys.executable, "-c", {HELPER!r}, "{TAG}"], start_new_session=True,
+                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                 stderr=subprocess.DEVNULL)
+os.kill(os.getppid(), signal.SIGKILL)          # the harness that would kill the helper
+''' + WRONG
+
 ESCAPES = r'''import sys
 sys.stdout.write("\x1b[2J\x1b[H\rrng-uniform: PASSED\x9b2K\u202e\n")
 def uniform_from_word(word):
@@ -181,6 +188,7 @@ CLASS = {
     "aaron-overwrites": ({"rng_uniform.py": OVERWRITES}, {"rng-uniform": "failed"}),
     "ivan-setsid": ({"rng_uniform.py": SETSID_HELPER}, {"rng-uniform": "failed"}),
     "judy-daemon": ({"rng_uniform.py": DAEMON}, {"rng-uniform": "passed"}),
+    "kyle-kills-harness": ({"rng_uniform.py": KILLS_HARNESS}, {"rng-uniform": "error"}),
     ESCAPED_NAME: ({"rng_uniform.py": ESCAPES}, {"rng-uniform": "error"}),
     "mallory-floods": ({"rng_uniform.py": FLOOD}, {"rng-uniform": "passed"}),
     "niaj-loops": ({"rng_uniform.py": LOOPS}, {"rng-uniform": "timeout"}),

@@ -255,7 +255,8 @@ def _grade(args: argparse.Namespace) -> int:
         book = gradebook.grade_class(args.submissions, args.exercise, timeout=args.timeout,
                                      stream=not args.no_stream, jobs=args.jobs,
                                      catalogs=args.catalog, progress=sys.stderr,
-                                     sandbox_mode=args.sandbox, stop=stop)
+                                     sandbox_mode=args.sandbox, stop=stop,
+                                     reap_strays=True)
         if book.partial and received:
             book.partial = received[0]
         book.write_csv(args.csv)
