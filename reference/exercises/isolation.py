@@ -387,9 +387,10 @@ def describe(how: str) -> str:
     if how == sandbox.BWRAP:
         return ("bwrap (read-only file system but the check's own folder, no network, own "
                 "PID namespace)")
-    return ("process-group (no bubblewrap: "
-            + (sandbox.bwrap_problem() or "turned off") + "; the harness kills every "
-            "process the check started)")
+    problem = sandbox.bwrap_problem()
+    why = (f"no bubblewrap: {problem}" if problem else
+           f"bubblewrap turned off by --sandbox or {sandbox.SANDBOX_VARIABLE}")
+    return f"process-group ({why}; the harness kills every process the check started)"
 
 
 def _watch(process: subprocess.Popen[bytes], channel: _Channel, output: _Output,

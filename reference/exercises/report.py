@@ -29,8 +29,8 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u202
 
 
 def escape_control(text: str, keep_newlines: bool = True) -> str:
-    """``text`` with every control character written as a visible escape (``\\x1b``,
-    ``\\r``, ``\\u202e``): the C0 and C1 controls but newline and tab (newline too
+    r"""``text`` with every control character written as a visible escape (``\x1b``,
+    ``\r``, ``\u202e``): the C0 and C1 controls but newline and tab (newline too
     with ``keep_newlines=False``), DEL, and the Unicode line separators and direction
     overrides. Whatever a student's code produced (its output, an exception's message, a
     value's ``repr``, a folder's name) goes through it before it reaches a terminal, a
@@ -38,8 +38,8 @@ def escape_control(text: str, keep_newlines: bool = True) -> str:
 
     Examples
     --------
-    >>> escape_control("ok\x1b[2K\rPASSED")
-    'ok\\x1b[2K\\rPASSED'
+    >>> print(escape_control("ok\x1b[2K\rPASSED"))
+    ok\x1b[2K\rPASSED
     """
     def visible(match: re.Match[str]) -> str:
         char = match.group()
