@@ -210,3 +210,40 @@ def test_a_class_folder_holding_the_library_is_not_hidden(tmp_path: Path) -> Non
     (tmp_path / "class").mkdir()
     argv = sandbox.bwrap_command(tmp_path / "w", [tmp_path / "class"], ["true"])
     assert argv[argv.index(str(tmp_path / "class")) - 1] == "--tmpfs"
+
+
+PROBES_HARNESS = '''import os
+ppid = os.getppid()
+opened = 0
+for fd in range(64):                    # the result channel, the secret's pipe
+    for flags in (os.O_WRONLY, os.O_RDONLY):
+        try:
+            os.close(os.open(f"/proc/{ppid}/fd/{fd}", flags))
+            opened += 1
+        except OSError:
+            pass
+print("REACHED fds" if opened else "DENIED fds")
+for what in ("mem", "environ"):
+    try:
+        open(f"/proc/{ppid}/{what}", "rb").read(1)
+        print("REACHED", what)
+    except OSError:
+        print("DENIED", what)
+''' + CORRECT
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_the_worker_cannot_reach_the_harness(mode: str, tmp_path: Path) -> None:
+    """The harness is non-dumpable and the worker has no capability (also as root): the
+    student's code can open neither its descriptors (the result channel) nor its
+    memory (the secret)."""
+    _skip_without_bwrap(mode)
+    if not Path("/proc/self/fd").is_dir():
+        pytest.skip("no /proc")
+    path = tmp_path / "rng_uniform.py"
+    path.write_text(PROBES_HARNESS)
+    report = isolation.check_file("rng-uniform", path, stream=False, timeout=30,
+                                  sandbox_mode=mode)
+    assert report.passed, str(report)
+    assert "REACHED" not in report.printed and report.printed.count("DENIED") == 3, \
+        report.printed
