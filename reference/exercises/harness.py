@@ -157,7 +157,7 @@ def _end(signum: int, frame: Any) -> None:
 
 
 def _harness() -> int:
-    """The child's trusted half (``python -m reference.exercises.isolation --harness``).
+    """The child's trusted half (``python -m reference.exercises.harness --harness``).
 
     It reads the request on stdin, prepares the exercise, forks the student's worker
     (:func:`_worker`), reads the secret from its own pipe only after the fork, relays the
