@@ -247,3 +247,19 @@ def test_the_worker_cannot_reach_the_harness(mode: str, tmp_path: Path) -> None:
     assert report.passed, str(report)
     assert "REACHED" not in report.printed and report.printed.count("DENIED") == 3, \
         report.printed
+
+
+@pytest.mark.parametrize(("char", "shown"), [
+    ("\x00", "\\x00"), ("\x08", "\\x08"), ("\t", "\t"), ("\n", "\n"), ("\x0b", "\\x0b"),
+    ("\r", "\\r"), ("\x1b", "\\x1b"), ("\x1f", "\\x1f"), (" ", " "), ("~", "~"),
+    ("\x7f", "\\x7f"), ("\x80", "\\x80"), ("\x9b", "\\x9b"), ("\x9f", "\\x9f"),
+    ("\xa0", "\xa0"), ("é", "é"), ("\u2028", "\\u2028"), ("\u202e", "\\u202e"),
+    ("\u2069", "\\u2069"), ("\u206a", "\u206a"),
+])
+def test_control_characters_are_escaped_at_their_edges(char: str, shown: str) -> None:
+    """Each edge of the escaped ranges (C0 but tab and newline, DEL, C1, the line
+    separators and direction marks) and the first character past it."""
+    from reference.exercises.report import escape_control
+
+    assert escape_control(f"a{char}b") == f"a{shown}b"
+    assert escape_control("a\nb", keep_newlines=False) == "a\\nb"
