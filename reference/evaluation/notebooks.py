@@ -198,14 +198,32 @@ def write_notebook(source: Path, target: Path) -> Path:
     return target
 
 
+def _tutorial_files(full: str, folder: Path) -> list[tuple[Path, bytes]]:
+    """What ``get_tutorial`` writes for tutorial ``full`` into ``folder``: (path, bytes)."""
+    notebook = to_notebook((tutorials_dir() / f"{full}.md").read_text(encoding="utf-8"))
+    for i, cell in enumerate(notebook["cells"]):
+        cell["id"] = f"{full[:20]}-{i}"
+    text = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+    files = [(folder / f"{full}.ipynb", text.encode("utf-8"))]
+    files += [(folder / needed, (tutorials_dir() / needed).read_bytes())
+              for needed in NEEDS.get(full, ())]
+    return files
+
+
 def get_tutorial(name: str, directory: str | Path = ".", *, overwrite: bool = False,
                  report: Callable[[str], None] | None = None) -> list[Path]:
     """Write tutorial ``name`` as ``<directory>/<name>.ipynb`` with the files it reads.
 
     ``name`` may omit the number, or be any part of the name that only one tutorial has
-    (``abacoc``, or ``stochastic`` for ``03_stochastic_gradient_trees``). Refuses to overwrite an
-    existing notebook (``FileExistsError``) unless ``overwrite``. Returns the paths
-    written.
+    (``abacoc``, or ``stochastic`` for ``03_stochastic_gradient_trees``).
+
+    Nothing a user may have changed is replaced unless ``overwrite``: an existing
+    notebook, or an existing data file (``stored/covtype_sgt.py``) whose bytes differ
+    from the shipped copy, raises ``FileExistsError`` naming every such file, before
+    anything is written (a data file identical to the shipped one is left as it is).
+    ``directory`` that exists and is not a folder raises ``NotADirectoryError`` (with or
+    without ``overwrite``: ``overwrite`` never deletes a file to make a folder). Returns
+    the paths written.
     """
     names = tutorial_names()
     chosen = [n for n in names if n == name or n.split("_", 1)[1] == name]
@@ -216,15 +234,33 @@ def get_tutorial(name: str, directory: str | Path = ".", *, overwrite: bool = Fa
         raise KeyError(f"{what} {name!r}; known: {', '.join(names)}")
     full = chosen[0]
     folder = Path(directory)
-    target = folder / f"{full}.ipynb"
-    if target.exists() and not overwrite:
-        raise FileExistsError(f"{target} exists; keep your work, or overwrite it explicitly")
-    written = [write_notebook(tutorials_dir() / f"{full}.md", target)]
-    for needed in NEEDS.get(full, ()):
-        destination = folder / needed
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(tutorials_dir() / needed, destination)
-        written.append(destination)
+    files = _tutorial_files(full, folder)
+    for path, _ in files:
+        inside = [folder / q for q in reversed(path.relative_to(folder).parents) if q.parts]
+        for where in [folder, *inside]:
+            if where.exists() and not where.is_dir():
+                raise NotADirectoryError(f"{where} is a file, not a folder: choose another "
+                                         "--dir, or move the file")
+        if path.is_dir():
+            raise IsADirectoryError(f"{path} is a folder: choose another --dir, or move it")
+    if not overwrite:
+        kept = [path for i, (path, content) in enumerate(files)
+                if path.exists() and (i == 0 or not path.is_file()
+                                      or path.read_bytes() != content)]
+        if kept:
+            listed = ", ".join(str(p) for p in kept)
+            raise FileExistsError(f"{listed} {'exists' if len(kept) == 1 else 'exist'} "
+                                  "(changed since `tutorial get` wrote it, or yours): "
+                                  "nothing written; keep your work, or overwrite it "
+                                  "explicitly")
+    written = []
+    for path, content in files:
+        if path.exists() and path.is_file() and path.read_bytes() == content:
+            written.append(path)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+        written.append(path)
     if report is not None:
         for path in written:
             report(str(path))

@@ -78,6 +78,50 @@ def test_tutorial_get_writes_the_notebook_and_its_files_offline(
     assert "more than one tutorial matches" in capsys.readouterr().err
 
 
+def test_tutorial_get_never_replaces_a_file_the_user_changed(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A student's edit of a data file beside the notebook survives ``tutorial get``
+    without ``--force`` (exit 2, the file named, nothing written); a data file left as
+    shipped is no obstacle; ``--force`` restores the shipped copy."""
+    assert main(["tutorial", "get", "stochastic", "--dir", str(tmp_path)]) == 0
+    notebook = tmp_path / "03_stochastic_gradient_trees.ipynb"
+    edited = tmp_path / "stored" / "covtype_sgt.py"
+    shipped = edited.read_bytes()
+    notebook.unlink()                              # the notebook gone, the data as shipped
+    assert main(["tutorial", "get", "stochastic", "--dir", str(tmp_path)]) == 0
+    capsys.readouterr()
+    notebook.unlink()                              # now the student edits the data file
+    edited.write_text("# my own version\n" + shipped.decode("utf-8"), encoding="utf-8")
+    mine = edited.read_bytes()
+    assert main(["tutorial", "get", "stochastic", "--dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert str(edited) in err and "--force" in err and "nothing written" in err
+    assert edited.read_bytes() == mine and not notebook.exists()
+    assert main(["tutorial", "get", "stochastic", "--dir", str(tmp_path), "--force"]) == 0
+    assert edited.read_bytes() == shipped and notebook.is_file()
+
+
+@pytest.mark.parametrize("force", [False, True], ids=["plain", "force"])
+def test_tutorial_get_into_a_file_says_so_with_or_without_force(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], force: bool) -> None:
+    """``--dir`` naming a file (or a file where ``stored/`` must go): exit 2 with a message
+    that the path is a file, never "(use --force)", which would not help; the file kept."""
+    a_file = tmp_path / "notes.txt"
+    a_file.write_text("mine\n")
+    extra = ["--force"] if force else []
+    assert main(["tutorial", "get", "01_determinism", "--dir", str(a_file), *extra]) == 2
+    err = capsys.readouterr().err
+    assert f"{a_file} is a file, not a folder" in err and "--force" not in err
+    folder = tmp_path / "work"
+    folder.mkdir()
+    (folder / "stored").write_text("mine\n")
+    assert main(["tutorial", "get", "stochastic", "--dir", str(folder), *extra]) == 2
+    err = capsys.readouterr().err
+    assert "stored is a file, not a folder" in err and "--force" not in err
+    assert a_file.read_text() == "mine\n" and (folder / "stored").read_text() == "mine\n"
+    assert not (folder / "03_stochastic_gradient_trees.ipynb").exists()
+
+
 def test_the_package_build_ships_the_tutorials(tmp_path: Path) -> None:
     """``build_py`` (what a wheel holds) copies the tutorials and their stored files into
     ``reference/_tutorials``, where ``tutorial get`` looks first, and leaves out the build
