@@ -25,7 +25,6 @@ from __future__ import annotations
 import ast
 import json
 import re
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any

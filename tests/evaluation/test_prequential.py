@@ -349,7 +349,10 @@ def test_a_falling_cost_per_step_is_not_extrapolated_downwards(change: float) ->
     warm-up) the steps left are charged at the second half's rate, above the truth, never
     extrapolated towards a free step."""
     n, done = 3000, 1000
-    cost = (lambda i: 0.004 + change * i)
+
+    def cost(i: int) -> float:
+        return 0.004 + change * i
+
     estimate, truth = _estimate_at(cost, n, done)
     seconds = _loop_seconds(cost, n)
     half = next(c for c in range(done // 2, 0, -1)

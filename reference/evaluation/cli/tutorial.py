@@ -38,7 +38,8 @@ def add_parser(sub: Any) -> None:
                                               "work", "writes work/01_determinism.ipynb")))
     get.add_argument("name", help="tutorial name, with or without its number")
     get.add_argument("--dir", default=".", help="directory to write to (default: here)")
-    get.add_argument("--force", action="store_true", help="overwrite an existing notebook and data files you changed")
+    get.add_argument("--force", action="store_true",
+                     help="overwrite an existing notebook and data files you changed")
     get.set_defaults(handler=cmd_tutorial)
 
 
