@@ -11,8 +11,9 @@ runs as it is on a student's machine:
   Python source becomes the included code (``:pyobject:`` selects a function, class or
   method, as in Sphinx); a ``solution`` block stays collapsed, as an HTML ``<details>``
   that Jupyter renders closed; a citation ``{cite:p}`BV21``` reads ``[BV21]``, the other
-  roles their text; an admonition becomes a quoted paragraph; an include of a C file
-  (not shipped in the package) becomes a pointer to the documentation page.
+  roles their text; an admonition becomes a quoted paragraph; an include of a file the
+  package does not ship (the C sources, ``fast/_ffibuild.py``) becomes a pointer to the
+  documentation page.
 
 The documentation build writes every notebook next to its page and links it from the
 page (``docs/_ext/driftwood_docs.py``); ``driftwood tutorial get NAME --dir D`` writes it
@@ -103,9 +104,10 @@ def _include(match: re.Match[str]) -> str:
     found = _source_file(match.group("path"))
     if found is None or language != "python":
         name = match.group("path").lstrip("./")
+        what = "the C sources are" if name.endswith((".c", ".h")) else "this file is"
         return (f"*(The documentation page shows `{name}` here"
                 + (f", from `{options['start-at']}`" if "start-at" in options else "")
-                + ": the C sources are not part of the installed package.)*")
+                + f": {what} not part of the installed package.)*")
     text = found.read_text(encoding="utf-8")
     if "pyobject" in options:
         text = _pyobject(text, options["pyobject"])
