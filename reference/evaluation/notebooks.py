@@ -30,8 +30,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["NEEDS", "get_tutorial", "to_notebook", "tutorial_names", "tutorials_dir",
-           "write_notebook"]
+__all__ = ["NEEDS", "get_tutorial", "section_pointer", "to_notebook", "tutorial_names",
+           "tutorials_dir", "write_notebook"]
 
 NEEDS: dict[str, tuple[str, ...]] = {
     "03_stochastic_gradient_trees": ("stored/covtype_sgt.py", "stored/covtype_sgt.json"),
@@ -62,6 +62,47 @@ def tutorials_dir() -> Path:
 def tutorial_names() -> list[str]:
     """The tutorials, in their order (``01_determinism``, ...)."""
     return sorted(p.stem for p in tutorials_dir().glob("*.md"))
+
+
+def _slug(title: str) -> str:
+    """The anchor MyST gives a heading (``myst_heading_anchors``: GitHub's rule), from its
+    source text with the Markdown escapes, emphasis and maths markers removed."""
+    text = re.sub(r"[\\*`]", "", re.sub(r"\$[^$]*\$", "", title)).strip().lower()
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def section_pointer(anchor: str) -> str:
+    """Where a tutorial section ``"tutorials/<page>.md#<slug>"`` is found by a user of the
+    installed package: its title, its tutorial and the command that writes the tutorial as a
+    notebook, e.g. ``section "A double uniform on [0, 1)" of tutorial 01_determinism
+    (`driftwood tutorial get 01_determinism` writes it as a notebook)``. A page or slug
+    that is not found is named as it is written.
+
+    Examples
+    --------
+    >>> where = section_pointer("tutorials/04_abacoc.md#the-template")
+    >>> print(where)  # doctest: +NORMALIZE_WHITESPACE
+    section "The template" of tutorial 04_abacoc (`driftwood tutorial get 04_abacoc` writes it
+    as a notebook)
+    """
+    page, _, slug = anchor.partition("#")
+    name = Path(page).stem
+    try:
+        source = (tutorials_dir() / f"{name}.md").read_text(encoding="utf-8")
+    except OSError:
+        return anchor
+    titles, fenced = [], False
+    for line in source.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and re.match(r"^#{1,3} ", line):
+            titles.append(line.lstrip("#").strip())
+    title = next((t for t in titles if _slug(t) == slug), None)
+    where = f"tutorial {name} (`driftwood tutorial get {name}` writes it as a notebook)"
+    if title is None:
+        return where
+    shown = re.sub(r"[\\`$]", "", title)
+    return f'section "{shown}" of {where}'
 
 
 def _source_file(path: str) -> Path | None:

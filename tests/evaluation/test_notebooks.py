@@ -186,7 +186,7 @@ def test_a_notebook_runs_as_on_a_students_machine(name: str, tmp_path: Path) -> 
     import nbclient
     import nbformat
 
-    have_fast = importlib.util.find_spec("fast") is not None and _fast_imports()
+    have_fast = _fast_imports()
     notebooks.get_tutorial(name, tmp_path)
     notebook = nbformat.read(tmp_path / f"{name}.ipynb", as_version=4)
     start = time.monotonic()
