@@ -169,8 +169,10 @@ def skipped_message(reason: str) -> str:
         f"driftwood: the C backend (fast) was NOT built: {reason}. The pure-Python backend "
         "(reference), the driftwood command and the exercises are installed and work; "
         "`import fast` will raise ImportError and `driftwood run` uses the reference "
-        "(10-100x slower). For the C backend install a wheel (pip install driftwood-learn) "
-        f"or a C compiler, then reinstall; set {REQUIRE_C}=1 to make this an error."
+        "(about 10x slower for the stochastic gradient trees, 30x for ABACOC and 300x or "
+        "more for the dynamic trees). For the C backend install a wheel (pip install "
+        f"driftwood-learn) or a C compiler, then reinstall; set {REQUIRE_C}=1 to make this "
+        "an error."
     )
 
 

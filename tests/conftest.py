@@ -153,6 +153,18 @@ def _still_testing_the_installed_packages() -> Iterator[None]:
                               + "\n  ".join(problems))
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _no_c_backend_notice() -> Iterator[None]:
+    """The ``driftwood`` command's once-per-installation notice that the C backend is not
+    built (``reference.evaluation.cli._notice``) counts as said in the test processes, so
+    that no test's output depends on whether the user cache already remembers it;
+    ``tests/evaluation/test_c_notice.py`` tests the notice itself."""
+    from reference.evaluation.cli import _notice
+
+    _notice._SAID_IN_THIS_PROCESS = True
+    yield
+
+
 @pytest.fixture(params=["reference", "fast"])
 def backend(request: pytest.FixtureRequest) -> ModuleType:
     """The package under test: ``reference`` or ``fast``."""

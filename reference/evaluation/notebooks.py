@@ -11,8 +11,9 @@ runs as it is on a student's machine:
   Python source becomes the included code (``:pyobject:`` selects a function, class or
   method, as in Sphinx); a ``solution`` block stays collapsed, as an HTML ``<details>``
   that Jupyter renders closed; a citation ``{cite:p}`BV21``` reads ``[BV21]``, the other
-  roles their text; an admonition becomes a quoted paragraph; an include of a C file
-  (not shipped in the package) becomes a pointer to the documentation page.
+  roles their text; an admonition becomes a quoted paragraph; an include of a file the
+  package does not ship (the C sources, ``fast/_ffibuild.py``) becomes a pointer to the
+  documentation page.
 
 The documentation build writes every notebook next to its page and links it from the
 page (``docs/_ext/driftwood_docs.py``); ``driftwood tutorial get NAME --dir D`` writes it
@@ -25,13 +26,12 @@ from __future__ import annotations
 import ast
 import json
 import re
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["NEEDS", "get_tutorial", "to_notebook", "tutorial_names", "tutorials_dir",
-           "write_notebook"]
+__all__ = ["NEEDS", "get_tutorial", "section_pointer", "to_notebook", "tutorial_names",
+           "tutorials_dir", "write_notebook"]
 
 NEEDS: dict[str, tuple[str, ...]] = {
     "03_stochastic_gradient_trees": ("stored/covtype_sgt.py", "stored/covtype_sgt.json"),
@@ -62,6 +62,47 @@ def tutorials_dir() -> Path:
 def tutorial_names() -> list[str]:
     """The tutorials, in their order (``01_determinism``, ...)."""
     return sorted(p.stem for p in tutorials_dir().glob("*.md"))
+
+
+def _slug(title: str) -> str:
+    """The anchor MyST gives a heading (``myst_heading_anchors``: GitHub's rule), from its
+    source text with the Markdown escapes, emphasis and maths markers removed."""
+    text = re.sub(r"[\\*`]", "", re.sub(r"\$[^$]*\$", "", title)).strip().lower()
+    return re.sub(r"[^\w\- ]", "", text).replace(" ", "-")
+
+
+def section_pointer(anchor: str) -> str:
+    """Where a tutorial section ``"tutorials/<page>.md#<slug>"`` is found by a user of the
+    installed package: its title, its tutorial and the command that writes the tutorial as a
+    notebook, e.g. ``section "A double uniform on [0, 1)" of tutorial 01_determinism
+    (`driftwood tutorial get 01_determinism` writes it as a notebook)``. A page or slug
+    that is not found is named as it is written.
+
+    Examples
+    --------
+    >>> where = section_pointer("tutorials/04_abacoc.md#the-template")
+    >>> print(where)  # doctest: +NORMALIZE_WHITESPACE
+    section "The template" of tutorial 04_abacoc (`driftwood tutorial get 04_abacoc` writes it
+    as a notebook)
+    """
+    page, _, slug = anchor.partition("#")
+    name = Path(page).stem
+    try:
+        source = (tutorials_dir() / f"{name}.md").read_text(encoding="utf-8")
+    except OSError:
+        return anchor
+    titles, fenced = [], False
+    for line in source.splitlines():
+        if line.lstrip().startswith(("```", "~~~")):
+            fenced = not fenced
+        elif not fenced and re.match(r"^#{1,3} ", line):
+            titles.append(line.lstrip("#").strip())
+    title = next((t for t in titles if _slug(t) == slug), None)
+    where = f"tutorial {name} (`driftwood tutorial get {name}` writes it as a notebook)"
+    if title is None:
+        return where
+    shown = re.sub(r"[\\`$]", "", title)
+    return f'section "{shown}" of {where}'
 
 
 def _source_file(path: str) -> Path | None:
@@ -104,9 +145,10 @@ def _include(match: re.Match[str]) -> str:
     found = _source_file(match.group("path"))
     if found is None or language != "python":
         name = match.group("path").lstrip("./")
+        what = "the C sources are" if name.endswith((".c", ".h")) else "this file is"
         return (f"*(The documentation page shows `{name}` here"
                 + (f", from `{options['start-at']}`" if "start-at" in options else "")
-                + ": the C sources are not part of the installed package.)*")
+                + f": {what} not part of the installed package.)*")
     text = found.read_text(encoding="utf-8")
     if "pyobject" in options:
         text = _pyobject(text, options["pyobject"])
@@ -198,14 +240,32 @@ def write_notebook(source: Path, target: Path) -> Path:
     return target
 
 
+def _tutorial_files(full: str, folder: Path) -> list[tuple[Path, bytes]]:
+    """What ``get_tutorial`` writes for tutorial ``full`` into ``folder``: (path, bytes)."""
+    notebook = to_notebook((tutorials_dir() / f"{full}.md").read_text(encoding="utf-8"))
+    for i, cell in enumerate(notebook["cells"]):
+        cell["id"] = f"{full[:20]}-{i}"
+    text = json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+    files = [(folder / f"{full}.ipynb", text.encode("utf-8"))]
+    files += [(folder / needed, (tutorials_dir() / needed).read_bytes())
+              for needed in NEEDS.get(full, ())]
+    return files
+
+
 def get_tutorial(name: str, directory: str | Path = ".", *, overwrite: bool = False,
                  report: Callable[[str], None] | None = None) -> list[Path]:
     """Write tutorial ``name`` as ``<directory>/<name>.ipynb`` with the files it reads.
 
     ``name`` may omit the number, or be any part of the name that only one tutorial has
-    (``abacoc``, or ``stochastic`` for ``03_stochastic_gradient_trees``). Refuses to overwrite an
-    existing notebook (``FileExistsError``) unless ``overwrite``. Returns the paths
-    written.
+    (``abacoc``, or ``stochastic`` for ``03_stochastic_gradient_trees``).
+
+    Nothing a user may have changed is replaced unless ``overwrite``: an existing
+    notebook, or an existing data file (``stored/covtype_sgt.py``) whose bytes differ
+    from the shipped copy, raises ``FileExistsError`` naming every such file, before
+    anything is written (a data file identical to the shipped one is left as it is).
+    ``directory`` that exists and is not a folder raises ``NotADirectoryError`` (with or
+    without ``overwrite``: ``overwrite`` never deletes a file to make a folder). Returns
+    the paths written.
     """
     names = tutorial_names()
     chosen = [n for n in names if n == name or n.split("_", 1)[1] == name]
@@ -216,15 +276,33 @@ def get_tutorial(name: str, directory: str | Path = ".", *, overwrite: bool = Fa
         raise KeyError(f"{what} {name!r}; known: {', '.join(names)}")
     full = chosen[0]
     folder = Path(directory)
-    target = folder / f"{full}.ipynb"
-    if target.exists() and not overwrite:
-        raise FileExistsError(f"{target} exists; keep your work, or overwrite it explicitly")
-    written = [write_notebook(tutorials_dir() / f"{full}.md", target)]
-    for needed in NEEDS.get(full, ()):
-        destination = folder / needed
-        destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(tutorials_dir() / needed, destination)
-        written.append(destination)
+    files = _tutorial_files(full, folder)
+    for path, _ in files:
+        inside = [folder / q for q in reversed(path.relative_to(folder).parents) if q.parts]
+        for where in [folder, *inside]:
+            if where.exists() and not where.is_dir():
+                raise NotADirectoryError(f"{where} is a file, not a folder: choose another "
+                                         "--dir, or move the file")
+        if path.is_dir():
+            raise IsADirectoryError(f"{path} is a folder: choose another --dir, or move it")
+    if not overwrite:
+        kept = [path for i, (path, content) in enumerate(files)
+                if path.exists() and (i == 0 or not path.is_file()
+                                      or path.read_bytes() != content)]
+        if kept:
+            listed = ", ".join(str(p) for p in kept)
+            raise FileExistsError(f"{listed} {'exists' if len(kept) == 1 else 'exist'} "
+                                  "(changed since `tutorial get` wrote it, or yours): "
+                                  "nothing written; keep your work, or overwrite it "
+                                  "explicitly")
+    written = []
+    for path, content in files:
+        if path.exists() and path.is_file() and path.read_bytes() == content:
+            written.append(path)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content)
+        written.append(path)
     if report is not None:
         for path in written:
             report(str(path))

@@ -6,6 +6,7 @@ import copy
 import io
 import math
 import pickle
+from collections.abc import Callable
 from itertools import islice
 from types import SimpleNamespace
 from typing import Any
@@ -263,17 +264,18 @@ def test_progress_lines_off_a_terminal_estimate_the_time_left(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Off a terminal: a plain line every ``interval`` seconds, none in between, with the
-    time left = steps left x seconds per step so far; a last line without an estimate."""
+    time left = steps left x seconds per step so far (a steady rate); a last line without
+    an estimate."""
     clock = FakeClock()
     monkeypatch.setattr(progress_module, "time", SimpleNamespace(perf_counter=clock))
     out = io.StringIO()
     bar = ProgressBar(2000, "compare sgt", stream=out, unit="rows", interval=5.0)
     assert bar.style == "lines"  # a StringIO is no terminal
-    clock.now += 4.0
-    bar.update(400)
+    clock.now += 35.0 / 12
+    bar.update(100)
     assert out.getvalue() == ""  # under 5 s: nothing yet
-    clock.now += 31.0
-    bar.update(800)  # 1200 rows in 35 s: 800 left at 35/1200 s a row
+    clock.now += 35.0 * 11 / 12
+    bar.update(1100)  # 1200 rows in 35 s at a steady rate: 800 left at 35/1200 s a row
     assert out.getvalue() == "[compare sgt] 1200/2000 rows, 35 s elapsed, ~23 s left\n"
     clock.now += 1.0
     bar.update(100)
@@ -295,6 +297,82 @@ def test_progress_of_a_resumed_job_estimates_from_this_run_only(
     bar.update(2)  # 2 cells in 8 s (the 6 earlier ones cost nothing now): 2 left, 8 s
     assert bar.remaining() == 8.0
     assert "8/10 cells, 8.0 s elapsed, ~8.0 s left" in out.getvalue()
+
+
+def _loop_seconds(cost: Callable[[int], float], n: int) -> list[float]:
+    """Elapsed seconds after each of ``n`` steps when step ``i`` (from 0) costs
+    ``cost(i)`` seconds."""
+    elapsed, total = [], 0.0
+    for i in range(n):
+        total += cost(i)
+        elapsed.append(total)
+    return elapsed
+
+
+def _estimate_at(cost: Callable[[int], float], n: int, done: int) -> tuple[float, float]:
+    """(the bar's time left after ``done`` of ``n`` steps, the true time left), the bar
+    driven one step at a time by a fake clock that advances by each step's cost."""
+    seconds = _loop_seconds(cost, n)
+    clock = FakeClock()
+    start = clock.now
+    bar = ProgressBar(n, "run", enabled=False, clock=clock)
+    for i in range(done):
+        clock.now = start + seconds[i]
+        bar.update()
+    return bar.remaining(), seconds[-1] - seconds[done - 1]
+
+
+@pytest.mark.parametrize("per_step", ["steady", "growing", "growing-from-a-floor"])
+def test_the_time_left_follows_the_measured_rate(per_step: str) -> None:
+    """A dynamic tree's rows cost more as its trees grow (a per-row cost that rises
+    linearly with the rows seen): the estimate from the rate so far was about 3x too low
+    there; following the measured rate, it is right within 1 % from a tenth of the run
+    on (a steady rate, a cost per step proportional to the steps seen or growing from a
+    floor)."""
+    costs = {"steady": lambda i: 0.02, "growing": lambda i: 1e-4 * (i + 1),
+             "growing-from-a-floor": lambda i: 0.01 + 1e-4 * i}
+    cost, n = costs[per_step], 3000
+    for done in (300, 1000, 2000, 2900):
+        estimate, truth = _estimate_at(cost, n, done)
+        assert estimate == pytest.approx(truth, rel=0.01), done
+    if per_step != "steady":   # what the rate so far says: several times too little
+        done = 300
+        seconds = _loop_seconds(cost, n)
+        so_far = (n - done) * seconds[done - 1] / done
+        assert so_far < _estimate_at(cost, n, done)[1] / 2.5
+
+
+@pytest.mark.parametrize("change", [0.0, -1e-6], ids=["steady", "falling"])
+def test_a_falling_cost_per_step_is_not_extrapolated_downwards(change: float) -> None:
+    """The slope of the cost per step is held at 0 from below: at the limit (a steady
+    rate) the estimate is the truth; one step past it (a cost that falls, as after a
+    warm-up) the steps left are charged at the second half's rate, above the truth, never
+    extrapolated towards a free step."""
+    n, done = 3000, 1000
+
+    def cost(i: int) -> float:
+        return 0.004 + change * i
+
+    estimate, truth = _estimate_at(cost, n, done)
+    seconds = _loop_seconds(cost, n)
+    half = next(c for c in range(done // 2, 0, -1)
+                if c in {k for k, _ in _recorded_pairs(cost, done)})
+    recent = (seconds[done - 1] - seconds[half - 1]) / (done - half)
+    if change == 0.0:
+        assert estimate == pytest.approx(truth, rel=1e-9)
+    else:
+        assert estimate == pytest.approx((n - done) * recent, rel=1e-9)
+        assert estimate > truth * 1.05
+
+
+def _recorded_pairs(cost: Callable[[int], float], done: int) -> list[tuple[int, float]]:
+    clock = FakeClock()
+    seconds = _loop_seconds(cost, done)
+    bar = ProgressBar(done, "run", enabled=False, clock=clock)
+    for i in range(done):
+        clock.now = 100.0 + seconds[i]
+        bar.update()
+    return bar._samples
 
 
 def test_an_interrupted_bar_only_ends_its_line() -> None:

@@ -64,6 +64,7 @@ from collections.abc import Sequence
 
 from reference.evaluation.catalog import UsageError
 from reference.evaluation.cli._errors import Interrupted, report_interrupt
+from reference.evaluation.cli._notice import say_once
 from reference.evaluation.cli.parser import COMMANDS, build_parser
 
 __all__ = ["build_parser", "main"]
@@ -117,6 +118,7 @@ def _main(argv: Sequence[str] | None) -> int:
         arguments = list(sys.argv[1:] if argv is None else argv)
         if not arguments or arguments[0] not in (*COMMANDS, "-h", "--help", "--version"):
             arguments = ["run", *arguments]
+        say_once()                # an install without the C backend: said once
         args = parser.parse_args(arguments)
         status: int = args.handler(args)
     except BrokenPipeError:

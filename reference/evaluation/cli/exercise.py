@@ -19,6 +19,8 @@ import argparse
 import json
 import math
 import os
+import re
+import shlex
 import signal
 import sys
 import tempfile
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from reference.evaluation.cli._output import with_examples
+from reference.evaluation.notebooks import section_pointer
 from reference.exercises import catalog, checker, gradebook, isolation, sandbox
 from reference.exercises.report import escape_control, reread_link
 
@@ -36,6 +39,7 @@ __all__ = ["add_exercise_parser", "cmd_exercise"]
 
 HELP_EXERCISE = with_examples(
     ("driftwood exercise list", "every exercise, by family"),
+    ("driftwood exercise show rng-uniform", "the statement: what to write, where to read"),
     ("driftwood exercise start rng-uniform", "writes ./rng_uniform.py"),
     ("driftwood exercise check rng-uniform", "grades ./rng_uniform.py"),
     ("driftwood exercise hint rng-uniform", "the first hint"),
@@ -60,6 +64,10 @@ HELP_GRADE = with_examples(
     note="Cells: passed, failed[:diagnosis], failed:library, error, timeout, missing. Each "
     "file runs on a private copy in its own sandbox (bubblewrap where it works), so no "
     "student's file can reach another's grade or the class folder.",
+)
+HELP_SHOW = with_examples(
+    ("driftwood exercise show rng-uniform", "the statement of rng-uniform"),
+    note="The statement is also in the skeleton's docstring (`driftwood exercise start`).",
 )
 HELP_HINT = with_examples(
     ("driftwood exercise hint rng-below", "the first hint"),
@@ -102,6 +110,11 @@ def add_exercise_parser(sub: Any) -> None:
     listing = actions.add_parser("list", help="every exercise: name, family, tag, minutes, "
                                  "title", parents=[catalog_option], **HELP_LIST)
     listing.set_defaults(handler=cmd_exercise)
+    show = actions.add_parser("show", help="print the statement of an exercise: what to "
+                              "write, the equation, where to read", parents=[catalog_option],
+                              **HELP_SHOW)
+    show.add_argument("name", help="exercise name (see `driftwood exercise list`)")
+    show.set_defaults(handler=cmd_exercise)
     start = actions.add_parser("start", help="write the skeleton file of an exercise",
                                parents=[catalog_option], **HELP_START)
     start.add_argument("name", help="exercise name (see `driftwood exercise list`)")
@@ -275,6 +288,45 @@ def _grade(args: argparse.Namespace) -> int:
     return 0
 
 
+def read_first(anchor: str) -> str:
+    """Where to read before an exercise, as its user can follow it: the page's address
+    where the documentation is served (``DRIFTWOOD_DOCS_URL``) or built in this checkout
+    (:func:`~reference.exercises.report.reread_link`), else the section and its tutorial
+    with the command that writes it as a notebook
+    (:func:`~reference.evaluation.notebooks.section_pointer`), never a path that exists
+    only in a clone."""
+    link = reread_link(anchor)
+    return section_pointer(anchor) if link.startswith(anchor) else link
+
+
+def _command(*words: str, catalogs: list[str]) -> str:
+    """A ``driftwood`` command line that the user can paste, with every ``--catalog``."""
+    extra = [w for folder in catalogs for w in ("--catalog", folder)]
+    return shlex.join(["driftwood", *words, *extra])
+
+
+_CLONE_PAGE = re.compile(r"\btutorials/(\d\d_[a-z0-9_]+)\.md\b")
+
+
+def _show(exercise: catalog.Exercise, catalogs: list[str]) -> str:
+    """The statement of ``exercise`` as ``exercise show`` prints it."""
+    statement = exercise.statement.strip() or (
+        f"Write `{exercise.function_name}` in the file that `driftwood exercise start "
+        f"{exercise.name}` writes; its docstring states the task.")
+    statement = _CLONE_PAGE.sub(r"\1 (`driftwood tutorial get \1`)", statement)
+    if not statement.startswith("# "):          # the statements of the catalogue have one
+        statement = f"# {exercise.name}: {exercise.title}\n\n{statement}"
+    lines = [statement, "", f"paper: {exercise.tag}; about {exercise.minutes} minutes"]
+    if exercise.anchor:
+        lines.append(f"read first: {read_first(exercise.anchor)}")
+    file = checker.skeleton_file_name(exercise.name)
+    for label, words in (("start", ("start", exercise.name)),
+                         ("check", ("check", exercise.name, file)),
+                         ("hints", ("hint", exercise.name))):
+        lines.append(f"{label + ':':<11} {_command('exercise', *words, catalogs=catalogs)}")
+    return "\n".join(lines)
+
+
 def cmd_exercise(args: argparse.Namespace) -> int:
     """Run ``driftwood exercise ACTION``; returns the exit status."""
     for folder in args.catalog:
@@ -295,9 +347,16 @@ def cmd_exercise(args: argparse.Namespace) -> int:
         except FileExistsError as err:
             return _error(f"{err} (use --force)")
         started = catalog.get(args.name)
-        print(f"wrote {path}: write the body of the function, then run\n"
-              f"  driftwood exercise check {args.name} {path}\n"
-              f"the derivation to read first: {reread_link(started.anchor)}")
+        check = _command("exercise", "check", args.name, str(path), catalogs=args.catalog)
+        print(f"wrote {path}: write the body of the function, then run\n  {check}")
+        if started.anchor:
+            print(f"the derivation to read first: {read_first(started.anchor)}")
+        return 0
+    if args.action == "show":
+        shown = _exercise(args.name)
+        if shown is None:
+            return 2
+        print(_show(shown, args.catalog))
         return 0
     if args.action == "check":
         return _check(args)

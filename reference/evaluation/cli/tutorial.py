@@ -2,8 +2,9 @@
 
 ``list`` names them; ``get NAME --dir D`` writes ``D/NAME.ipynb`` (converted from the
 MyST source that the documentation executes, :mod:`reference.evaluation.notebooks`) with
-the files the notebook reads. Exit status 0, or 2 for an unknown name or an existing
-notebook (``--force`` overwrites it).
+the files the notebook reads. Exit status 0, or 2 for an unknown name, an existing
+notebook or a data file the user changed (nothing is then written; ``--force``
+overwrites them), or a ``--dir`` that is a file.
 """
 
 from __future__ import annotations
@@ -37,7 +38,8 @@ def add_parser(sub: Any) -> None:
                                               "work", "writes work/01_determinism.ipynb")))
     get.add_argument("name", help="tutorial name, with or without its number")
     get.add_argument("--dir", default=".", help="directory to write to (default: here)")
-    get.add_argument("--force", action="store_true", help="overwrite an existing notebook")
+    get.add_argument("--force", action="store_true",
+                     help="overwrite an existing notebook and data files you changed")
     get.set_defaults(handler=cmd_tutorial)
 
 
@@ -59,8 +61,11 @@ def cmd_tutorial(args: argparse.Namespace) -> int:
     except KeyError as err:
         print(f"driftwood: error: {err.args[0]}", file=sys.stderr)
         return 2
-    except FileExistsError as err:
+    except FileExistsError as err:       # never raised with --force
         print(f"driftwood: error: {err} (use --force)", file=sys.stderr)
+        return 2
+    except OSError as err:               # --dir a file, a folder in the way, no permission
+        print(f"driftwood: error: {err}", file=sys.stderr)
         return 2
     print(f"wrote {', '.join(str(p) for p in written)}: open {written[0]} in Jupyter")
     return 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import sys
 import time
+from collections.abc import Callable
 from typing import TextIO
 
 __all__ = ["ProgressBar", "duration"]
@@ -19,6 +20,15 @@ class ProgressBar:
     line is written every ``interval`` seconds instead, with the time left estimated from
     the rate so far: ``[description] 5200/10000 rows, 35 s elapsed, ~32 s left``, and one
     last line on :meth:`close`.
+
+    The time left follows the measured rate, also when it changes along the loop (a
+    dynamic tree's rows cost more as its trees grow): :meth:`remaining` measures the
+    seconds per step over the first and over the second half of the steps done, takes
+    the cost per step as a straight line through the two (at the middle of each half),
+    and sums that line over the steps left. A steady rate gives the plain "steps left x
+    seconds per step so far"; a cost per step growing linearly is followed exactly. A
+    cost per step that falls (a warm-up at the start) is not extrapolated downwards: the
+    steps left are then charged at the rate of the second half.
 
     Parameters
     ----------
@@ -38,6 +48,8 @@ class ProgressBar:
     start : int
         Steps already done before this run (a resumed job): counted, but not used to
         estimate the rate.
+    clock : callable, optional
+        Seconds, as ``time.perf_counter`` (the default) gives them; tests pass a fake.
 
     Examples
     --------
@@ -54,6 +66,10 @@ class ProgressBar:
     WIDTH = 30
     INTERVAL = 5.0
     """Default seconds between two plain lines."""
+    SAMPLE_GROWTH = 1.05
+    """A (steps, time) pair is recorded each time the steps done grow by 5% (about 14
+    pairs per doubling, 200 for a million steps): where :meth:`remaining` finds the time
+    at half the steps."""
 
     def __init__(
         self,
@@ -66,6 +82,7 @@ class ProgressBar:
         style: str = "auto",
         interval: float | None = None,
         start: int = 0,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         if style not in ("auto", "bar", "lines"):
             raise ValueError(f"style must be 'auto', 'bar' or 'lines', got {style!r}")
@@ -81,7 +98,9 @@ class ProgressBar:
         self.style = style
         self.count = start
         self._first = start
-        self._start = time.perf_counter()
+        self._clock = time.perf_counter if clock is None else clock
+        self._start = self._clock()
+        self._samples: list[tuple[int, float]] = [(0, 0.0)]   # (steps done, seconds)
         self._closed: float | None = None
         self._last = -1.0 if style == "bar" else self._start
         self._drawn = False
@@ -90,9 +109,12 @@ class ProgressBar:
     def update(self, steps: int = 1) -> None:
         """Advance by ``steps``; redraw the bar after 0.1 s, write a line after ``interval``."""
         self.count += steps
+        now = self._clock()
+        done = self.count - self._first
+        if done >= max(self._samples[-1][0] * self.SAMPLE_GROWTH, self._samples[-1][0] + 1):
+            self._samples.append((done, now - self._start))
         if not self.enabled:
             return
-        now = time.perf_counter()
         if now - self._last >= (0.1 if self.style == "bar" else self.interval):
             self._last = now
             self._draw(now)
@@ -100,19 +122,36 @@ class ProgressBar:
     def elapsed(self) -> float:
         """Seconds since the bar was created; once closed, the seconds its final state
         shows (so a summary printed later quotes the same time)."""
-        end = self._closed if self._closed is not None else time.perf_counter()
+        end = self._closed if self._closed is not None else self._clock()
         return end - self._start
 
     def remaining(self, now: float | None = None) -> float:
-        """Estimated seconds left at the rate so far (inf before the first step, NaN if the
-        total is unknown)."""
+        """Estimated seconds left at the measured rate (inf before the first step, NaN if
+        the total is unknown).
+
+        With ``c`` steps done in ``T`` seconds and ``T0`` seconds recorded at ``c0``
+        steps (the recorded pair nearest ``c / 2``), the seconds per step are
+        ``r0 = T0 / c0`` around step ``c0 / 2`` and ``r1 = (T - T0) / (c - c0)`` around
+        step ``(c0 + c) / 2``; the slope ``b = (r1 - r0) / (c / 2)`` (none below 0) gives
+        the cost of step ``i`` as ``r1 + b (i - (c0 + c) / 2)``, summed over the ``L``
+        steps left: ``L (r1 + b ((2 c + L) / 2 - (c0 + c) / 2))``. Until a pair is
+        recorded (fewer than two steps), the rate so far: ``L T / c``.
+        """
         if self.total <= 0:
             return math.nan
-        now = time.perf_counter() if now is None else now
+        now = self._clock() if now is None else now
         done = self.count - self._first
         if done <= 0:
             return math.inf
-        return max(self.total - self.count, 0) * (now - self._start) / done
+        left = max(self.total - self.count, 0)
+        elapsed = now - self._start
+        earlier = [(c, t) for c, t in self._samples if 0 < c <= done / 2]
+        if not earlier:
+            return left * elapsed / done
+        c0, t0 = min(earlier, key=lambda pair: abs(pair[0] - done / 2))
+        early, recent = t0 / c0, (elapsed - t0) / (done - c0)
+        slope = max((recent - early) / (done / 2), 0.0)
+        return left * (recent + slope * ((2 * done + left) / 2 - (c0 + done) / 2))
 
     def _draw(self, now: float) -> None:
         self._drawn = True
@@ -155,7 +194,7 @@ class ProgressBar:
         ``final=False`` (an interrupted loop) only ends a bar's line, so that the next
         message starts on a line of its own; no final state is written.
         """
-        self._closed = time.perf_counter() if final else None
+        self._closed = self._clock() if final else None
         if not self.enabled:
             return
         if not final:
