@@ -12,7 +12,6 @@ import shlex
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -112,7 +111,6 @@ def _interrupt(args: list[str], cwd: Path) -> tuple[int, list[str], str]:
     assert child.stdout is not None
     first = child.stdout.readline()
     assert first == "started\n", (first, child.communicate(timeout=CHILD_TIMEOUT))
-    time.sleep(0.2)
     child.send_signal(signal.SIGINT)
     out, err = child.communicate(timeout=CHILD_TIMEOUT)
     # progress lines ("[...] k/n rows, ...") come only every 5 s; the rest is the message
