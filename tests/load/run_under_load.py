@@ -39,7 +39,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 BURNER = """\
-import os, sys
+import os, signal, sys
+signal.signal(signal.SIGINT, signal.SIG_DFL)   # a terminal's Ctrl-C ends it quietly
 parent = int(sys.argv[1])
 while os.getppid() == parent:      # ends by itself once its parent is gone
     for _ in range(2_000_000):
