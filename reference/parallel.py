@@ -95,6 +95,19 @@ def _pool(jobs: int) -> concurrent.futures.ThreadPoolExecutor:
         return pool
 
 
+def _run_into(call: Callable[[], None], future: concurrent.futures.Future[None]) -> None:
+    """Run ``call`` on a pool thread with its outcome in ``future``; nothing if ``future``
+    was cancelled before the thread took it."""
+    if not future.set_running_or_notify_cancel():
+        return
+    try:
+        call()
+    except BaseException as error:  # noqa: BLE001 -- handed to the caller, as the pool does
+        future.set_exception(error)
+    else:
+        future.set_result(None)
+
+
 def run_chunks(calls: list[Callable[[], None]], jobs: int) -> None:
     """Run ``calls`` (independent, each writing its own output) on ``jobs`` threads of the
     pool; returns when all are done, raising the first exception of a call in list
@@ -104,12 +117,18 @@ def run_chunks(calls: list[Callable[[], None]], jobs: int) -> None:
             call()
         return
     pool = _pool(jobs)
-    futures: list[concurrent.futures.Future[None]] = []
+    # every future exists before the first chunk is queued: a KeyboardInterrupt raised by
+    # a program's own SIGINT handler while the chunks are handed out (which the guard
+    # below does not hold) still finds each chunk's future, cancels the unqueued ones and
+    # waits for those already running
+    futures: list[concurrent.futures.Future[None]] = [
+        concurrent.futures.Future() for _ in calls]
     try:
         with Interruptible():
             # a Ctrl-C while the chunks are handed out is held until all are queued (the
             # guard raises it on leaving), so that none runs unseen after we return
-            futures = [pool.submit(call) for call in calls]
+            for call, future in zip(calls, futures, strict=True):
+                pool.submit(_run_into, call, future)
         for future in futures:
             while not future.done():
                 # a timed wait, so that the calling thread runs Python's signal handlers
@@ -123,7 +142,13 @@ def run_chunks(calls: list[Callable[[], None]], jobs: int) -> None:
         interrupted = False
         while True:                  # no thread may still read the model on the way out
             try:
-                concurrent.futures.wait(futures)
+                # done() is true of a running chunk once it has ended and of a cancelled
+                # one (never to start, queued or not); wait() would wait for a cancelled
+                # future that was never queued for ever
+                running = [future for future in futures if not future.done()]
+                while running:
+                    concurrent.futures.wait(running, timeout=WAIT_POLL)
+                    running = [future for future in running if not future.done()]
                 break
             except KeyboardInterrupt:
                 interrupted = True

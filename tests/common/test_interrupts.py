@@ -1,12 +1,15 @@
 """Ctrl-C during a long ``partial_fit``: a real SIGINT to a child process.
 
 The child starts a ``partial_fit`` long enough to take seconds; the parent sends SIGINT
-shortly after it begins. The call must stop with ``KeyboardInterrupt`` promptly (before it
-would have finished), leave a usable model holding exactly the rows it learned
-(``n_seen_``), and learning the remaining rows must then give, bit for bit, the model of an
-uninterrupted run. The quick run (``tests/common/_run_size.py``) continues with the next
-``CONTINUE_ROWS`` rows only and compares with an uninterrupted run over as many rows; the
-full run (``--full``) learns all the remaining rows.
+as soon as the child says its first piece is learned (an event, not a delay). The call
+must stop with ``KeyboardInterrupt`` promptly (before it would have finished), leave a
+usable model holding exactly the rows it learned (``n_seen_``), and learning the remaining
+rows must then give, bit for bit, the model of an uninterrupted run. "Promptly" is real
+time, the one observation here a loaded machine can spoil: it is retried
+(``tests/common/_timing.py``) and fails only when every try misses. The quick run
+(``tests/common/_run_size.py``) continues with the next ``CONTINUE_ROWS`` rows only and
+compares with an uninterrupted run over as many rows; the full run (``--full``) learns
+all the remaining rows.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from _installed import PACKAGE_PARENT
+from _timing import observe_with_retries, timely
 
 from _run_size import sized
 from conftest import require_fast
@@ -27,15 +31,19 @@ from conftest import require_fast
 ANNOUNCE = r"""
 import signal                # a test runner started in the background (no job control)
 signal.signal(signal.SIGINT, signal.default_int_handler)   # passes SIGINT on as ignored
-import reference.interrupt as guard_module            # announce when the learning loop starts
-enter = guard_module.Interruptible.__enter__
+import reference.interrupt as guard_module      # announce once the loop's first piece is done
+check = guard_module.Interruptible.check
+announced = []
 def announce(guard):
-    entered = enter(guard)
-    print("learning", flush=True)
-    return entered
-guard_module.Interruptible.__enter__ = announce
+    if not announced:
+        announced.append(True)
+        print("learning", flush=True)
+    check(guard)
+guard_module.Interruptible.check = announce
 """
-"""Child-script lines that print "learning" when the interruptible loop begins (and give
+"""Child-script lines that print "learning" at the learning loop's first check, that is
+once its first piece is learned, so that a Ctrl-C sent on reading it comes part-way
+however slowly the child runs (and give
 the child Python's own Ctrl-C handler, which Python does not install when the process
 starts with SIGINT ignored, as a background job of a shell without job control does)."""
 
@@ -79,6 +87,11 @@ CASES = [
 """(backend, model, rows, features): each ``partial_fit`` takes a few seconds uninterrupted,
 with little time spent validating before the learning loop starts."""
 
+PROMPT = 3.0
+"""Seconds from the signal to the ``KeyboardInterrupt`` (a piece is a small fraction of a
+second on an idle machine). Real time: checked with :func:`observe_with_retries`, so a
+loaded machine that stalls the child once does not fail the test."""
+
 CONTINUE_ROWS = sized(quick=2000, full=0)
 """Rows learned after the interruption before the comparison (0: all the remaining rows)."""
 
@@ -109,8 +122,13 @@ def test_ctrl_c_stops_prequential_and_leaves_a_consistent_model(backend: str) ->
     registered, so the facade and the engine agree."""
     if backend == "fast":
         require_fast()
-    root = Path(__file__).resolve().parents[2]
     n = 1_500_000 if backend == "fast" else 100_000
+    observe_with_retries(lambda: _stop_prequential(backend, n))
+
+
+def _stop_prequential(backend: str, n: int) -> None:
+    """One interrupted prequential run; the promptness of the stop is a timing miss."""
+    root = Path(__file__).resolve().parents[2]
     child = subprocess.Popen(
         [sys.executable, "-c", PREQUENTIAL_CHILD, backend, str(n)], cwd=root,
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -118,14 +136,14 @@ def test_ctrl_c_stops_prequential_and_leaves_a_consistent_model(backend: str) ->
     )
     assert child.stdout is not None
     assert child.stdout.readline().strip() == "learning"
-    time.sleep(0.3)
     sent = time.time()
     child.send_signal(signal.SIGINT)
     out, err = child.communicate(timeout=600)
     assert child.returncode == 0, (out, err)
     words = out.strip().splitlines()[-1].split()
     assert 0 < int(words[3]) < n
-    assert float(words[1]) - sent < 3.0
+    timely(float(words[1]) - sent < PROMPT, f"stopped {float(words[1]) - sent:.2f} s "
+           "after the signal")
 
 
 @pytest.mark.parametrize(("backend", "name", "n", "d"), CASES)
@@ -134,6 +152,11 @@ def test_ctrl_c_stops_partial_fit_between_rows_and_learning_can_resume(
 ) -> None:
     if backend == "fast":
         require_fast()
+    observe_with_retries(lambda: _stop_partial_fit(backend, name, n, d))
+
+
+def _stop_partial_fit(backend: str, name: str, n: int, d: int) -> None:
+    """One interrupted ``partial_fit``; the promptness of the stop is a timing miss."""
     root = Path(__file__).resolve().parents[2]
     child = subprocess.Popen(
         [sys.executable, "-c", CHILD, backend, name, str(n), str(d), str(CONTINUE_ROWS)],
@@ -142,8 +165,7 @@ def test_ctrl_c_stops_partial_fit_between_rows_and_learning_can_resume(
         env={**os.environ, "PYTHONPATH": str(PACKAGE_PARENT)},
     )
     assert child.stdout is not None
-    assert child.stdout.readline().strip() == "learning"
-    time.sleep(0.3)                                   # well inside the learning loop
+    assert child.stdout.readline().strip() == "learning"   # its first piece is learned
     sent = time.time()
     child.send_signal(signal.SIGINT)
     out, err = child.communicate(timeout=600)
@@ -151,8 +173,9 @@ def test_ctrl_c_stops_partial_fit_between_rows_and_learning_can_resume(
     words = out.strip().splitlines()[-1].split()
     stopped, n_seen = float(words[1]), int(words[3])
     assert 0 < n_seen < n                             # stopped part-way, at a row boundary
-    assert stopped - sent < 3.0                       # promptly (it used to run to the end)
     assert words[-1] == "True"                        # resuming equals the uninterrupted run
+    # promptly (it used to run to the end): real time, so a loaded machine may miss once
+    timely(stopped - sent < PROMPT, f"stopped {stopped - sent:.2f} s after the signal")
 
 
 def test_cutting_long_calls_into_pieces_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:

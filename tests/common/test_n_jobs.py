@@ -12,7 +12,8 @@ Checked in both backends (the reference accepts ``n_jobs`` and computes on one t
 - the fast dynamic trees split a batch into many chunks (a small ``CHUNK_WORK``) with the
   same values, also on a model restored from a pickle (whose leaves share no point set);
 - :func:`reference.parallel.run_chunks`: a Ctrl-C while the calling thread waits is raised
-  only once no chunk is still running; an exception of a chunk reaches the caller;
+  only once no chunk is still running (also when a program's own handler raises it while
+  the chunks are still being queued); an exception of a chunk reaches the caller;
   :func:`reference.parallel.row_chunks` covers the rows in order.
 """
 
@@ -24,14 +25,15 @@ import pickle
 import signal
 import threading
 import time
-from collections.abc import Iterator
-from types import ModuleType
+from collections.abc import Callable, Iterator
+from types import FrameType, ModuleType
 from typing import Any
 
 import numpy as np
 import pytest
 
 from conftest import REFERENCE, require_fast
+from reference import parallel
 from reference.parallel import check_n_jobs, effective_jobs, row_chunks, run_chunks
 from reference.persist import read_document
 
@@ -223,20 +225,34 @@ def test_n_jobs_values() -> None:
 
 
 @pytest.fixture
-def python_ctrl_c() -> Iterator[None]:
-    """Python's own SIGINT handler for the test, whatever an earlier test left behind."""
+def ctrl_c_seen() -> Iterator[threading.Event]:
+    """Python's SIGINT behaviour for the test (``KeyboardInterrupt`` in the main thread),
+    whatever an earlier test left behind, plus an event set when the handler runs: a
+    chunk can wait for the handler instead of guessing how long it takes to come."""
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signal handlers can only be set in the main thread")
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    seen = threading.Event()
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        seen.set()
+        signal.default_int_handler(signum, frame)
+
+    previous = signal.signal(signal.SIGINT, handler)
     try:
-        yield
+        yield seen
     finally:
         signal.signal(signal.SIGINT, previous)
 
 
-def test_ctrl_c_returns_only_when_no_chunk_runs(python_ctrl_c: None) -> None:
+# a bound for waits on an event the code under test sets: never reached when the code
+# works (the wait ends at the event), it only stops a broken run from hanging
+EVENT_WAIT = 60.0
+
+
+def test_ctrl_c_returns_only_when_no_chunk_runs(ctrl_c_seen: threading.Event) -> None:
     """A SIGINT while the calling thread waits: the running chunks finish, the others are
-    cancelled, then KeyboardInterrupt is raised."""
+    cancelled, then KeyboardInterrupt is raised. The two chunks running when the signal
+    comes last until its handler has run, so the other eight are still queued then."""
     state = {"running": 0, "ran": 0}
     lock = threading.Lock()
 
@@ -245,7 +261,8 @@ def test_ctrl_c_returns_only_when_no_chunk_runs(python_ctrl_c: None) -> None:
             state["running"] += 1
         if kill:
             os.kill(os.getpid(), signal.SIGINT)
-        time.sleep(0.2)
+        ctrl_c_seen.wait(EVENT_WAIT)
+        time.sleep(0.2)        # the queued chunks would need 4 x 0.2 s to run after it
         with lock:
             state["running"] -= 1
             state["ran"] += 1
@@ -253,6 +270,7 @@ def test_ctrl_c_returns_only_when_no_chunk_runs(python_ctrl_c: None) -> None:
     calls = [lambda: chunk(True)] + [lambda: chunk(False) for _ in range(9)]
     with pytest.raises(KeyboardInterrupt):
         run_chunks(calls, 2)
+    assert ctrl_c_seen.is_set()
     assert state["running"] == 0
     assert state["ran"] < len(calls)            # the queued chunks were cancelled
 
@@ -261,21 +279,21 @@ def test_ctrl_c_that_reaches_a_pool_thread_is_taken_while_the_chunk_runs() -> No
     """The kernel may hand a process's SIGINT to any of its threads. When a pool thread
     gets it, the waiting caller must still run Python's handler within a poll interval
     (``WAIT_POLL``), not only once the chunk it waits for has ended: here the chunk runs
-    until the handler has run (at most 5 s), and the handler must run before that."""
-    state: dict[str, float] = {}
+    until the handler has run (an event; at most ``EVENT_WAIT`` seconds, far more than a
+    busy machine needs), and the handler must run before that. The signalling chunk is
+    the last one queued, so the caller is past handing out chunks when it comes."""
+    handled = threading.Event()
+    state: dict[str, bool] = {}
 
-    def handler(signum: int, frame: object) -> None:
-        state["handled"] = time.monotonic()
+    def handler(signum: int, frame: FrameType | None) -> None:
+        handled.set()
         raise KeyboardInterrupt
 
     def chunk(kill: bool) -> None:
         if kill:
-            state["sent"] = time.monotonic()
             signal.pthread_kill(threading.get_ident(), signal.SIGINT)
-            deadline = time.monotonic() + 5.0
-            while "handled" not in state and time.monotonic() < deadline:
-                time.sleep(0.005)
-            state["chunk_ended"] = time.monotonic()
+            state["handled_while_the_chunk_ran"] = handled.wait(EVENT_WAIT)
+            state["chunk_ended"] = True
         else:
             time.sleep(0.01)
 
@@ -284,11 +302,61 @@ def test_ctrl_c_that_reaches_a_pool_thread_is_taken_while_the_chunk_runs() -> No
     previous = signal.signal(signal.SIGINT, handler)
     try:
         with pytest.raises(KeyboardInterrupt):
-            run_chunks([lambda: chunk(True)] + [lambda: chunk(False) for _ in range(5)], 2)
+            run_chunks([lambda: chunk(False) for _ in range(5)] + [lambda: chunk(True)], 2)
     finally:
         signal.signal(signal.SIGINT, previous)
-    assert "handled" in state
-    assert state["handled"] < state["chunk_ended"]      # taken while the chunk still ran
+    assert state.get("chunk_ended"), "run_chunks returned while the chunk still ran"
+    assert state["handled_while_the_chunk_ran"]
+
+
+def test_ctrl_c_while_the_chunks_are_handed_out_waits_for_the_running_ones(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A program's own SIGINT handler (which the hand-out guard leaves alone) raising
+    while ``run_chunks`` is still queueing chunks: the exception reaches the caller only
+    once no chunk runs. The first chunk raises the signal from its pool thread and runs on
+    until the handler has run; the pool's ``submit`` is made to wait for the handler
+    before queueing the second chunk, so the handler runs (and raises) mid-queueing."""
+    handled = threading.Event()
+    state: dict[str, bool] = {}
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        handled.set()
+        raise KeyboardInterrupt
+
+    def first() -> None:
+        signal.pthread_kill(threading.get_ident(), signal.SIGINT)
+        handled.wait(EVENT_WAIT)
+        time.sleep(0.1)
+        state["first_ended"] = True
+
+    real_pool = parallel._pool
+
+    class SlowToQueue:
+        """A pool whose ``submit`` waits, after the first chunk, for the handler: a
+        polling wait, so that the calling (main) thread runs the handler in it."""
+
+        def __init__(self, jobs: int) -> None:
+            self.pool = real_pool(jobs)
+            self.queued = 0
+
+        def submit(self, fn: Callable[..., None], /, *args: object) -> object:
+            deadline = time.monotonic() + EVENT_WAIT
+            while self.queued and not handled.is_set() and time.monotonic() < deadline:
+                time.sleep(0.001)
+            self.queued += 1
+            return self.pool.submit(fn, *args)
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers can only be set in the main thread")
+    monkeypatch.setattr(parallel, "_pool", SlowToQueue)
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run_chunks([first] + [lambda: None for _ in range(5)], 2)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert handled.is_set()
+    assert state.get("first_ended"), "run_chunks returned while a chunk still ran"
 
 
 def test_an_exception_in_a_chunk_reaches_the_caller() -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from _timing import CHILD_TIMEOUT
 
 import reference
 from reference.evaluation import catalog
@@ -199,7 +200,7 @@ def test_module_entry_point(module: str) -> None:
         [sys.executable, "-m", module, "list"],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=CHILD_TIMEOUT,
     )
     assert done.returncode == 0 and "models" in done.stdout
 
@@ -339,7 +340,7 @@ def test_import_fast_without_its_build_names_the_remedy() -> None:
             "try:\n    import fast\nexcept ImportError as exc:\n"
             "    print(type(exc).__name__, exc)\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=60, check=True)
+                          timeout=CHILD_TIMEOUT, check=True)
     message = done.stdout
     # ModuleNotFoundError (an ImportError): pytest.importorskip("fast") skips on it
     assert message.startswith("ModuleNotFoundError ")

@@ -12,12 +12,12 @@ import shlex
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 from _installed import PACKAGE_PARENT
+from _timing import CHILD_TIMEOUT
 
 from conftest import require_fast
 from reference.evaluation import catalog
@@ -110,10 +110,9 @@ def _interrupt(args: list[str], cwd: Path) -> tuple[int, list[str], str]:
     )
     assert child.stdout is not None
     first = child.stdout.readline()
-    assert first == "started\n", (first, child.communicate(timeout=60))
-    time.sleep(0.2)
+    assert first == "started\n", (first, child.communicate(timeout=CHILD_TIMEOUT))
     child.send_signal(signal.SIGINT)
-    out, err = child.communicate(timeout=60)
+    out, err = child.communicate(timeout=CHILD_TIMEOUT)
     # progress lines ("[...] k/n rows, ...") come only every 5 s; the rest is the message
     message = [line for line in err.splitlines() if not line.startswith("[")]
     return child.returncode, message, out
@@ -258,7 +257,7 @@ def test_missing_extra_in_a_fresh_interpreter() -> None:
         "sys.exit(main(['grid', 'ag13-aba', '--engine', 'dask']))\n"
     )
     done = subprocess.run([sys.executable, "-c", blocker], capture_output=True, text=True,
-                          timeout=60, cwd=ROOT,
+                          timeout=CHILD_TIMEOUT, cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(PACKAGE_PARENT)})
     assert done.returncode == 2
     assert "needs pandas, distributed, of the optional dependencies 'grid'" in done.stderr

@@ -13,6 +13,8 @@ import pytest
 pd = pytest.importorskip("pandas")
 pytest.importorskip("joblib")
 
+from _timing import CHILD_TIMEOUT  # noqa: E402
+
 from reference.evaluation import grid  # noqa: E402
 from reference.evaluation.cli import main  # noqa: E402
 
@@ -373,11 +375,11 @@ def test_local_dask_workers_start_deaf_to_ctrl_c() -> None:
     probe = "import signal; print(signal.getsignal(signal.SIGINT) is signal.SIG_IGN)"
     with _workers_ignore_ctrl_c():
         inside = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                                timeout=60)
+                                timeout=CHILD_TIMEOUT)
     assert inside.stdout.strip() == "True"
     assert signal.getsignal(signal.SIGINT) is before
     outside = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                             timeout=60)
+                             timeout=CHILD_TIMEOUT)
     assert outside.stdout.strip() == ("True" if before is signal.SIG_IGN else "False")
 
 
