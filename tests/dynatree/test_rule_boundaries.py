@@ -276,3 +276,30 @@ def test_one_row_predictions_accept_the_bound_and_refuse_the_next_double(
                     call([sign * PAST, 0.5])
     half = len(answers) // 2
     assert answers[:half] == answers[half:]
+
+
+@pytest.mark.parametrize("where", ["feature", "target"])
+def test_batches_accept_the_bound_and_refuse_the_next_double(
+        both: tuple[ModuleType, ModuleType], where: str) -> None:
+    """The batch paths (a list batch, a float64 array batch): a feature value or target of
+    exactly 1e150 learns, the next double is refused with the model unchanged.
+    ``test_magnitude_bounds.py`` checks values at the bound and ``1.0000001e150``; this
+    pins the double just past it."""
+    for pkg in both:
+        for value, ok in ((MAX_MAGNITUDE, True), (PAST, False)):
+            rows = [[0.5, 0.5], [0.3, 0.7]]
+            targets = [1.0, 2.0]
+            if where == "feature":
+                rows[1][0] = value
+            else:
+                targets[1] = value
+            for batch in ((rows, targets), (np.array(rows), np.array(targets))):
+                model = _row_model(pkg)
+                before = model.snapshot()
+                if ok:
+                    model.partial_fit(*batch)
+                    assert model.n_seen_ == 5
+                    continue
+                with pytest.raises(ValueError, match="1e\\+150"):
+                    model.partial_fit(*batch)
+                assert_snapshot_equal(before, model.snapshot())

@@ -20,6 +20,12 @@ SC_PY = "reference/dynatree/state_check.py"
 IN_PY, DT_C = "reference/dynatree/inputs.py", "csrc/dynatree/model.c"
 KD_PY, SE_C = "reference/abacoc/kdtree.py", "csrc/abacoc/search.c"
 PERSIST = "reference/persist.py"
+SGT_RULES = "tests/sgt/test_rule_boundaries.py"
+CHUNKS = "tests/common/test_row_chunk_limits.py"
+SM_PY, SC_C = "reference/sgt/model.py", "csrc/sgt/core.c"
+SGT_CHECK = ("the SGT feature check (reference/sgt/params.py), which both backends run before "
+             "a model is built")
+PARALLEL = "the n_jobs chunking (reference/parallel.py), which the fast engines call"
 LOADER = "the model-file loader (reference/persist.py), which fast.load calls"
 CHECKS = ("the dynamic-tree state checks (reference/dynatree/state_check.py), which the "
           "fast models run before their state reaches C")
@@ -153,5 +159,58 @@ RULE_MUTANTS: list[Mutant] = [
         f"{DEPTH}::test_a_document_one_level_past_max_depth_is_refused_for_its_nesting",
         ((PERSIST, "if depth > MAX_DEPTH:", "if depth > MAX_DEPTH + 1:", 1),),
         shared=LOADER,
+    ),
+    Mutant(
+        "rule-batch-magnitude-past-bound",
+        "batches: magnitude at most 1e150 -> at most 2e150 (array path and the C batch)",
+        f"{RULES}::test_batches_accept_the_bound_and_refuse_the_next_double",
+        (
+            (IN_PY, "<= np.float64(MAX_MAGNITUDE)).all()",
+             "<= np.float64(2.0 * MAX_MAGNITUDE)).all()", 1),
+            (DT_C, "if (!(fabs(X[r]) <= DT_MAX_MAGNITUDE)) return ST_EINVAL;",
+             "if (!(fabs(X[r]) <= 2.0 * DT_MAX_MAGNITUDE)) return ST_EINVAL;", 1),
+            (DT_C, "if (!(fabs(y[r]) <= DT_MAX_MAGNITUDE)) return ST_EINVAL;",
+             "if (!(fabs(y[r]) <= 2.0 * DT_MAX_MAGNITUDE)) return ST_EINVAL;", 1),
+        ),
+    ),
+    Mutant(
+        "rule-sgt-target-bound-strict",
+        "SGT squared-error targets: magnitude at most 1e70 -> below 1e70",
+        f"{SGT_RULES}::"
+        "test_squared_error_targets_at_the_bound_learn_and_the_next_double_is_refused",
+        (
+            (SM_PY, "if abs(value) > GRADIENT_BOUND and", "if abs(value) >= GRADIENT_BOUND and",
+             1),
+            (SM_PY, "good = np.abs(y[start:stop]) <= bound",
+             "good = np.abs(y[start:stop]) < bound", 1),
+            (SC_C, "!(fabs(target) <= SGT_GRADIENT_BOUND))",
+             "!(fabs(target) < SGT_GRADIENT_BOUND))", 1),
+        ),
+    ),
+    Mutant(
+        "rule-sgt-gradient-bound-strict",
+        "SGT custom gradients: magnitude at most 1e70 -> below 1e70",
+        f"{SGT_RULES}::test_custom_gradients_at_the_bound_learn_and_the_next_double_is_refused",
+        (
+            (SM_PY, "if abs(g) > GRADIENT_BOUND:", "if abs(g) >= GRADIENT_BOUND:", 1),
+            (SC_C, "!(fabs(grads[c]) <= SGT_GRADIENT_BOUND)",
+             "!(fabs(grads[c]) < SGT_GRADIENT_BOUND)", 1),
+        ),
+    ),
+    Mutant(
+        "rule-sgt-leaf-cells-at-limit",
+        "SGT: more than MAX_LEAF_CELLS cells refused -> MAX_LEAF_CELLS itself refused",
+        f"{SGT_RULES}::test_a_leaf_of_exactly_max_leaf_cells_is_accepted_and_one_more_refused",
+        (("reference/sgt/params.py", "if cells > MAX_LEAF_CELLS:", "if cells >= MAX_LEAF_CELLS:",
+          1),),
+        shared=SGT_CHECK,
+    ),
+    Mutant(
+        "rule-row-chunks-rounds",
+        "n_jobs chunks of at most max_rows rows -> rounds rounded down (chunks past it)",
+        f"{CHUNKS}::test_chunks_never_exceed_max_rows_at_and_past_the_limit",
+        (("reference/parallel.py", "rounds = max(1, math.ceil(n / (jobs * max(1, max_rows))))",
+          "rounds = max(1, math.floor(n / (jobs * max(1, max_rows))))", 1),),
+        shared=PARALLEL,
     ),
 ]
