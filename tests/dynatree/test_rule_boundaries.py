@@ -303,3 +303,52 @@ def test_batches_accept_the_bound_and_refuse_the_next_double(
                 with pytest.raises(ValueError, match="1e\\+150"):
                     model.partial_fit(*batch)
                 assert_snapshot_equal(before, model.snapshot())
+
+
+# ---------------------------------------------------------------------------------------
+# Loaded states: splits only after more than nstart rows; no more stored rows than learned
+# ---------------------------------------------------------------------------------------
+
+def _grown_doc() -> dict[str, Any]:
+    """A model past ``nstart`` on a step function: some particle has split its root
+    (checked; 120 rows of a clear step make a split all but certain whatever the draws)."""
+    import reference
+
+    rng = np.random.default_rng(5)
+    X = rng.uniform(size=(120, 1))
+    model = reference.DynamicTreeRegressor(n_particles=10, seed=2)
+    model.partial_fit(X, np.where(X[:, 0] > 0.5, 5.0, 0.0) + 0.1 * rng.normal(size=120))
+    doc = to_document(model)
+    assert any(particle[0][1] >= 0 for particle in doc["snapshot"]["particles"]), \
+        "no particle split its root"
+    return doc
+
+
+@pytest.mark.parametrize("fmt", [1, 2])
+def test_splits_are_allowed_only_after_more_rows_than_nstart(fmt: int,
+                                                             tmp_path: Path) -> None:
+    """``nstart = n_seen - 1``: the trees may have split, the state loads; ``nstart =
+    n_seen``: every row went to the root, a split is refused, in both backends."""
+    base = _grown_doc()
+    n_seen = base["fitted"]["n_seen"]
+    for nstart, verdict in ((n_seen - 1, "ok"), (n_seen, "refused")):
+        doc = copy.deepcopy(base)
+        doc["params"]["nstart"] = nstart
+        assert _verdicts(doc, fmt, tmp_path, "nstart") == [verdict] * 2
+
+
+@pytest.mark.parametrize("fmt", [1, 2])
+def test_a_state_stores_at_most_the_rows_it_learned(fmt: int, tmp_path: Path) -> None:
+    """Three stored rows: ``n_seen = 3`` loads, ``n_seen = 2`` (``lpred`` cut to match) is
+    refused for the rows, in both backends."""
+    doc, _ = _constant_doc()
+    doc["snapshot"]["X"] = doc["snapshot"]["X"][:3]
+    doc["snapshot"]["y"] = doc["snapshot"]["y"][:3]
+    doc["snapshot"]["particles"][0][0][2] = [0, 1, 2]
+    stats = doc["snapshot"]["particles"][0][0][3]
+    stats[1], stats[2] = 2.0, 14.0          # the sums of 1, -2, 3 and of their squares
+    for n_seen, verdict in ((3, "ok"), (2, "refused")):
+        case = copy.deepcopy(doc)
+        case["fitted"]["n_seen"] = case["snapshot"]["n_seen"] = n_seen
+        case["fitted"]["lpred"] = case["fitted"]["lpred"][:n_seen]
+        assert _verdicts(case, fmt, tmp_path, "learned") == [verdict] * 2

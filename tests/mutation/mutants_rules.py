@@ -213,4 +213,27 @@ RULE_MUTANTS: list[Mutant] = [
           "rounds = max(1, math.floor(n / (jobs * max(1, max_rows))))", 1),),
         shared=PARALLEL,
     ),
+    Mutant(
+        "rule-nstart-split-format1",
+        "format 1: splits only after more than nstart rows -> from nstart rows on",
+        f"{RULES}::test_splits_are_allowed_only_after_more_rows_than_nstart",
+        ((SC_PY, "grown = n_seen > params.resolved_nstart(d)",
+          "grown = n_seen >= params.resolved_nstart(d)", 1),),
+        shared=CHECKS,
+    ),
+    Mutant(
+        "rule-nstart-split-format2",
+        "format 2: splits only after more than nstart rows -> from nstart rows on",
+        f"{RULES}::test_splits_are_allowed_only_after_more_rows_than_nstart",
+        ((SC_PY, "if not n_seen > params.resolved_nstart(d):",
+          "if not n_seen >= params.resolved_nstart(d):", 1),),
+        shared=CHECKS,
+    ),
+    Mutant(
+        "rule-stored-rows-at-most-learned",
+        "loaded states store at most n_seen rows -> n_seen + 1 (both formats)",
+        f"{RULES}::test_a_state_stores_at_most_the_rows_it_learned",
+        ((SC_PY, "if n > n_seen:", "if n > n_seen + 1:", 2),),
+        shared=CHECKS,
+    ),
 ]
