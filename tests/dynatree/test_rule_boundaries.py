@@ -352,3 +352,35 @@ def test_a_state_stores_at_most_the_rows_it_learned(fmt: int, tmp_path: Path) ->
         case["fitted"]["n_seen"] = case["snapshot"]["n_seen"] = n_seen
         case["fitted"]["lpred"] = case["fitted"]["lpred"][:n_seen]
         assert _verdicts(case, fmt, tmp_path, "learned") == [verdict] * 2
+
+
+# ---------------------------------------------------------------------------------------
+# Speed-only switches: both sides give the same doubles
+# ---------------------------------------------------------------------------------------
+
+RECT = [(0.0, 1.0), (0.0, 1.0)]
+
+
+@pytest.mark.parametrize("n_rows", [15, 16])
+def test_alc_gives_the_same_doubles_on_either_side_of_the_per_leaf_switch(
+        both: tuple[ModuleType, ModuleType], n_rows: int) -> None:
+    """``dt_model_alc`` scores fewer than 16 rows point by point and 16 or more with the
+    per-leaf preparations (speed only; once built for a ``rect`` they also serve later
+    calls): at 15 rows the first route, at 16 the second, and each gives the reference's
+    scores bit for bit, equal to the scores of the same rows one call at a time (over a
+    fixed ``rect`` a row's score does not depend on the batch). The switch itself cannot
+    be pinned by a result: moving it changes no number."""
+    rng = np.random.default_rng(8)
+    X = rng.uniform(size=(40, 2))
+    y = np.sin(4.0 * X[:, 0]) + 0.1 * rng.normal(size=40)
+    probes = rng.uniform(size=(n_rows, 2))
+    scores = []
+    for pkg in both:
+        model = pkg.DynamicTreeRegressor(n_particles=6, seed=1)
+        model.partial_fit(X, y)
+        batch = np.asarray(model.alc(probes, rect=RECT))
+        one = np.concatenate([np.asarray(model.alc(probes[i:i + 1], rect=RECT))
+                              for i in range(n_rows)])
+        np.testing.assert_array_equal(batch, one)
+        scores.append(batch)
+    np.testing.assert_array_equal(scores[0], scores[1])
