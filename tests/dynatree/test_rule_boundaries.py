@@ -384,3 +384,19 @@ def test_alc_gives_the_same_doubles_on_either_side_of_the_per_leaf_switch(
         np.testing.assert_array_equal(batch, one)
         scores.append(batch)
     np.testing.assert_array_equal(scores[0], scores[1])
+
+
+@pytest.mark.parametrize("fmt", [1, 2])
+def test_a_leaf_of_a_grown_tree_holds_at_least_min_leaf_points(fmt: int,
+                                                               tmp_path: Path) -> None:
+    """``min_leaf`` set to the fewest points a leaf of a split tree holds (counted here from
+    the records): the state loads; one more, and that leaf is refused, in both backends
+    (``nstart`` kept below ``n_seen`` so the splits themselves are legal)."""
+    base = _grown_doc()
+    fewest = min(len(record[2]) for particle in base["snapshot"]["particles"]
+                 if particle[0][1] >= 0 for record in particle if record[1] < 0)
+    for min_leaf, verdict in ((fewest, "ok"), (fewest + 1, "refused")):
+        doc = copy.deepcopy(base)
+        doc["params"]["min_leaf"] = min_leaf
+        doc["params"]["nstart"] = min(doc["fitted"]["n_seen"] - 1, 1_000_000)
+        assert _verdicts(doc, fmt, tmp_path, "min_leaf") == [verdict] * 2

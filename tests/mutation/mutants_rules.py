@@ -236,4 +236,19 @@ RULE_MUTANTS: list[Mutant] = [
         ((SC_PY, "if n > n_seen:", "if n > n_seen + 1:", 2),),
         shared=CHECKS,
     ),
+    Mutant(
+        "rule-min-leaf-format1",
+        "format 1: a leaf of a grown tree holds n + nu >= min_leaf -> > min_leaf",
+        f"{RULES}::test_a_leaf_of_a_grown_tree_holds_at_least_min_leaf_points",
+        ((SC_PY, "float(len(points)) + float(stats[0]) >= float(minp):",
+          "float(len(points)) + float(stats[0]) > float(minp):", 1),),
+        shared=CHECKS,
+    ),
+    Mutant(
+        "rule-min-leaf-format2",
+        "format 2: a leaf of a grown tree holds n + nu >= min_leaf -> > min_leaf",
+        f"{RULES}::test_a_leaf_of_a_grown_tree_holds_at_least_min_leaf_points",
+        ((SC_PY, "stats[:, 0] >= float(minp))", "stats[:, 0] > float(minp))", 1),),
+        shared=CHECKS,
+    ),
 ]
