@@ -223,3 +223,35 @@ def test_slope_prior_bounds_the_extrapolated_location(backend: ModuleType) -> No
     flat_shift = abs(float(flat.predict_dist(far)["mean"][0]) - float(y.mean()))
     assert shift <= bound
     assert flat_shift > 10.0 * bound
+
+
+B_ZERO = {
+    # (X, y) of a leaf whose b = Z'y (centred for the implicit intercept) is 0
+    "one point": (np.array([[0.3, 0.9]]), np.array([1.2])),
+    "identical inputs": (np.array([[0.3, 0.9]] * 3), np.array([1.0, 1.5, 0.7])),
+    "constant y": (np.array([[0.1, 0.2], [0.5, 0.9], [0.8, 0.4]]), np.array([2.0] * 3)),
+}
+
+
+@pytest.mark.parametrize("case", list(B_ZERO))
+def test_slope_prior_predictive_on_a_leaf_with_b_zero(backend: ModuleType, case: str) -> None:
+    """Implicit intercept, ``b = 0`` (one point, identical inputs or a constant target):
+    ``beta = 0`` and ``bb = 0``, yet the slopes' prior still widens the predictive away
+    from ``xbar`` (``G_kappa^-1 = (G + kappa I)^-1``, not the fall-back's 0). Location,
+    degrees of freedom and scale against the joint Student-t of ``(y, y_new)``
+    (:func:`_conditional_t`), at ``xbar`` and far from it."""
+    X, y = B_ZERO[case]
+    kappa, nu0, s20 = 0.5, 3.0, 0.2
+    model = _model(backend, "implicit", kappa, nu0, s20, X, y)
+    new = np.array([X.mean(axis=0), [2.5, -1.5]])
+    dist = model.predict_dist(new)  # type: ignore[attr-defined]
+    scales = []
+    for i, x in enumerate(new):
+        df, loc, scale = _conditional_t(X, y, x[None, :], "implicit", kappa, nu0, s20)
+        assert dist["df"][i] == pytest.approx(df, rel=1e-12)
+        assert dist["mean"][i] == pytest.approx(loc, rel=1e-6, abs=1e-6)
+        q95 = loc + scale * scipy_stats.t.ppf(0.95, df)
+        assert dist["q95"][i] == pytest.approx(q95, rel=1e-5)
+        assert dist["var"][i] == pytest.approx(scale * scale * df / (df - 2.0), rel=1e-5)
+        scales.append(scale)
+    assert scales[1] > 2.0 * scales[0]      # the slopes' share, absent in the fall-back

@@ -10,8 +10,9 @@ from __future__ import annotations
 from tests.mutation.mutant import Mutant
 from tests.mutation.mutants_abacoc import ABACOC_MUTANTS
 from tests.mutation.mutants_dynatree import DYNATREE_MUTANTS
+from tests.mutation.mutants_rules import RULE_MUTANTS
 from tests.mutation.mutants_sgt import SGT_MUTANTS
 
-MUTANTS: list[Mutant] = [*SGT_MUTANTS, *DYNATREE_MUTANTS, *ABACOC_MUTANTS]
+MUTANTS: list[Mutant] = [*SGT_MUTANTS, *DYNATREE_MUTANTS, *ABACOC_MUTANTS, *RULE_MUTANTS]
 
 __all__ = ["MUTANTS", "Mutant"]
