@@ -106,6 +106,7 @@ def test_an_all_zero_generator_state(backend: ModuleType) -> None:
             state["_rng_state"] = words
             data = None
         else:                            # the pickled generator object
+            state = None
             twin = copy.deepcopy(model)
             rng = twin._engine._rng
             rng._s0, rng._s1, rng._s2, rng._s3 = words
