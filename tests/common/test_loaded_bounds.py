@@ -17,9 +17,10 @@ import copy
 import gzip
 import json
 import math
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import pytest
