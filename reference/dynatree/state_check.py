@@ -13,7 +13,8 @@ on"):
   ``n_seen`` rows learned; ``n_seen`` is a counter of at most
   :data:`~reference.state.COUNTER_MAX`;
 - every particle's records are a complete binary tree in preorder (left before right),
-  depths the parents' plus one, split variables below ``d``, finite split values;
+  depths the parents' plus one, split variables below ``d``, finite split values of
+  magnitude at most ``MAX_MAGNITUDE`` (they lie among the inputs);
 - **no splits before ``nstart`` rows**: the first ``nstart`` rows go to the root of every
   particle (the C engine appends them to the root node), so while ``n_seen <= nstart``
   every particle is a single leaf; a file whose ``nstart`` or ``min_leaf`` (which
@@ -90,6 +91,8 @@ ENGINE_KEYS = ("log_marginal_likelihood", "rng_state", "X", "y", "particles")
 
 MAGNITUDE_RULE = (f"stored inputs and targets have magnitude at most {MAX_MAGNITUDE:.0e}, "
                   f"the bound learning enforces")
+SPLIT_RULE = (f"a split value lies among the inputs, so its magnitude is at most "
+              f"{MAX_MAGNITUDE:.0e}")
 MASS_RULE = ("a retired mass (nu, a retired class mass) counts retired points, each "
              "lam-discounted, so it is at most n_seen")
 
@@ -210,6 +213,8 @@ def _check_particle(records: Any, where: str, d: int, cfg: LeafConfig, X: np.nda
             if len(rec) != 3:
                 raise fail(at, "an internal node's record is [depth, var, value]")
             value = as_float(rec[2], f"{at}[2]")
+            if abs(value) > MAX_MAGNITUDE:
+                raise fail(f"{at}[2]", f"{SPLIT_RULE}, found {value!r}")
             left = X[routed, var] <= value
             pending.append((depth + 1, routed[~left]))
             pending.append((depth + 1, routed[left]))
@@ -523,6 +528,9 @@ def check_engine_columns(snap: Any, params: DynamicTreeParams, cfg: LeafConfig, 
     i, k, code, totals, found = trees(cols, X, ys, n_classes, sums)
     if code:
         raise fail(f"snapshot.particles[{i}][{k}]", CHECK_MESSAGES[code])
+    splits = cols["value"][cols["var"] >= 0]
+    if splits.size and float(np.abs(splits).max()) > MAX_MAGNITUDE:
+        raise fail("snapshot.particles.value", SPLIT_RULE)
     leaves_per = np.add.reduceat(cols["var"] == -1, roots) if len(cols["var"]) else \
         np.zeros(len(sizes), np.int64)
     split_leaf = np.repeat(split_roots, leaves_per)
