@@ -152,7 +152,7 @@ def _set_largest_mass(value: Callable[[int], float]) -> Callable[[dict[str, Any]
 
 @pytest.mark.parametrize("value, refused", [
     (lambda n: float(n), False), (lambda n: math.nextafter(float(n), math.inf), True),
-    (lambda n: 1e300, True)])
+    (lambda n: 1e300, True)], ids=["at-n_seen", "past-n_seen", "1e300"])
 def test_retired_class_masses_at_and_past_n_seen(
         both: tuple[ModuleType, ModuleType], tmp_path: Path,
         value: Callable[[int], float], refused: bool) -> None:
