@@ -34,7 +34,8 @@ Costs are bounded by the file, for any input (:func:`read_container`):
   :func:`parse_budget` in Python objects is refused; the header's keys are checked
   before any array is read, and an unknown key is refused;
 - each array's declared shape is checked against its dtype, its stored size and the
-  cap before a byte of it is inflated, and inflating stops at the declared size.
+  cap before a byte of it is inflated (:func:`check_shape`: no axis longer than the cap
+  holds elements, no rows of zero width), and inflating stops at the declared size.
 
 Every problem raises :class:`~reference.state.StateFormatError` whose message quotes at
 most a few hundred characters of the file.
@@ -54,7 +55,8 @@ import numpy as np
 from reference.state import StateFormatError
 
 __all__ = ["MAGIC", "CONTAINER_VERSION", "DTYPES", "ArrayTable", "write_container",
-           "read_container", "is_container", "check_element_count", "parse_budget",
+           "read_container", "is_container", "check_element_count", "check_shape",
+           "parse_budget",
            "CONTAINER_COST", "ELEMENT_COST", "PARSE_FACTOR", "PARSE_FLOOR"]
 
 MAGIC = b"\x89DWM\r\n\x1a\n"

@@ -46,7 +46,11 @@ Every problem found when loading raises :class:`~reference.state.StateFormatErro
 The cost of a load is bounded by the file for any input: the decompressed size is capped
 (:func:`document_limit`), and the JSON elements of a document or header are counted on
 its bytes before it is parsed (:func:`reference.container.check_element_count`), so a
-file of a few hundred kilobytes cannot make the parser build gigabytes of objects.
+file of a few hundred kilobytes cannot make the parser build gigabytes of objects; a
+format-2 array's declared shape is checked before anything is allocated
+(:func:`reference.container.check_shape`), and the arrays that become Python lists (those
+outside a family's columns) are refused when their lists would cost more than the cap
+(:func:`check_list_cost`), before any list exists.
 """
 
 from __future__ import annotations

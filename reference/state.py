@@ -27,7 +27,7 @@ from typing import Any
 
 __all__ = ["COUNTER_MAX", "STATE_FORMAT_KEY", "STATE_FORMAT_VERSION", "StateFormatError",
            "VersionedState", "fail", "as_int", "as_counter", "as_float", "as_list", "as_dict",
-           "as_rng_state", "as_labels",
+           "as_rng_state", "as_labels", "check_engine_backend", "check_attributes",
            "pack_state", "unpack_state"]
 
 STATE_FORMAT_KEY = "__driftwood_state_format__"
