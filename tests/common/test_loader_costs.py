@@ -104,16 +104,23 @@ def hostile_files(tmp_path: Path, backend: ModuleType) -> dict[str, Path]:
     return files
 
 
-def test_hostile_files_are_small(tmp_path: Path, backend: ModuleType) -> None:
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The hostile files, built once for the module (from a reference model: the files
+    are data, the same whichever backend wrote them)."""
+    import reference
+
+    return hostile_files(tmp_path_factory.mktemp("hostile"), reference)
+
+
+def test_hostile_files_are_small(files: dict[str, Path]) -> None:
     """The files are what the issue describes: kilobytes on disk."""
-    sizes = {name: path.stat().st_size for name, path in hostile_files(tmp_path,
-                                                                        backend).items()}
+    sizes = {name: path.stat().st_size for name, path in files.items()}
     assert max(sizes.values()) < 200_000, sizes
 
 
 def test_shapes_without_values_are_refused_in_both_backends(
-        both: tuple[ModuleType, ModuleType], tmp_path: Path) -> None:
-    files = hostile_files(tmp_path, both[0])
+        both: tuple[ModuleType, ModuleType], files: dict[str, Path]) -> None:
     for name in ("rows of zero width [1e7, 0]", "rows of zero width [2e7, 0]",
                  "an axis of 2**61"):
         messages = []
@@ -139,15 +146,14 @@ def test_shape_rule_at_its_limits(shape: list[int], itemsize: int, ok: bool) -> 
 
 
 def test_arrays_read_as_lists_are_refused_before_the_lists_exist(
-        both: tuple[ModuleType, ModuleType], tmp_path: Path) -> None:
+        both: tuple[ModuleType, ModuleType], files: dict[str, Path], tmp_path: Path) -> None:
     """Arrays where the checks read lists cost at most the cap as lists: a file whose
     arrays would cost more is refused naming that cost, the same in both backends; at a
     cap raised past their cost they are built and the family check refuses the field."""
-    files = hostile_files(tmp_path, both[0])
-    path = files["128 MiB of zeros as a vector"]
     for backend in both:
         with pytest.raises(StateFormatError, match="as Python lists"):
-            backend.load(path)
+            backend.load(files["128 MiB of zeros as rows"])
+    _model(both[0]).save(tmp_path / "valid.dwm")
     small = _with_array(tmp_path / "valid.dwm", tmp_path / "small.dwm",
                         {"dtype": "<i8", "shape": [1000], "codec": "raw", "stored": 8000},
                         bytes(8000))
@@ -185,7 +191,7 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def test_hostile_files_cost_what_they_hold_within_1_gb(tmp_path: Path) -> None:
+def test_hostile_files_cost_what_they_hold_within_1_gb(files: dict[str, Path]) -> None:
     """Every hostile file refused by both backends in an interpreter limited to 1 GB of
     address space (on today's main: MemoryError, 1.4 to 2.2 GB), each refusal within ten
     times the CPU time of inflating the declared bytes plus one second (on main: up to 23
@@ -193,13 +199,11 @@ def test_hostile_files_cost_what_they_hold_within_1_gb(tmp_path: Path) -> None:
     if "asan" in os.environ.get("LD_PRELOAD", ""):
         pytest.skip("AddressSanitizer reserves terabytes of address space: no 1 GB limit "
                     "(the sanitized run still loads every hostile file, in the tests above)")
-    import fast
-
-    files = {name: str(path) for name, path in hostile_files(tmp_path, fast).items()}
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
            "PYTHONPATH": os.pathsep.join([str(PACKAGE_PARENT),
                                           os.environ.get("PYTHONPATH", "")])}
-    run = subprocess.run([sys.executable, "-c", CHILD, json.dumps(files), str(ZEROS)],
+    names = {name: str(path) for name, path in files.items()}
+    run = subprocess.run([sys.executable, "-c", CHILD, json.dumps(names), str(ZEROS)],
                          capture_output=True, text=True, env=env, timeout=600)
     assert run.returncode == 0, run.stderr[-2000:]
     out = json.loads(run.stdout)
