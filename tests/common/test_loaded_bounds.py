@@ -228,3 +228,37 @@ def test_pickles_past_the_bounds(backend: ModuleType) -> None:
         engine.buffer[-1] = (engine.buffer[-1][0], PAST_SGT)  # (rows, target) pairs
         with pytest.raises(StateFormatError, match="target"):
             _restore(sgt, state)
+
+
+@pytest.mark.parametrize("value, refused", [(MAX_MAGNITUDE, False), (PAST_DT, True),
+                                            (-PAST_DT, True)], ids=["at", "past", "-past"])
+def test_split_values_at_and_past_1e150(both: tuple[ModuleType, ModuleType],
+                                        tmp_path: Path, value: float, refused: bool) -> None:
+    """A split value lies among its leaf's inputs, so past ``1e150`` it is refused naming
+    its record (format 1, where the record is read before its children). At exactly
+    ``1e150`` the magnitude rule does not fire: every point then routes to one side, and
+    the file is refused, if at all, by the routing checks instead."""
+    model = fast.DynamicTreeRegressor(n_particles=10, seed=1)
+    model.partial_fit(np.vstack([X, X]), np.concatenate([Y, Y]))
+    path = tmp_path / "m.dwm"
+    save(model, path, version=1)
+    doc = json.loads(gzip.open(path).read())
+    found = [(i, k) for i, records in enumerate(doc["snapshot"]["particles"])
+             for k, rec in enumerate(records) if rec[1] >= 0]
+    assert found, "the model grew no split"
+    i, k = found[0]
+
+    def edit(doc: dict[str, Any]) -> None:
+        doc["snapshot"]["particles"][i][k][2] = value
+
+    edited = _rewrite_v1(path, edit)
+    for backend in both:
+        if refused:
+            with pytest.raises(StateFormatError,
+                               match=rf"particles\[{i}\]\[{k}\]\[2\]: a split value"):
+                backend.load(edited)
+            continue
+        try:
+            backend.load(edited)
+        except StateFormatError as exc:
+            assert "a split value lies" not in str(exc)
