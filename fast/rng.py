@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from fast._ffi import ffi, lib
-from reference.rng import MASK, StateEquality, check_state
+from reference.rng import MASK, StateEquality, check_state, unpickled_state
 
 __all__ = ["Rng"]
 
@@ -78,4 +78,4 @@ class Rng(StateEquality):
 
     def __setstate__(self, state: tuple[int, int, int, int]) -> None:
         self._c = ffi.new("rng_state *")
-        self.state = state
+        self.state = unpickled_state(state)

@@ -34,7 +34,8 @@ Costs are bounded by the file, for any input (:func:`read_container`):
   :func:`parse_budget` in Python objects is refused; the header's keys are checked
   before any array is read, and an unknown key is refused;
 - each array's declared shape is checked against its dtype, its stored size and the
-  cap before a byte of it is inflated, and inflating stops at the declared size.
+  cap before a byte of it is inflated (:func:`check_shape`: no axis longer than the cap
+  holds elements, no rows of zero width), and inflating stops at the declared size.
 
 Every problem raises :class:`~reference.state.StateFormatError` whose message quotes at
 most a few hundred characters of the file.
@@ -54,7 +55,8 @@ import numpy as np
 from reference.state import StateFormatError
 
 __all__ = ["MAGIC", "CONTAINER_VERSION", "DTYPES", "ArrayTable", "write_container",
-           "read_container", "is_container", "check_element_count", "parse_budget",
+           "read_container", "is_container", "check_element_count", "check_shape",
+           "parse_budget",
            "CONTAINER_COST", "ELEMENT_COST", "PARSE_FACTOR", "PARSE_FLOOR"]
 
 MAGIC = b"\x89DWM\r\n\x1a\n"
@@ -143,10 +145,13 @@ def check_element_count(text: bytes | bytearray, budget: int, where: str) -> Non
             f"(format 1) or arrays (format 2), not as empty containers")
 
 
-PARSE_FACTOR = 8
+PARSE_FACTOR = 4
 """A JSON text (a format-1 document or a format-2 header) may cost at most this many times
-the cap in Python objects once parsed (1 GiB at the default cap of 128 MiB); documents as
-written cost two to four times their size."""
+the cap in Python objects once parsed (512 MiB at the default cap of 128 MiB), as counted
+by :func:`check_element_count`; documents as written count three to ten times their size
+(an SGT's many small integers count high), so at the default cap a written format-1
+document of up to about 50 MiB of JSON loads, and a larger one with ``max_bytes=``. (At 8,
+a 118 kB file of ``0.0,`` inflating to 128 MB cost 2.2 GB and 23 s.)"""
 PARSE_FLOOR = 64 << 20
 """... and at least this many bytes, however small the cap (a cap set to a small file's
 size still loads that file)."""
@@ -191,8 +196,24 @@ def _parse_header(data: memoryview, limit: int, where: str) -> tuple[dict[str, A
     return header, 16 + size
 
 
-def _check_entry(entry: Any, k: int, where: str) -> tuple[np.dtype[Any], tuple[int, ...],
-                                                          str, int, int]:
+def check_shape(shape: list[int], itemsize: int, limit: int, at: str) -> None:
+    """Refuse a declared shape whose cost is not bounded by the values it holds: an axis
+    longer than the cap holds elements (``limit // itemsize``; an array with an empty
+    axis holds nothing, so without this ``[0, 2**61]`` would overflow numpy's size), and
+    a two-axis array of zero width with rows (``[2e7, 0]`` holds no value, yet as lists it
+    is 2e7 empty lists, 1.4 GB). The writer never writes either: its two-axis arrays have
+    at least one column."""
+    most = limit // itemsize
+    if any(s > most for s in shape):
+        raise StateFormatError(f"{at}: shape {quote(shape)} has an axis longer than the "
+                               f"{most} elements of this cap")
+    if len(shape) == 2 and shape[0] > 0 and shape[1] == 0:
+        raise StateFormatError(f"{at}: shape {quote(shape)} declares rows without values; "
+                               f"a two-axis array of a model file has at least one column")
+
+
+def _check_entry(entry: Any, k: int, where: str, limit: int) -> tuple[
+        np.dtype[Any], tuple[int, ...], str, int, int]:
     at = f"{where}: arrays[{k}]"
     if not isinstance(entry, dict) or sorted(entry) != sorted(ARRAY_KEYS):
         raise StateFormatError(f"{at}: expected an object with the keys {list(ARRAY_KEYS)}")
@@ -204,6 +225,7 @@ def _check_entry(entry: Any, k: int, where: str) -> tuple[np.dtype[Any], tuple[i
     if not isinstance(shape, list) or len(shape) not in (1, 2) or not all(
             type(s) is int and 0 <= s < 2**62 for s in shape):
         raise StateFormatError(f"{at}: shape {quote(shape)} is not one or two counts")
+    check_shape(shape, dtype.itemsize, limit, at)
     if entry["codec"] not in ("raw", "zlib"):
         raise StateFormatError(f"{at}: codec {quote(entry['codec'])} is not raw or zlib")
     stored = entry["stored"]
@@ -241,7 +263,7 @@ def read_container(data: bytes | bytearray | memoryview, limit: int,
     entries = header.pop("arrays")
     if not isinstance(entries, list):
         raise StateFormatError(f"{where}: arrays must be a list")
-    checked = [_check_entry(e, k, where) for k, e in enumerate(entries)]
+    checked = [_check_entry(e, k, where, limit) for k, e in enumerate(entries)]
     if sum(c[4] for c in checked) > limit:
         raise StateFormatError(f"{where}: the arrays hold more than the {limit}-byte cap")
     if pos + sum(c[3] for c in checked) != len(view):

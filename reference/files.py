@@ -18,6 +18,10 @@ What a user of ``open(path, "wb")`` would expect is kept:
   device node, a socket) is refused with :class:`FileExistsError` and left alone; a
   directory raises :class:`IsADirectoryError`.
 
+The temporary file is named ``.{name}.{12 random hex digits}.part``, the name cut so
+that the temporary name never exceeds the directory's limit on names
+(:func:`name_limit`): a target named with exactly the limit saves like any other.
+
 Owner and group of a replaced file are those of the writing process (as after any
 rename-based save; only root could keep another owner).
 """
@@ -30,7 +34,7 @@ import secrets
 import stat
 from pathlib import Path
 
-__all__ = ["write_atomic", "resolve_target"]
+__all__ = ["write_atomic", "resolve_target", "name_limit", "temporary_name"]
 
 
 def resolve_target(target: Path) -> tuple[Path, int | None]:
@@ -53,10 +57,39 @@ def resolve_target(target: Path) -> tuple[Path, int | None]:
     return real, stat.S_IMODE(info.st_mode)
 
 
+NAME_MAX_DEFAULT = 255
+"""The longest file name assumed where the system does not say (``os.pathconf`` with
+``PC_NAME_MAX`` unavailable, as on Windows): 255, the limit of every common file system."""
+
+
+def name_limit(directory: Path) -> int:
+    """The longest file name (in bytes of the file system's encoding) ``directory``
+    accepts: ``os.pathconf(directory, "PC_NAME_MAX")`` where available, else
+    :data:`NAME_MAX_DEFAULT`."""
+    try:
+        limit = os.pathconf(directory, "PC_NAME_MAX")
+    except (AttributeError, ValueError, OSError):
+        return NAME_MAX_DEFAULT
+    return limit if isinstance(limit, int) and limit > 0 else NAME_MAX_DEFAULT
+
+
+def temporary_name(name: str, token: str, limit: int) -> str:
+    """The temporary name of ``name``: ``.{name}.{token}.part``, with ``name`` cut (whole
+    characters) so that the result is at most ``limit`` bytes: a legal name of up to the
+    limit still gets a temporary name beside it, which stays unique by its random
+    ``token`` (12 hex digits)."""
+    keep = name
+    while keep and len(os.fsencode(f".{keep}.{token}.part")) > limit:
+        keep = keep[:-1]
+    return f".{keep}.{token}.part"
+
+
 def _create_temporary(real: Path) -> tuple[int, Path]:
-    """A new, empty file beside ``real`` (mode 0o666 less the umask, as ``open`` gives)."""
+    """A new, empty file beside ``real`` (mode 0o666 less the umask, as ``open`` gives),
+    named within the directory's name limit (:func:`temporary_name`)."""
+    limit = name_limit(real.parent)
     for _ in range(100):
-        tmp = real.parent / f".{real.name}.{secrets.token_hex(6)}.part"
+        tmp = real.parent / temporary_name(real.name, secrets.token_hex(6), limit)
         try:
             return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
         except FileExistsError:

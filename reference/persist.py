@@ -46,7 +46,11 @@ Every problem found when loading raises :class:`~reference.state.StateFormatErro
 The cost of a load is bounded by the file for any input: the decompressed size is capped
 (:func:`document_limit`), and the JSON elements of a document or header are counted on
 its bytes before it is parsed (:func:`reference.container.check_element_count`), so a
-file of a few hundred kilobytes cannot make the parser build gigabytes of objects.
+file of a few hundred kilobytes cannot make the parser build gigabytes of objects; a
+format-2 array's declared shape is checked before anything is allocated
+(:func:`reference.container.check_shape`), and the arrays that become Python lists (those
+outside a family's columns) are refused when their lists would cost more than the cap
+(:func:`check_list_cost`), before any list exists.
 """
 
 from __future__ import annotations
@@ -66,6 +70,8 @@ from typing import Any
 import numpy as np
 
 from reference.container import (
+    CONTAINER_COST,
+    ELEMENT_COST,
     ArrayTable,
     check_element_count,
     is_container,
@@ -186,8 +192,20 @@ def decode(value: Any, where: str, backend: str) -> Any:
     return {k: decode(v, f"{where}.{k}", backend) for k, v in value.items()}
 
 
+NESTED = frozenset((list, dict, tuple, np.ndarray))
+"""The types a document's lists hold that the walks below descend into (a parsed document
+holds exact types only)."""
+
+
+def _nested(values: Any) -> bool:
+    """Whether ``values`` hold a list, dict, tuple or array: the types are collected at C
+    speed (``map``), so a list of 15 million numbers is passed over in a fraction of a
+    second instead of the seconds a Python loop takes."""
+    return not NESTED.isdisjoint(set(map(type, values)))
+
+
 def _decode_list(value: list[Any], where: str, backend: str) -> list[Any]:
-    if not any(isinstance(v, (list, dict)) for v in value):
+    if not _nested(value):
         return list(value)                # numbers, strings, null: nothing to decode
     return [decode(v, f"{where}[{i}]", backend) for i, v in enumerate(value)]
 
@@ -240,9 +258,12 @@ def check_document(doc: Any, version: int | None = None) -> None:
             raise StateFormatError(f"field {key}: expected an object")
 
 
-def from_document(doc: Any, backend: str = "reference") -> Any:
+def from_document(doc: Any, backend: str = "reference", max_bytes: int | None = None) -> Any:
     """The model a document describes, built in ``backend`` (``"reference"`` or
-    ``"fast"``) after every field was checked. :class:`StateFormatError` otherwise."""
+    ``"fast"``) after every field was checked. :class:`StateFormatError` otherwise.
+
+    The lists built from a format-2 file's arrays may cost at most the cap in force
+    (:func:`document_limit` of ``max_bytes``; :func:`plain`)."""
     if backend not in ("reference", "fast"):
         raise ValueError(f"backend must be 'reference' or 'fast', got {backend!r}")
     check_document(doc)
@@ -261,8 +282,9 @@ def from_document(doc: Any, backend: str = "reference") -> Any:
     except (TypeError, ValueError) as exc:
         raise StateFormatError(f"field params: {exc}") from None
     keep = getattr(cls, "_file_arrays", {})
-    fitted, snapshot = plain(fitted, keep.get("fitted", ())), \
-        plain(snapshot, keep.get("snapshot", ()))
+    parts = [(fitted, keep.get("fitted", ())), (snapshot, keep.get("snapshot", ()))]
+    check_list_cost(parts, document_limit(max_bytes))
+    fitted, snapshot = (plain(value, kept) for value, kept in parts)
     model._load_fitted(fitted, snapshot)
     if FEATURE_NAMES_KEY in doc:
         restore_names(model, doc[FEATURE_NAMES_KEY], FEATURE_NAMES_KEY)
@@ -278,18 +300,62 @@ def plain(value: Any, keep: tuple[str, ...] = ()) -> Any:
     """``value`` with every array of a format-2 file as (nested) lists of Python numbers
     (the plain data of format 1), except the arrays at the top-level keys ``keep`` and
     inside a family's tagged columns (:data:`COLUMN_TAGS`), which its checks read as
-    arrays."""
+    arrays. Lists of scalars are returned as they are (not copied)."""
+    return _plain(value, keep)
+
+
+def check_list_cost(parts: list[tuple[Any, tuple[str, ...]]], budget: int) -> None:
+    """Refuse, before :func:`plain` builds any list, the arrays of ``parts`` (each a value
+    and its ``keep``) whose Python lists would cost more than ``budget`` bytes
+    (:func:`list_cost`). An array's lists cost 4 to 13 times its bytes, so a file
+    whose arrays sit where the checks read short lists (a generator state, a feature
+    range) would otherwise cost gigabytes before the checks refuse them: 128 MiB of
+    zeros deflated into a 146 kB file cost 1.6 GB and 5.7 s that way."""
+    cost = sum(list_cost(value, keep) for value, keep in parts)
+    if cost > budget:
+        raise StateFormatError(
+            f"the arrays stored where a model file holds lists would cost about {cost} "
+            f"bytes as Python lists, more than the {budget} bytes of this cap; a model "
+            f"file stores its bulk in the arrays its checks read as arrays")
+
+
+def list_cost(value: Any, keep: tuple[str, ...] = ()) -> int:
+    """The bytes of Python objects :func:`plain` would build from the arrays of ``value``
+    (:data:`reference.container.ELEMENT_COST` per number, plus
+    :data:`reference.container.CONTAINER_COST` per list), read from their shapes, with an
+    explicit stack."""
+    total = 0
+    stack: list[tuple[Any, tuple[str, ...]]] = [(value, keep)]
+    while stack:
+        node, kept = stack.pop()
+        if isinstance(node, np.ndarray):
+            rows = node.shape[0] if node.ndim == 2 else 0
+            total += node.size * ELEMENT_COST + (rows + 1) * CONTAINER_COST
+        elif isinstance(node, dict):
+            if len(node) == 1 and next(iter(node)) in COLUMN_TAGS:
+                continue
+            stack.extend((v, ()) for k, v in node.items()
+                         if not (k in kept and isinstance(v, np.ndarray)))
+        elif isinstance(node, (list, tuple)) and _nested(node):
+            stack.extend((v, ()) for v in node if isinstance(v, (np.ndarray, dict, list,
+                                                                 tuple)))
+    return total
+
+
+def _plain(value: Any, keep: tuple[str, ...] = ()) -> Any:
     if isinstance(value, np.ndarray):
         return value.tolist()
     if isinstance(value, dict):
         if len(value) == 1 and next(iter(value)) in COLUMN_TAGS:
             return value
-        return {k: v if k in keep and isinstance(v, np.ndarray) else plain(v)
+        return {k: v if k in keep and isinstance(v, np.ndarray) else _plain(v)
                 for k, v in value.items()}
     if isinstance(value, list):
-        return [plain(v) for v in value]
+        if not _nested(value):
+            return value                  # numbers, strings: already plain (no copy)
+        return [_plain(v) for v in value]
     if isinstance(value, tuple):
-        return tuple(plain(v) for v in value)
+        return tuple(_plain(v) for v in value)
     return value
 
 
@@ -485,7 +551,9 @@ def check_depth(doc: Any, where: str) -> None:
             raise StateFormatError(f"{where}: nested more than {MAX_DEPTH} deep; a model "
                                    f"file nests at most a few levels")
         items = value.values() if isinstance(value, dict) else value
-        stack.extend((item, depth + 1) for item in items if isinstance(item, (list, dict)))
+        if _nested(items):
+            stack.extend((item, depth + 1) for item in items
+                         if isinstance(item, (list, dict)))
 
 
 def read_document(path: str | os.PathLike[str], max_bytes: int | None = None) -> Any:
@@ -520,13 +588,15 @@ def read_document(path: str | os.PathLike[str], max_bytes: int | None = None) ->
                                f"({exc})") from None
     check_element_count(data, parse_budget(limit), where)
     try:
-        doc = json.loads(data.decode("utf-8"), parse_constant=_constant)
+        text = data.decode("utf-8")
+        del data                           # the bytes are not needed during the parse
+        doc = json.loads(text, parse_constant=_constant)
     except (ValueError, RecursionError) as exc:
         # JSONDecodeError, UnicodeDecodeError and the interpreter's limit on integer digits
         # are ValueErrors; the parser raises RecursionError past its own nesting limit
         raise StateFormatError(f"{os.fspath(path)} is not a driftwood model file: the JSON "
                                f"does not parse ({type(exc).__name__}: {exc})"[:300]) from None
-    del data
+    del text
     check_depth(doc, where)
     check_document(doc, 1)
     return doc
@@ -539,7 +609,7 @@ def _constant(name: str) -> float:
 def load_into(path: str | os.PathLike[str], backend: str,
               max_bytes: int | None = None) -> Any:
     """:func:`load` into ``backend`` (``"reference"`` or ``"fast"``)."""
-    return from_document(read_document(path, max_bytes), backend)
+    return from_document(read_document(path, max_bytes), backend, max_bytes)
 
 
 def load(path: str | os.PathLike[str], max_bytes: int | None = None) -> Any:

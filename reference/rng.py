@@ -19,6 +19,8 @@ C. Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014.
 
 from __future__ import annotations
 
+from typing import Any
+
 MASK = (1 << 64) - 1
 """2**64 - 1, the modulus of ``uint64_t`` arithmetic."""
 
@@ -56,6 +58,20 @@ def seed_state(seed: int) -> tuple[int, int, int, int]:
         out, x = splitmix64(x)
         words.append(out)
     return (words[0], words[1], words[2], words[3])
+
+
+def unpickled_state(words: Any) -> tuple[int, int, int, int]:
+    """A generator state read from a pickle, checked as :func:`check_state` checks it;
+    a state it refuses (an all-zero state, words out of range, not four words) raises
+    :class:`~reference.state.StateFormatError`, as every tampered pickle does. Used by
+    the generators of both backends."""
+    from reference.state import StateFormatError
+
+    try:
+        return check_state(words)
+    except (TypeError, ValueError) as exc:
+        raise StateFormatError(f"cannot restore Rng: the pickled generator state is "
+                               f"invalid ({exc})") from None
 
 
 def check_state(words: tuple[int, int, int, int]) -> tuple[int, int, int, int]:
@@ -189,4 +205,4 @@ class Rng(StateEquality):
 
 
     def __setstate__(self, state: tuple[int, int, int, int]) -> None:
-        self._s0, self._s1, self._s2, self._s3 = state
+        self._s0, self._s1, self._s2, self._s3 = unpickled_state(state)

@@ -27,7 +27,7 @@ from typing import Any
 
 __all__ = ["COUNTER_MAX", "STATE_FORMAT_KEY", "STATE_FORMAT_VERSION", "StateFormatError",
            "VersionedState", "fail", "as_int", "as_counter", "as_float", "as_list", "as_dict",
-           "as_rng_state", "as_labels",
+           "as_rng_state", "as_labels", "check_engine_backend", "check_attributes",
            "pack_state", "unpack_state"]
 
 STATE_FORMAT_KEY = "__driftwood_state_format__"
@@ -101,6 +101,53 @@ def engine_state_now(state: dict[str, Any]) -> dict[str, Any]:
     return state
 
 
+def check_engine_backend(model: Any) -> None:
+    """Refuse a restored model whose engine is not of its backend's engine class: a
+    pickle of one backend's model unpickled into the other backend's class (by a tampered
+    or renamed pickle) would otherwise run one backend's engine under the other's facade
+    (a reference ``SGTClassifier`` state under the fast class loaded, then ``partial_fit``
+    raised ``AttributeError``). Model files move models between backends."""
+    expected = getattr(type(model), "_engine_class", None)
+    engine = model.__dict__.get("_engine")
+    if expected is None or engine is None or isinstance(engine, expected):
+        return
+    raise StateFormatError(
+        f"cannot restore {type(model).__name__}: the pickled state holds an engine of "
+        f"{type(engine).__module__}.{type(engine).__name__}, not of this backend "
+        f"({expected.__module__}.{expected.__name__}); a pickle restores only in the "
+        f"backend that wrote it: save and load a model file to move a model between "
+        f"backends")
+
+
+def check_attributes(model: Any, fresh: Any) -> None:
+    """Refuse a restored model whose attributes are not those of ``fresh``, a new model
+    of the same class and parameters: every attribute ``fresh`` has must be there, and
+    hold a value of its kind (a number for a number, the same type for a string, a list,
+    a dict, a tuple or a boolean, an instance of its class for an object) unless ``fresh`` holds
+    None there (set by learning). A tampered pickle missing ``_class_index`` or holding
+    an int for it otherwise loaded and then failed in ``partial_fit``."""
+    have, want = model.__dict__, fresh.__dict__
+    owner = type(model).__name__
+    missing = sorted(set(want) - set(have))
+    if missing:
+        raise StateFormatError(f"cannot restore {owner}: the pickled state lacks "
+                               f"{missing[:5]}")
+    for key, ref in want.items():
+        value = have[key]
+        if ref is None:
+            continue
+        if type(ref) in (int, float):
+            ok = type(value) in (int, float)
+        elif type(ref) in (bool, str, list, dict, tuple):
+            ok = type(value) is type(ref)
+        else:
+            ok = isinstance(value, type(ref))
+        if not ok:
+            raise StateFormatError(f"cannot restore {owner}: the pickled entry {key} holds "
+                                   f"a {type(value).__name__} where the model holds a "
+                                   f"{type(ref).__name__}")
+
+
 class VersionedState:
     """Mixin: pickling through a versioned state dict.
 
@@ -118,8 +165,18 @@ class VersionedState:
         return pack_state(self._get_state())
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self._set_state(unpack_state(state, type(self).__name__))
-        self._check_restored()
+        owner = type(self).__name__
+        try:
+            self._set_state(unpack_state(state, owner))
+            check_engine_backend(self)
+            self._check_restored()
+        except (StateFormatError, MemoryError):
+            raise
+        except Exception as exc:
+            # a tampered state (a missing entry, an entry of the wrong type, a generator
+            # state refused by the generator) is a state format error like any other
+            raise StateFormatError(f"cannot restore {owner}: the pickled state is "
+                                   f"inconsistent ({type(exc).__name__}: {exc})") from None
 
     def _check_restored(self) -> None:
         """Check the whole restored state; raise :class:`StateFormatError` naming the bad

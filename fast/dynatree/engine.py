@@ -24,7 +24,7 @@ from reference.dynatree.params import RETIREMENTS, DynamicTreeParams
 from reference.interrupt import Interruptible, pieces
 from reference.parallel import effective_jobs, row_chunks, run_chunks
 from reference.rng import MASK
-from reference.state import StateFormatError
+from reference.state import StateFormatError, as_rng_state
 
 __all__ = ["CDynamicTreeEngine"]
 
@@ -477,8 +477,17 @@ class CDynamicTreeEngine:
 
     @classmethod
     def from_pickle(cls, model: Any, entries: dict[str, Any]) -> CDynamicTreeEngine:
+        missing = [k for k in ("_snap", "_rng_state") if k not in entries]
+        if missing:
+            raise StateFormatError(f"cannot restore {type(model).__name__}: the pickled "
+                                   f"state lacks {missing} (a pickle of this backend holds "
+                                   f"them; a pickle restores only in the backend that "
+                                   f"wrote it)")
         snap = entries["_snap"]
         rng_state = entries["_rng_state"]
+        if model.__dict__.get("_d") is not None:
+            as_rng_state(list(rng_state) if isinstance(rng_state, tuple) else rng_state,
+                         "state._rng_state")
         engine = cls.__new__(cls)   # the parameters are not checked yet
         engine._params = model._params
         engine._m = None

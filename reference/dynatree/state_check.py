@@ -7,12 +7,14 @@ against the model's parameters and leaf configuration, and the first bad field r
 or one the mathematics of the model implies (docs/guarantees.md, "Invariants the C relies
 on"):
 
-- the data store holds ``n`` rows of ``d`` finite inputs and finite targets (class
+- the data store holds ``n`` rows of ``d`` finite inputs and finite targets, each of
+  magnitude at most ``MAX_MAGNITUDE`` = 1e150 (the bound learning enforces) (class
   indices below ``C`` for a classifier), at most ``active_size`` of them and at most the
   ``n_seen`` rows learned; ``n_seen`` is a counter of at most
   :data:`~reference.state.COUNTER_MAX`;
 - every particle's records are a complete binary tree in preorder (left before right),
-  depths the parents' plus one, split variables below ``d``, finite split values;
+  depths the parents' plus one, split variables below ``d``, finite split values of
+  magnitude at most ``MAX_MAGNITUDE`` (they lie among the inputs);
 - **no splits before ``nstart`` rows**: the first ``nstart`` rows go to the root of every
   particle (the C engine appends them to the root node), so while ``n_seen <= nstart``
   every particle is a single leaf; a file whose ``nstart`` or ``min_leaf`` (which
@@ -27,7 +29,8 @@ on"):
   in arrival (store) order, so every active point lies in one leaf of every particle
   (retirement finds it there);
 - a leaf's statistics have the length of its leaf model; the retired mass ``nu`` and the
-  retired class masses are finite and ``>= 0`` (``lam``-discounted counts); class counts
+  retired class masses are finite, ``>= 0`` and at most ``n_seen`` (``lam``-discounted
+  counts of retired points); class counts
   are counters equal to the counts of the leaf's labels; the sums (``S_y``, ``S_yy``,
   ``G``, ``b``, ``bb``, ...) may be infinite or NaN, because inputs and targets near the
   largest double overflow them in genuine models (``inf``, then ``inf - inf``), and both
@@ -65,6 +68,7 @@ import numpy as np
 
 from reference.dynatree.columns import column_arrays, is_columns
 from reference.dynatree.engine import leaf_config
+from reference.dynatree.inputs import MAX_MAGNITUDE
 from reference.dynatree.leaf_models import CLASS, CONSTANT, LeafConfig
 from reference.dynatree.params import DynamicTreeParams
 from reference.state import (
@@ -83,6 +87,14 @@ __all__ = ["check_engine", "check_engine_columns", "check_model_state", "check_t
            "stats_length", "CHECK_MESSAGES"]
 
 ENGINE_KEYS = ("log_marginal_likelihood", "rng_state", "X", "y", "particles")
+
+
+MAGNITUDE_RULE = (f"stored inputs and targets have magnitude at most {MAX_MAGNITUDE:.0e}, "
+                  f"the bound learning enforces")
+SPLIT_RULE = (f"a split value lies among the inputs, so its magnitude is at most "
+              f"{MAX_MAGNITUDE:.0e}")
+MASS_RULE = ("a retired mass (nu, a retired class mass) counts retired points, each "
+             "lam-discounted, so it is at most n_seen")
 
 
 def stats_length(cfg: LeafConfig) -> int:
@@ -113,7 +125,8 @@ def _not_psd(ginv: np.ndarray) -> np.ndarray:
 
 
 def _check_leaf(rec: list[Any], at: str, cfg: LeafConfig, ys: np.ndarray,
-                routed: np.ndarray, minp: int, split: bool, retiring: bool) -> None:
+                routed: np.ndarray, minp: int, split: bool, retiring: bool,
+                most: float) -> None:
     points = as_list(rec[2], f"{at}[2]")
     for j, index in enumerate(points):
         as_int(index, f"{at}[2][{j}]", 0, len(ys) - 1)
@@ -126,7 +139,8 @@ def _check_leaf(rec: list[Any], at: str, cfg: LeafConfig, ys: np.ndarray,
             as_counter(value, f"{at}[3][{j}]")
         elif j == 0 or cfg.kind == CLASS:
             # nu and the retired class masses: lam-discounted counts of retired points
-            as_float(value, f"{at}[3][{j}]", lo=0.0)
+            if as_float(value, f"{at}[3][{j}]", lo=0.0) > most:
+                raise fail(f"{at}[3][{j}]", f"{MASS_RULE}, found {value!r}")
         else:  # extreme but legal inputs overflow the sums (inf, then inf - inf = NaN)
             as_float(value, f"{at}[3][{j}]", finite=False)
     if split and not float(len(points)) + float(stats[0]) >= float(minp):
@@ -170,7 +184,7 @@ def _check_leaf(rec: list[Any], at: str, cfg: LeafConfig, ys: np.ndarray,
 
 def _check_particle(records: Any, where: str, d: int, cfg: LeafConfig, X: np.ndarray,
                     ys: np.ndarray, minp: int, grown: bool, retiring: bool,
-                    alpha: float) -> None:
+                    alpha: float, most: float) -> None:
     records = as_list(records, where)
     split = False
     pending = [(0, np.arange(len(ys), dtype=np.int64))]
@@ -199,13 +213,15 @@ def _check_particle(records: Any, where: str, d: int, cfg: LeafConfig, X: np.nda
             if len(rec) != 3:
                 raise fail(at, "an internal node's record is [depth, var, value]")
             value = as_float(rec[2], f"{at}[2]")
+            if abs(value) > MAX_MAGNITUDE:
+                raise fail(f"{at}[2]", f"{SPLIT_RULE}, found {value!r}")
             left = X[routed, var] <= value
             pending.append((depth + 1, routed[~left]))
             pending.append((depth + 1, routed[left]))
             continue
         if len(rec) != 5:
             raise fail(at, "a leaf's record is [depth, -1, points, stats, ell]")
-        _check_leaf(rec, at, cfg, ys, routed, minp, split, retiring)
+        _check_leaf(rec, at, cfg, ys, routed, minp, split, retiring, most)
     if pos != len(records):
         raise fail(where, f"{len(records) - pos} records after the end of the tree")
 
@@ -225,10 +241,13 @@ def check_engine(snap: Any, params: DynamicTreeParams, cfg: LeafConfig, d: int,
         raise fail("snapshot.X", f"{n} stored rows, more than active_size")
     for i, row in enumerate(rows):
         for a, v in enumerate(as_list(row, f"snapshot.X[{i}]", d)):
-            as_float(v, f"snapshot.X[{i}][{a}]")
+            if abs(as_float(v, f"snapshot.X[{i}][{a}]")) > MAX_MAGNITUDE:
+                raise fail(f"snapshot.X[{i}][{a}]", f"{MAGNITUDE_RULE}, found {v!r}")
     targets = as_list(snap["y"], "snapshot.y", n)
     for i, v in enumerate(targets):
         value = as_float(v, f"snapshot.y[{i}]")
+        if abs(value) > MAX_MAGNITUDE:
+            raise fail(f"snapshot.y[{i}]", f"{MAGNITUDE_RULE}, found {v!r}")
         if cfg.kind == CLASS and not (value == int(value) and 0 <= value < cfg.n_classes):
             raise fail(f"snapshot.y[{i}]", f"a class index is in 0..{cfg.n_classes - 1}")
     X = np.array(rows, dtype=np.float64).reshape(n, d)
@@ -238,7 +257,7 @@ def check_engine(snap: Any, params: DynamicTreeParams, cfg: LeafConfig, d: int,
     grown = n_seen > params.resolved_nstart(d)
     for i, records in enumerate(particles):
         _check_particle(records, f"snapshot.particles[{i}]", d, cfg, X, ys, minp, grown,
-                        params.active_size is not None, float(params.alpha))
+                        params.active_size is not None, float(params.alpha), float(n_seen))
 
 
 def check_model_state(params: Any, fitted: Any, snapshot: Any, classifier: bool,
@@ -417,10 +436,14 @@ def _check_store(snap: dict[str, Any], params: DynamicTreeParams, cfg: LeafConfi
         raise fail("snapshot.X", "more rows than 32-bit indices reach")
     if not np.isfinite(X).all():
         raise fail("snapshot.X", "expected finite numbers")
+    if X.size and float(np.abs(X).max()) > MAX_MAGNITUDE:
+        raise fail("snapshot.X", MAGNITUDE_RULE)
     if not isinstance(y, np.ndarray) or y.dtype != np.float64 or y.shape != (n,):
         raise fail("snapshot.y", f"expected {n} numbers")
     if not np.isfinite(y).all():
         raise fail("snapshot.y", "expected finite numbers")
+    if y.size and float(np.abs(y).max()) > MAX_MAGNITUDE:
+        raise fail("snapshot.y", MAGNITUDE_RULE)
     if cfg.kind == CLASS and ((y != np.floor(y)) | (y < 0) | (y >= cfg.n_classes)).any():
         raise fail("snapshot.y", f"a class index is in 0..{cfg.n_classes - 1}")
     return np.require(X, requirements=("C", "A")), np.require(y, requirements=("C", "A"))
@@ -428,7 +451,7 @@ def _check_store(snap: dict[str, Any], params: DynamicTreeParams, cfg: LeafConfi
 
 def _check_leaf_columns(cols: dict[str, np.ndarray], cfg: LeafConfig,
                         totals: np.ndarray | None, found: np.ndarray | None,
-                        minp: int, split_leaf: np.ndarray) -> None:
+                        minp: int, split_leaf: np.ndarray, most: float) -> None:
     """Every check of ``_check_leaf`` but the points', on all leaves at once."""
     stats, ell, npoints = cols["stats"], cols["ell"], cols["npoints"]
     where = "snapshot.particles.stats"
@@ -439,6 +462,8 @@ def _check_leaf_columns(cols: dict[str, np.ndarray], cfg: LeafConfig,
     block = stats[:, masses]
     if not (np.isfinite(block) & (block >= 0.0)).all():
         raise fail(where, "the retired masses are finite numbers >= 0")
+    if block.size and float(block.max()) > most:
+        raise fail(where, MASS_RULE)
     if c:
         counts = stats[:, 1:1 + c]
         if not ((counts == np.floor(counts)) & (counts >= 0) & (counts <= COUNTER_MAX)).all():
@@ -503,8 +528,12 @@ def check_engine_columns(snap: Any, params: DynamicTreeParams, cfg: LeafConfig, 
     i, k, code, totals, found = trees(cols, X, ys, n_classes, sums)
     if code:
         raise fail(f"snapshot.particles[{i}][{k}]", CHECK_MESSAGES[code])
+    splits = cols["value"][cols["var"] >= 0]
+    if splits.size and float(np.abs(splits).max()) > MAX_MAGNITUDE:
+        raise fail("snapshot.particles.value", SPLIT_RULE)
     leaves_per = np.add.reduceat(cols["var"] == -1, roots) if len(cols["var"]) else \
         np.zeros(len(sizes), np.int64)
     split_leaf = np.repeat(split_roots, leaves_per)
-    _check_leaf_columns(cols, cfg, totals, found, params.resolved_min_leaf(d), split_leaf)
+    _check_leaf_columns(cols, cfg, totals, found, params.resolved_min_leaf(d), split_leaf,
+                        float(n_seen))
     return {**cols, "X": X, "y": ys}

@@ -36,6 +36,7 @@ from reference.state import (
     as_dict,
     as_int,
     as_labels,
+    check_attributes,
     engine_state_now,
     fail,
 )
@@ -358,7 +359,10 @@ class SGTFacade(EstimatorMixin, VersionedState):
 
     def _check_restored(self) -> None:
         """After unpickling or copying: the checks of a model file on the restored state,
-        read as columns when the engine offers them (the fast one: vectorised)."""
+        read as columns when the engine offers them (the fast one: vectorised), after
+        the attributes were compared with those of a new model
+        (:func:`reference.state.check_attributes`)."""
+        check_attributes(self, type(self)(**self._constructor_params()))
         if getattr(self._engine, "snapshot_columns", None) is None:
             super()._check_restored()
             return

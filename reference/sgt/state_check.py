@@ -25,7 +25,8 @@ it guarantees, so that the C core can trust the state:
   overflow and convert exactly to ``double`` where the statistics divide by them;
 - the quantizer ranges are finite, ordered where seen, and equal to the given ranges;
 - warm-up rows have the model's width, nominal values are categories, targets suit the
-  loss; a frozen model buffers nothing.
+  loss (squared-error targets of magnitude at most ``GRADIENT_BOUND`` = 1e70, the bound
+  learning enforces); a frozen model buffers nothing.
 
 A tree whose nodes are columns (:mod:`reference.sgt.columns`, model files of format 2
 and the fast backend's pickles) is checked alike: the node structure by the same walk
@@ -43,7 +44,9 @@ import numpy as np
 
 from reference.sgt.columns import column_arrays, columns_to_nodes, is_columns
 from reference.sgt.core import LOSS_BAG, LOSS_LOGISTIC, LOSS_SOFTMAX
+from reference.sgt.losses import LOSS_SQUARED
 from reference.sgt.params import SGTParams
+from reference.sgt.splits import GRADIENT_BOUND
 from reference.state import (
     COUNTER_MAX,
     as_counter,
@@ -73,6 +76,10 @@ def _check_row(row: Any, where: str, kinds: Sequence[int]) -> None:
 
 def _check_target(value: Any, where: str, loss_kind: int, n_classes: int) -> None:
     target = as_float(value, where)
+    if loss_kind == LOSS_SQUARED and abs(target) > GRADIENT_BOUND:
+        # the bound learning enforces on squared-error targets ([SGT-SPEC], splits.py)
+        raise fail(where, f"a squared-error target has magnitude at most "
+                   f"{GRADIENT_BOUND:.0e}, found {target!r}")
     if loss_kind in (LOSS_LOGISTIC, LOSS_BAG) and target not in (0.0, 1.0):
         raise fail(where, f"a binary target is 0 or 1, found {target}")
     if loss_kind == LOSS_SOFTMAX and not (target == int(target) and 0 <= target < n_classes):

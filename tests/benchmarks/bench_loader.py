@@ -8,6 +8,10 @@ Builds, in a scratch directory:
   repeats one particle a million times;
 - ``deep``: a valid document with one field nested 400 deep;
 - ``digits``: a valid document with a 5,000-digit integer as a counter;
+- ``w0``, ``axis``, ``zeros2``, ``zeros1``, ``v1zeros``: the hostile files of issue 47
+  (``hostile_files`` of ``tests/common/test_loader_costs.py``: a ``[2e7, 0]`` array, a
+  ``[0, 2**61]`` array, 128 MiB of deflated zeros as rows and as a vector, 31 million
+  ``0.0`` in format 1), and ``v1half``: 15.7 million ``0.0``, under the parse budget;
 
 then loads each in a fresh interpreter (``fast.load``), optionally under an address-space
 limit, and prints the outcome, the wall time and the peak resident memory of the child.
@@ -104,7 +108,42 @@ def documents(folder: Path) -> dict[str, Path]:
     end = at + len(text[at:].split(",")[0].split("}")[0])
     with gzip.open(paths["digits"], "wt") as out:
         out.write(text[:at] + "9" * 5000 + text[end:])
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "common"))
+    from test_loader_costs import hostile_files
+
+    short = {"rows of zero width [2e7, 0]": "w0", "an axis of 2**61": "axis",
+             "128 MiB of zeros as rows": "zeros2", "128 MiB of zeros as a vector": "zeros1",
+             "format 1: 31 million 0.0": "v1zeros"}
+    for name, path in hostile_files(folder, fast).items():
+        if name in short:
+            paths[short[name]] = path
+    half = doc_with_zeros(folder / "v1half.dwm", 15 << 20)
+    paths["v1half"] = half
     return paths
+
+
+def doc_with_zeros(path: Path, count: int) -> Path:
+    """A format-1 ABACOC document whose generator state is a list of ``count`` 0.0."""
+    import numpy as np
+
+    import fast
+    from reference.persist import save
+
+    model = fast.ABACOCClassifier()
+    model.partial_fit(np.random.default_rng(0).random((4, 3)), [0, 1, 0, 1])
+    save(model, path, version=1)
+    doc = json.loads(gzip.open(path).read())
+    doc["snapshot"]["rng_state"] = "@@"
+    pre, post = json.dumps(doc).split('"@@"')
+    comp = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = b"0.0," * (1 << 16)
+    with path.open("wb") as out:
+        out.write(comp.compress(pre.encode() + b"["))
+        for _ in range(count // (1 << 16)):
+            out.write(comp.compress(block))
+        out.write(comp.compress(b"0.0]" + post.encode()) + comp.flush())
+    return path
 
 
 def main() -> None:
