@@ -42,6 +42,7 @@ static void scratch_free(sgt_scratch *s)
     alloc_free(s->undo_seen);
     alloc_free(s->undo_range);
     alloc_free(s->own_rows);
+    alloc_free(s->plan);
     memset(s, 0, sizeof *s);
 }
 
@@ -75,9 +76,10 @@ static int scratch_init(sgt_scratch *s, const sgt_quantizer *q, int32_t n_trees)
     if (q->per_leaf)
         s->undo_range = alloc_malloc(rows * (size_t)(4 * q->d) * sizeof(double) + 1);
     s->own_rows = alloc_malloc((size_t)q->d * sizeof(double));
+    s->plan = alloc_malloc((size_t)q->n_cells * sizeof(sgt_stats));
     s->own_cap = 1;
     s->row_cap = (int64_t)rows;
-    if (!s->own_rows || !s->undo_lo || !s->undo_hi || !s->undo_seen || (q->per_leaf && !s->undo_range)) {
+    if (!s->own_rows || !s->plan || !s->undo_lo || !s->undo_hi || !s->undo_seen || (q->per_leaf && !s->undo_range)) {
         scratch_free(s);
         return ST_ENOMEM;
     }
@@ -484,17 +486,31 @@ int sgt_model_reserve_rows(sgt_model *m, int64_t n_rows)
     return ST_OK;
 }
 
-/* After a call: free the reserved leaves no split used, beyond one split's worth (what a
- * one-row call reserves), so a large bag or warm-up leaves no memory behind */
+/* Reserve, in every tree, the leaves of the split row x (its codes in m->s.codes unless
+ * per_leaf) with gradients grads/hess will make (sgt_tree_plan): what the row uses, not
+ * the largest split a row could make (a nominal feature of K categories would reserve K
+ * leaves of every cell at each row) */
+static int reserve_row(sgt_model *m, const double *x, const double *grads, const double *hess)
+{
+    int32_t c;
+    for (c = 0; c < m->n_trees; c++) {
+        int32_t k = sgt_tree_plan(&m->trees[c], &m->q, &m->p, x, m->s.codes, grads[c],
+                                  hess[c], &m->s, m->s.plan);
+        int rc = k > 0 ? sgt_tree_reserve_leaves(&m->trees[c], &m->q, k) : ST_OK;
+        if (rc != ST_OK)
+            return rc;
+    }
+    return ST_OK;
+}
+
+/* After a call: free the reserved leaves no split used, beyond one binary split's worth,
+ * so a large bag, a warm-up or a call that failed leaves no memory behind */
 void sgt_model_release(sgt_model *m)
 {
-    int32_t c, a, k = 2;
+    int32_t c;
     int64_t freed = 0;
-    for (a = 0; a < m->q.d; a++)
-        if (m->q.kinds[a] > k)
-            k = m->q.kinds[a];
     for (c = 0; c < m->n_trees; c++)
-        freed += sgt_tree_release(&m->trees[c], k);
+        freed += sgt_tree_release(&m->trees[c], 2);
 #if defined(__GLIBC__)
     if (freed >= 64)
         malloc_trim(0); /* hand many freed leaves back to the system (glibc keeps them) */
@@ -531,7 +547,9 @@ int sgt_model_train_gh(sgt_model *m, const double *x, const double *grads, const
     for (c = 0; c < m->n_trees; c++)
         if (!(fabs(grads[c]) <= SGT_GRADIENT_BOUND) || !isfinite(hess[c]))
             return ST_EINVAL;
-    if (sgt_model_reserve(m, 1) != ST_OK)
+    if (!m->q.per_leaf)
+        sgt_quantizer_codes(&m->q, x, m->s.codes);
+    if (reserve_row(m, x, grads, hess) != ST_OK)
         return ST_ENOMEM;
     return train_gh(m, x, grads, hess);
 }
@@ -575,6 +593,8 @@ int sgt_model_train(sgt_model *m, const double *rows, int32_t n_rows, double tar
         sgt_softmax_gradients(s->raws, m->n_trees, (int32_t)target, s->probs, s->grads, s->hess);
     else
         return ST_ESTATE;
+    if (reserve_row(m, rows, s->grads, s->hess) != ST_OK)
+        return ST_ENOMEM;
     return m->q.per_leaf ? train_gh(m, rows, s->grads, s->hess)
                          : train_codes(m, s->grads, s->hess);
 }
@@ -589,7 +609,7 @@ static int replay_buffer(sgt_model *m)
         int32_t len = m->warm.buf_len[item];
         const double *rows = m->warm.buf_x + offset * m->q.d;
         int rc = check_rows(m, rows, len);   /* at the point of use: a restored buffer too */
-        if (rc == ST_OK)
+        if (rc == ST_OK && m->loss_kind == SGT_LOSS_BAG)   /* a row reserves its own */
             rc = sgt_model_reserve_rows(m, len);
         if (rc == ST_OK)
             rc = sgt_model_train(m, rows, len, m->warm.buf_target[item]);
@@ -643,11 +663,14 @@ int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double tar
     }
     if (!m->q.frozen)
         return learn_warmup(m, rows, n_rows, target);
-    /* secure the memory of every split this call can make before any state changes:
-     * each learned row attempts at most one split per tree */
-    rc = sgt_model_reserve_rows(m, n_rows);
-    if (rc != ST_OK)
-        return rc;
+    /* secure the memory of every split this call can make before any state changes: a
+     * bag's rows attempt at most one split per tree each (sgt_model_reserve_rows); one
+     * row reserves the split it makes, in sgt_model_train (reserve_row) */
+    if (m->loss_kind == SGT_LOSS_BAG) {
+        rc = sgt_model_reserve_rows(m, n_rows);
+        if (rc != ST_OK)
+            return rc;
+    }
     rc = sgt_model_train(m, rows, n_rows, target);
     if (n_rows > 1)
         sgt_model_release(m);

@@ -131,6 +131,7 @@ typedef struct {
                            * they are checked, so that what is checked is what is used even
                            * if another thread writes the caller's memory meanwhile */
     int64_t own_cap;      /* capacity of own_rows in rows */
+    sgt_stats *plan;      /* C only: n_cells, a leaf's cells after the row (sgt_tree_plan) */
 } sgt_scratch;
 
 /* the warm-up: rows seen and the buffered items replayed when it ends */
@@ -221,6 +222,10 @@ int sgt_tree_apply(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sgt_
 int sgt_tree_restore(sgt_tree *t, const sgt_quantizer *q, int32_t n_nodes, const uint8_t *is_leaf);
 /* C only (hardening): secure node slots and leaf buffers for `splits` coming splits */
 int sgt_tree_reserve(sgt_tree *t, const sgt_quantizer *q, int64_t splits);
+int sgt_tree_reserve_leaves(sgt_tree *t, const sgt_quantizer *q, int64_t need_spare);
+int32_t sgt_tree_plan(const sgt_tree *t, const sgt_quantizer *q, const sgt_params *p,
+                      const double *x, const int32_t *codes, double g, double h,
+                      sgt_scratch *s, sgt_stats *work);
 int64_t sgt_tree_split_bound(const sgt_tree *t, int32_t grace_period, int64_t n_rows);
 int64_t sgt_tree_release(sgt_tree *t, int64_t keep);
 void sgt_tree_reset(sgt_tree *t, const sgt_quantizer *q, const double *root_range);
