@@ -21,8 +21,10 @@ rules for values and targets are the same for ``learn_one`` and ``learn_many``: 
 never a number (``TypeError`` for a feature, ``ValueError`` for a regression target).
 
 Failures: every learning call is atomic. ``learn_one`` on a known label is the model's own
-atomic ``learn_one``; a call that adds a label, and every ``learn_many``, holds the model's
-lock, copies the model first (``copy.deepcopy``) and puts the copy back if it raises, so
+atomic ``learn_one``; one that adds a label builds the grown model as a new one, lets it
+learn the row, and only then adopts it (under the model's lock); every ``learn_many``
+holds the model's lock, copies the model first (``copy.deepcopy``, one copy per call) and
+puts the copy back if it raises, so
 the model, its classes, the adapter's labels and feature means are as before and the
 adapter stays usable. Holding the lock also means that no other thread sees a class being
 added half-way.
@@ -239,12 +241,18 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
     def _started(self) -> bool:
         return not self._grows or len(self._labels) >= 2
 
-    def _learn_labelled(self, rows: Any, labels: list[Any], one: bool) -> None:
-        """Learn ``rows`` (one row, or a batch) whose labels are known to the model."""
-        if one:
-            self.model.learn_one(rows, labels[0])
-        elif len(labels):
+    def _learn_labelled(self, rows: Any, labels: list[Any]) -> None:
+        """Learn a batch of ``rows`` whose labels are known to the model."""
+        if len(labels):
             self.model.partial_fit(rows, labels)
+
+    def _grown(self, y: Any) -> Any:
+        """A new model: the model with new label ``y`` (at least one label known); the
+        model itself is not changed."""
+        if len(self._labels) == 1:
+            return type(self.model)(**{**self.model.get_params(),
+                                       "classes": [self._labels[0], y]})
+        return _with_new_class(self.model, y)
 
     def _grow(self, y: Any) -> bool:
         """Register new label ``y`` (a growing model only; called holding the model's
@@ -252,14 +260,11 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
         if len(self._labels) == 0:
             self._labels.append(y)
             return False
-        if len(self._labels) == 1:
-            self.model.set_params(classes=[self._labels[0], y])
-        else:
-            self.model._adopt(_with_new_class(self.model, y))
+        self.model._adopt(self._grown(y))
         self._labels.append(y)
         return True
 
-    def _learn_segments(self, rows: Any, labels: list[Any], one: bool) -> None:
+    def _learn_segments(self, rows: Any, labels: list[Any]) -> None:
         """Learn labelled rows in order, growing the class set at each new label: the rows
         between new labels go to the model's batch path. The caller restores the model
         and the labels if this raises."""
@@ -270,10 +275,10 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
                     start = i + 1
                 continue
             if start < i:
-                self._learn_labelled(rows[start:i], labels[start:i], one)
+                self._learn_labelled(rows[start:i], labels[start:i])
             start = i if self._grow(label) else i + 1
         if start < len(labels):
-            self._learn_labelled(rows if one else rows[start:], labels[start:], one)
+            self._learn_labelled(rows[start:], labels[start:])
 
     def learn_one(self, x: dict[Hashable, Any], y: Any, **kwargs: Any) -> None:
         """Learn one labelled row (River's protocol). Atomic: if it raises, the model, its
@@ -286,9 +291,16 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
         elif y in self._labels:
             if len(self._labels) >= 2:
                 self.model.learn_one(row, y)
+        elif not self._labels:
+            self._labels.append(y)          # one label: nothing to learn yet
         else:
-            with _all_or_nothing(self.model), _kept(self._labels):
-                self._learn_segments(row, [y], one=True)
+            # the grown model is a new one (the model itself is not touched) until it has
+            # learned the row: then it is adopted, under the model's lock
+            with self.model._lock:
+                grown = self._grown(y)
+                grown.learn_one(row, y)
+                self.model._adopt(grown)
+                self._labels.append(y)
         self._space.commit(update)
 
     def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
@@ -317,7 +329,7 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
             raise ValueError(f"{len(rows)} rows and {len(labels)} labels")
         with _all_or_nothing(self.model), _kept(self._labels):
             if self._grows:
-                self._learn_segments(rows, labels, one=False)
+                self._learn_segments(rows, labels)
             elif labels:
                 self.model.partial_fit(rows, labels)
         self._space.commit_frame(update)
