@@ -260,7 +260,8 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
         if len(self._labels) == 0:
             self._labels.append(y)
             return False
-        self.model._adopt(self._grown(y))
+        if not _add_class(self.model, y):
+            self.model._adopt(self._grown(y))
         self._labels.append(y)
         return True
 
@@ -297,9 +298,16 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
             # the grown model is a new one (the model itself is not touched) until it has
             # learned the row: then it is adopted, under the model's lock
             with self.model._lock:
-                grown = self._grown(y)
-                grown.learn_one(row, y)
-                self.model._adopt(grown)
+                if _add_class(self.model, y):         # in place (SGT, three classes on)
+                    try:
+                        self.model.learn_one(row, y)
+                    except BaseException:
+                        _drop_class(self.model)
+                        raise
+                else:
+                    grown = self._grown(y)
+                    grown.learn_one(row, y)
+                    self.model._adopt(grown)
                 self._labels.append(y)
         self._space.commit(update)
 
@@ -420,6 +428,20 @@ def _label(y: Any) -> Any:
     if isinstance(y, (float, np.floating)) and math.isnan(y):
         raise ValueError("a label must not be NaN")
     return y
+
+
+def _add_class(model: Any, label: Any) -> bool:
+    """Grow ``model`` by ``label`` in place where its family can (SGT from three classes:
+    :func:`reference.sgt.new_class.add_class`, amortised constant time); False if not."""
+    if type(model).__name__ != "SGTClassifier":
+        return False
+    from reference.sgt.new_class import add_class
+    return add_class(model, label)
+
+
+def _drop_class(model: Any) -> None:
+    from reference.sgt.new_class import drop_class
+    drop_class(model)
 
 
 def _with_new_class(model: Any, label: Any) -> Any:

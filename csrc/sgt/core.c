@@ -79,6 +79,7 @@ static int scratch_init(sgt_scratch *s, const sgt_quantizer *q, int32_t n_trees)
     s->plan = alloc_malloc((size_t)q->n_cells * sizeof(sgt_stats));
     s->own_cap = 1;
     s->row_cap = (int64_t)rows;
+    s->tree_cap = (int64_t)rows;
     if (!s->own_rows || !s->plan || !s->undo_lo || !s->undo_hi || !s->undo_seen || (q->per_leaf && !s->undo_range)) {
         scratch_free(s);
         return ST_ENOMEM;
@@ -183,6 +184,7 @@ int32_t sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, cons
         rc = scratch_init(&m->s, &m->q, n_trees);
     if (rc == ST_OK) {
         m->trees = alloc_calloc((size_t)n_trees, sizeof(sgt_tree));
+        m->trees_cap = n_trees;
         rc = m->trees ? ST_OK : ST_ENOMEM;
     }
     for (c = 0; rc == ST_OK && c < n_trees; c++) {
@@ -500,6 +502,86 @@ static int reserve_row(sgt_model *m, const double *x, const double *grads, const
         if (rc != ST_OK)
             return rc;
     }
+    return ST_OK;
+}
+
+/* the per-tree scratch (probs, warm_g, warm_h, undo_range) and raws/grads/hess/zeros
+ * made to hold n trees, growing by doubling; nothing else changes */
+static int scratch_trees(sgt_scratch *s, const sgt_quantizer *q, int64_t n)
+{
+    int64_t cap = s->tree_cap;
+    double *p, *g, *h;
+    if (n <= cap)
+        return ST_OK;
+    while (cap < n)
+        cap = cap * 2;
+    if (scratch_rows(s, cap) != ST_OK)
+        return ST_ENOMEM;
+    p = alloc_realloc(s->probs, (size_t)(cap + 1) * sizeof(double));
+    if (!p)
+        return ST_ENOMEM;
+    s->probs = p;
+    g = alloc_realloc(s->warm_g, (size_t)cap * sizeof(double));
+    if (!g)
+        return ST_ENOMEM;
+    s->warm_g = g;
+    h = alloc_realloc(s->warm_h, (size_t)cap * sizeof(double));
+    if (!h)
+        return ST_ENOMEM;
+    s->warm_h = h;
+    if (q->per_leaf) {
+        double *r = alloc_realloc(s->undo_range, (size_t)cap * (size_t)(4 * q->d)
+                                  * sizeof(double) + 1);
+        if (!r)
+            return ST_ENOMEM;
+        s->undo_range = r;
+    }
+    s->tree_cap = cap;
+    return ST_OK;
+}
+
+/* A class joins the softmax committee in place [SGT-SPEC §16.2]: a fresh tree (one leaf
+ * predicting 0, the quantizer's current ranges, seeded when frozen) appended after the
+ * others (SGTCore.add_tree). The trees array and the per-tree scratch grow by doubling,
+ * so a class costs amortised constant time; allocation comes first, so ST_ENOMEM leaves
+ * the model as it was. The warm-up running sums start again (recomputed from the buffer
+ * in the same order: the same numbers). */
+int sgt_model_add_tree(sgt_model *m)
+{
+    sgt_tree fresh;
+    if (m->loss_kind != SGT_LOSS_SOFTMAX || m->n_trees >= INT32_MAX / 2)
+        return ST_ESTATE;
+    if (m->n_trees == m->trees_cap) {
+        int32_t cap = m->trees_cap * 2;
+        sgt_tree *grown = alloc_realloc(m->trees, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return ST_ENOMEM;
+        m->trees = grown;
+        m->trees_cap = cap;
+    }
+    if (scratch_trees(&m->s, &m->q, (int64_t)m->n_trees + 1) != ST_OK)
+        return ST_ENOMEM;
+    if (sgt_tree_init(&fresh, &m->q) != ST_OK)
+        return ST_ENOMEM;
+    if (m->q.frozen)
+        sgt_tree_seed_root(&fresh, &m->q);
+    m->trees[m->n_trees] = fresh;
+    m->n_trees += 1;
+    m->s.warm_items = 0;
+    m->s.warm_count = 0;
+    return ST_OK;
+}
+
+/* Undo sgt_model_add_tree (the adapter's row that brought the class was refused): the
+ * last tree freed; its capacity kept. */
+int sgt_model_drop_tree(sgt_model *m)
+{
+    if (m->loss_kind != SGT_LOSS_SOFTMAX || m->n_trees <= 2)
+        return ST_ESTATE;
+    m->n_trees -= 1;
+    sgt_tree_free(&m->trees[m->n_trees]);
+    m->s.warm_items = 0;
+    m->s.warm_count = 0;
     return ST_OK;
 }
 

@@ -132,6 +132,7 @@ typedef struct {
                            * if another thread writes the caller's memory meanwhile */
     int64_t own_cap;      /* capacity of own_rows in rows */
     sgt_stats *plan;      /* C only: n_cells, a leaf's cells after the row (sgt_tree_plan) */
+    int64_t tree_cap;     /* C only: trees probs / warm_g / warm_h / undo_range hold */
 } sgt_scratch;
 
 /* the warm-up: rows seen and the buffered items replayed when it ends */
@@ -153,6 +154,8 @@ typedef struct {
     int32_t n_trees;      /* 1, or k-1 for the softmax committee */
     sgt_quantizer q;      /* ranges and cell layout */
     sgt_tree *trees;      /* n_trees trees */
+    int32_t trees_cap;    /* C only: allocated trees; a class joining the softmax committee
+                           * doubles it when full (sgt_model_add_tree: amortised constant) */
     int64_t done;         /* items learned by the last *_many / learn_bags call (each item
                            * is atomic: after an error, the items before it stay learned) */
     sgt_warmup warm;      /* the warm-up: rows seen, buffered items */
@@ -243,6 +246,8 @@ int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double tar
 /* C only (hardening): every tree secures memory for `splits` coming splits, or for the
  * splits n_rows more rows of a trained model can trigger; release frees the unused ones */
 int sgt_model_reserve(sgt_model *m, int64_t splits);
+int sgt_model_add_tree(sgt_model *m);
+int sgt_model_drop_tree(sgt_model *m);
 int sgt_model_reserve_rows(sgt_model *m, int64_t n_rows);
 void sgt_model_release(sgt_model *m);
 void sgt_model_warmup_undo(sgt_model *m, int32_t n_rows);
