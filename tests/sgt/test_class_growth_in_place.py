@@ -106,3 +106,38 @@ def test_the_c_committee_grows_by_doubling() -> None:
         n, cap = int(model._engine._m.n_trees), int(model._engine._m.trees_cap)
         assert n <= cap < 2 * n
         assert cap // first & (cap // first - 1) == 0          # first times a power of 2
+
+
+def test_an_allocation_failure_leaves_the_model_as_it_was(
+        both: tuple[ModuleType, ModuleType]) -> None:
+    """Every allocation of the in-place step fails in turn: MemoryError, the model as
+    before; then the step succeeds and gives the state path's model."""
+    from _alloc_hook import fail_at
+
+    reference, fast = both
+    X, y = _rows(60, seed=6)
+    model = fast.SGTClassifier(classes=[0, 1, 2], warmup=20, quantization="leaf").fit(X, y)
+    for label in range(3, 5):                 # fill the first capacity: the next doubles
+        with model._lock:
+            add_class(model, label)
+    before = _state(model)
+    injected = 0
+    for n in range(200):
+        error = None
+        with fail_at(n) as flag:
+            try:
+                with model._lock:
+                    add_class(model, 5)
+            except MemoryError as exc:
+                error = exc
+        if not flag[0]:
+            assert error is None
+            break
+        injected += 1
+        assert error is not None
+        _same(before, _state(model))
+    assert injected >= 3                      # the trees array, the buffers, the tree
+    twin = reference.SGTClassifier(classes=[0, 1, 2], warmup=20, quantization="leaf").fit(X, y)
+    for label in range(3, 6):
+        twin._adopt(with_new_class(twin, label))
+    _same(_state(twin), _state(model))
