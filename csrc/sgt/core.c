@@ -754,7 +754,7 @@ int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double tar
             return rc;
     }
     rc = sgt_model_train(m, rows, n_rows, target);
-    if (n_rows > 1)
+    if (n_rows > 1 || rc != ST_OK)   /* a reservation that failed half-way is given back */
         sgt_model_release(m);
     return rc;
 }
