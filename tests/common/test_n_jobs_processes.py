@@ -113,6 +113,8 @@ _SEQUENCE = textwrap.dedent("""
 """)
 
 
+@pytest.mark.skipif("libasan" in os.environ.get("LD_PRELOAD", ""),
+                    reason="AddressSanitizer reserves more address space than the limit")
 def test_the_pool_threads_stay_within_the_cap_whatever_the_n_jobs_sequence(
         backend: ModuleType) -> None:
     env = {**os.environ, "PYTHONPATH": str(PACKAGE_PARENT)}

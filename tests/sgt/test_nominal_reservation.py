@@ -58,6 +58,8 @@ _LEARN = textwrap.dedent("""
 """)
 
 
+@pytest.mark.skipif("libasan" in os.environ.get("LD_PRELOAD", ""),
+                    reason="AddressSanitizer reserves more address space than the limit")
 def test_many_categories_learn_under_a_memory_limit_in_both_backends() -> None:
     env = {**os.environ, "PYTHONPATH": str(PACKAGE_PARENT)}
     results = {}
