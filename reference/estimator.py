@@ -293,10 +293,12 @@ class EstimatorMixin:
         """Become ``other`` (a model of the same class), dropping the old model state.
 
         Attributes that the model itself does not create (for instance those a framework
-        attaches to an estimator) are kept.
+        attaches to an estimator) are kept, and so is the model's own lock: a thread
+        waiting for it (or holding it, as the caller does) serialises with this model
+        still, whatever it becomes.
         """
         foreign = {k: v for k, v in self.__dict__.items()
-                   if k not in other.__dict__ and k != "feature_names_in_"}
+                   if (k not in other.__dict__ and k != "feature_names_in_") or k == "_lock"}
         self.__dict__.clear()
         self.__dict__.update(other.__dict__)
         self.__dict__.update(foreign)

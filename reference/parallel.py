@@ -9,22 +9,37 @@ loads as the same model.
 
 How a batch is shared (the ``fast`` backend; the ``reference`` backend accepts ``n_jobs``
 and computes the same numbers on one thread): the rows are cut into contiguous chunks,
-each chunk is one call into C that writes its own slice of the output, and the calls run
-on a pool of threads that lives as long as the process (created on first use; one pool
-per thread count asked for). cffi releases the GIL during a C call, so the chunks run in
-parallel. A row's value is computed by the same operations in the same order whichever
-chunk and thread it falls in (each row's sum over particles or trees is its own), so the
-output is bit-identical for every ``n_jobs``. The C must only read the model during these
-calls: whatever a call caches is built before the chunks start, on the calling thread,
-while the model's lock is held (:mod:`reference.locking`).
+each chunk is one call into C that writes its own slice of the output, and ``k`` workers
+take the chunks in order and run them on the threads of one pool shared by every model
+and every call. cffi releases the GIL during a C call, so the chunks run in parallel. A
+row's value is computed by the same operations in the same order whichever chunk and
+thread it falls in (each row's sum over particles or trees is its own), so the output is
+bit-identical for every ``n_jobs``. The C must only read the model during these calls:
+whatever a call caches is built before the chunks start, on the calling thread, while the
+model's lock is held (:mod:`reference.locking`).
 
-Ctrl-C: a Ctrl-C while the chunks are handed to the pool is held until all are queued
-(:class:`reference.interrupt.Interruptible`); the calling thread then waits for them,
-waking every :data:`WAIT_POLL` seconds so that Python runs its signal handlers whichever
-thread the signal reached; on
-``KeyboardInterrupt`` the chunks not yet started are cancelled, the running ones (each a
-short C call) are waited for, so that no thread still reads the model when the exception
-reaches the caller, and the interrupt is raised.
+Threads: the pool is created on first use and starts its threads lazily, one when a
+worker finds none idle, up to :data:`MAX_THREADS` in all: whatever sequence of ``n_jobs``
+values (and of concurrent calls) a process uses, no more than ``MAX_THREADS`` pool threads
+are ever alive; a call with ``n_jobs`` above the cap runs ``MAX_THREADS`` chunks at a time
+(the same numbers). Idle threads wait for the next call and are reused. If the system
+refuses a new thread (``RuntimeError: can't start new thread``, for instance under a
+memory limit), the call warns once (``RuntimeWarning``) and the calling thread runs the
+chunks no pool thread takes: the call still returns the same numbers and the model is
+never changed by a batch prediction.
+
+Processes: after ``os.fork`` (multiprocessing's ``fork`` start method) the child has none
+of its parent's threads; a fork handler (``os.register_at_fork``) makes the child drop the
+inherited pool and its lock, and the child's first threaded call makes a new pool, so a
+forked child predicts with any ``n_jobs`` as its parent does. ``spawn`` and
+``forkserver`` children start with no pool at all.
+
+Ctrl-C: a Ctrl-C while the workers are handed to the pool is held until all are queued
+(:class:`reference.interrupt.Interruptible`); the calling thread then waits for the
+chunks, waking every :data:`WAIT_POLL` seconds so that Python runs its signal handlers
+whichever thread the signal reached; on ``KeyboardInterrupt`` no chunk not yet started
+starts, the running ones (each a short C call) are waited for, so that no thread still
+reads the model when the exception reaches the caller, and the interrupt is raised.
 """
 
 from __future__ import annotations
@@ -34,16 +49,34 @@ import math
 import numbers
 import os
 import threading
+import warnings
 from collections.abc import Callable
 
 from reference.interrupt import Interruptible
 
-__all__ = ["check_n_jobs", "effective_jobs", "row_chunks", "run_chunks"]
+__all__ = ["MAX_THREADS", "check_n_jobs", "effective_jobs", "row_chunks", "run_chunks"]
 
-_POOLS: dict[int, concurrent.futures.ThreadPoolExecutor] = {}
-"""One pool of ``k`` threads per thread count ``k`` asked for, created on first use and
-kept for the life of the process (its threads wait idle between calls)."""
-_POOLS_LOCK = threading.Lock()
+MAX_THREADS = max(32, os.cpu_count() or 1)
+"""The most pool threads alive at once in a process (32, or one per core on a machine
+with more cores): the pool never starts more, whatever ``n_jobs`` values are used."""
+
+_POOL: concurrent.futures.ThreadPoolExecutor | None = None
+"""The one pool of the process, created on first use (and again in a forked child)."""
+_POOL_LOCK = threading.Lock()
+_WARNED = False
+
+
+def _forget_pool_in_child() -> None:
+    """Fork handler of the child: the parent's pool threads do not exist here, so the pool
+    (and its lock, which a parent thread may have held at the fork) is dropped; the
+    child's first threaded call makes a new one."""
+    global _POOL, _POOL_LOCK
+    _POOL = None
+    _POOL_LOCK = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool_in_child)
 
 WAIT_POLL = 0.05
 """Seconds between the calling thread's checks for Ctrl-C while it waits for chunks."""
@@ -85,73 +118,121 @@ def row_chunks(n: int, jobs: int, max_rows: int) -> list[tuple[int, int]]:
     return [(start, min(n, start + size)) for start in range(0, n, size)]
 
 
-def _pool(jobs: int) -> concurrent.futures.ThreadPoolExecutor:
-    """The pool of ``jobs`` threads."""
-    with _POOLS_LOCK:
-        pool = _POOLS.get(jobs)
-        if pool is None:
-            pool = _POOLS[jobs] = concurrent.futures.ThreadPoolExecutor(
-                max_workers=jobs, thread_name_prefix=f"driftwood-{jobs}")
-        return pool
+def _pool() -> concurrent.futures.ThreadPoolExecutor:
+    """The process's pool of at most :data:`MAX_THREADS` threads."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = concurrent.futures.ThreadPoolExecutor(
+                max_workers=MAX_THREADS, thread_name_prefix="driftwood")
+        return _POOL
 
 
-def _run_into(call: Callable[[], None], future: concurrent.futures.Future[None]) -> None:
-    """Run ``call`` on a pool thread with its outcome in ``future``; nothing if ``future``
-    was cancelled before the thread took it."""
-    if not future.set_running_or_notify_cancel():
-        return
+class _Chunks:
+    """The chunks of one call and the workers taking them in order: a worker takes the
+    next chunk until none is left or the call stops (a chunk raised, or Ctrl-C)."""
+
+    def __init__(self, calls: list[Callable[[], None]]) -> None:
+        self.calls = calls
+        self.next = 0
+        self.running = 0
+        self.stopped = False
+        self.errors: dict[int, BaseException] = {}
+        self.changed = threading.Condition(threading.Lock())
+
+    def _take(self) -> int | None:
+        with self.changed:
+            if self.stopped or self.next >= len(self.calls):
+                return None
+            self.running += 1
+            self.next += 1
+            return self.next - 1
+
+    def work(self) -> None:
+        """Run chunks until none is left (a worker; the calling thread in the fallback)."""
+        while (i := self._take()) is not None:
+            try:
+                self.calls[i]()
+            except BaseException as exc:  # reported to the caller, in list order
+                with self.changed:
+                    self.errors[i] = exc
+                    self.stopped = True
+            finally:
+                with self.changed:
+                    self.running -= 1
+                    self.changed.notify_all()
+
+    def stop(self) -> None:
+        """No chunk starts after this (the running ones finish)."""
+        with self.changed:
+            self.stopped = True
+
+    def settled(self) -> bool:
+        """True once no chunk runs and none will start: no thread reads the model."""
+        with self.changed:
+            return self.running == 0 and (self.stopped or self.next >= len(self.calls))
+
+    def wait(self, timeout: float | None) -> None:
+        with self.changed:
+            if not (self.running == 0 and (self.stopped or self.next >= len(self.calls))):
+                self.changed.wait(timeout)
+
+
+def _hand_out(chunks: _Chunks, workers: int) -> bool:
+    """Queue ``workers`` workers on the pool; False if a thread could not be started
+    (the calling thread then works too)."""
+    global _WARNED
     try:
-        call()
-    except BaseException as error:  # noqa: BLE001 -- handed to the caller, as the pool does
-        future.set_exception(error)
-    else:
-        future.set_result(None)
+        pool = _pool()
+        for _ in range(workers):
+            pool.submit(chunks.work)
+    except RuntimeError as exc:      # "can't start new thread" (or a pool shut down)
+        if not _WARNED:
+            _WARNED = True
+            warnings.warn(f"n_jobs: no new thread could be started ({exc}); the calling "
+                          "thread runs the chunks the pool's threads do not take",
+                          RuntimeWarning, stacklevel=4)
+        return False
+    return True
 
 
 def run_chunks(calls: list[Callable[[], None]], jobs: int) -> None:
     """Run ``calls`` (independent, each writing its own output) on ``jobs`` threads of the
-    pool; returns when all are done, raising the first exception of a call in list
-    order. One thread (or one call) runs them here, in order."""
+    pool (at most :data:`MAX_THREADS`); returns when all are done, raising the first
+    exception of a call in list order (no call starts after one has raised). One thread
+    (or one call) runs them here, in order."""
     if jobs <= 1 or len(calls) <= 1:
         for call in calls:
             call()
         return
-    pool = _pool(jobs)
-    # every future exists before the first chunk is queued: a KeyboardInterrupt raised by
-    # a program's own SIGINT handler while the chunks are handed out (which the guard
-    # below does not hold) still finds each chunk's future, cancels the unqueued ones and
-    # waits for those already running
-    futures: list[concurrent.futures.Future[None]] = [
-        concurrent.futures.Future() for _ in calls]
+    chunks = _Chunks(calls)
     try:
         with Interruptible():
-            # a Ctrl-C while the chunks are handed out is held until all are queued (the
+            # a Ctrl-C while the workers are handed out is held until all are queued (the
             # guard raises it on leaving), so that none runs unseen after we return
-            for call, future in zip(calls, futures, strict=True):
-                pool.submit(_run_into, call, future)
-        for future in futures:
-            while not future.done():
-                # a timed wait, so that the calling thread runs Python's signal handlers
-                # at least every WAIT_POLL seconds, even when the signal reached another
-                # thread (and on Windows, where an untimed wait ignores Ctrl-C)
-                concurrent.futures.wait((future,), timeout=WAIT_POLL)
-            future.result()
+            queued = _hand_out(chunks, min(jobs, len(calls), MAX_THREADS))
+        if not queued:
+            chunks.work()
+        while not chunks.settled():
+            # a timed wait, so that the calling thread runs Python's signal handlers at
+            # least every WAIT_POLL seconds, even when the signal reached another thread
+            # (and on Windows, where an untimed wait ignores Ctrl-C)
+            chunks.wait(WAIT_POLL)
     except BaseException:
-        for future in futures:
-            future.cancel()
+        chunks.stop()
         interrupted = False
         while True:                  # no thread may still read the model on the way out
             try:
-                # done() is true of a running chunk once it has ended and of a cancelled
-                # one (never to start, queued or not); wait() would wait for a cancelled
-                # future that was never queued for ever
-                running = [future for future in futures if not future.done()]
-                while running:
-                    concurrent.futures.wait(running, timeout=WAIT_POLL)
-                    running = [future for future in running if not future.done()]
+                while not chunks.settled():
+                    chunks.wait(WAIT_POLL)
                 break
             except KeyboardInterrupt:
                 interrupted = True
         if interrupted:
             raise KeyboardInterrupt from None
         raise
+    if chunks.errors:
+        # a Ctrl-C taken by the calling thread while it ran chunks itself comes first
+        first = min(chunks.errors, key=lambda i: (
+            not isinstance(chunks.errors[i], KeyboardInterrupt), i))
+        raise chunks.errors[first]

@@ -15,8 +15,19 @@ Use :func:`reference.to_river` (or :func:`fast.to_river`, the same function)::
 
 Rows (:mod:`reference.river_rows`; [DT-SPEC §12.1], [SGT-SPEC §16.1], [ABACOC-SPEC §20]):
 features are matched by name in sorted order; an absent feature takes the running mean of
-its learned values (or the constant ``missing``); a feature first seen after the first
-learned row is ignored.
+its learned values (a nominal feature of SGT's ``nominal=``: their running mode), or the
+constant ``missing``; a feature first seen after the first learned row is ignored. The
+rules for values and targets are the same for ``learn_one`` and ``learn_many``: text is
+never a number (``TypeError`` for a feature, ``ValueError`` for a regression target).
+
+Failures: every learning call is atomic. ``learn_one`` on a known label is the model's own
+atomic ``learn_one``; one that adds a label builds the grown model as a new one, lets it
+learn the row, and only then adopts it (under the model's lock); every ``learn_many``
+holds the model's lock, copies the model first (``copy.deepcopy``, one copy per call) and
+puts the copy back if it raises, so
+the model, its classes, the adapter's labels and feature means are as before and the
+adapter stays usable. Holding the lock also means that no other thread sees a class being
+added half-way.
 
 Labels: ABACOC registers classes as they appear ([ABACOC-SPEC §10]). An SGT or
 dynamic-tree classifier built with ``classes=None`` learns its labels as they arrive
@@ -30,6 +41,7 @@ outside it is a ``ValueError``, as in the model itself.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 from collections.abc import Hashable, Iterator
@@ -82,7 +94,8 @@ class _Adapter:
         self.model = model
         self.missing = missing
         self._model_params = dict(model.get_params())
-        self._space = FeatureSpace(missing)
+        nominal = self._model_params.get("nominal") or {}
+        self._space = FeatureSpace(missing, nominal=list(nominal))
 
     # -- River's parameter protocol --------------------------------------------------------
     def _get_params(self) -> dict[str, Any]:
@@ -149,9 +162,10 @@ class RiverRegressor(_Adapter, base.MiniBatchRegressor):
             yield {"model": backend.DynamicTreeRegressor(n_particles=3, active_size=30)}
 
     def learn_one(self, x: dict[Hashable, Any], y: Any, **kwargs: Any) -> None:
-        """Learn one row (River's protocol)."""
+        """Learn one row (River's protocol). Atomic: if it raises, the model and the
+        adapter are as before."""
         row, update = self._space.take(x)
-        self.model.learn_one(row, y)
+        self.model.learn_one(row, _real(y))
         self._space.commit(update)
 
     def predict_one(self, x: dict[Hashable, Any], **kwargs: Any) -> float:
@@ -160,10 +174,15 @@ class RiverRegressor(_Adapter, base.MiniBatchRegressor):
 
     def learn_many(self, X: Any, y: Any, **kwargs: Any) -> None:
         """Learn the rows of data frame ``X`` in order (the model's batch path); the same
-        model as ``learn_one`` row by row."""
+        model as ``learn_one`` row by row, with the same type rules. Atomic: if it raises,
+        the model and the adapter are as before."""
         rows, update = self._space.take_frame(X)
-        if len(rows):
-            self.model.partial_fit(rows, np.asarray(y, dtype=np.float64))
+        targets = [_real(v) for v in list(y)]
+        if len(targets) != len(rows):
+            raise ValueError(f"{len(rows)} rows and {len(targets)} targets")
+        with _all_or_nothing(self.model):
+            if len(rows):
+                self.model.partial_fit(rows, np.asarray(targets, dtype=np.float64))
         self._space.commit_frame(update)
 
     def predict_many(self, X: Any, **kwargs: Any) -> Any:
@@ -222,27 +241,74 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
     def _started(self) -> bool:
         return not self._grows or len(self._labels) >= 2
 
-    def _meet(self, y: Any) -> bool:
-        """Register label ``y`` (a growing model only); False while the model cannot
-        learn yet (fewer than two labels)."""
-        if y in self._labels:
-            return len(self._labels) >= 2
+    def _learn_labelled(self, rows: Any, labels: list[Any]) -> None:
+        """Learn a batch of ``rows`` whose labels are known to the model."""
+        if len(labels):
+            self.model.partial_fit(rows, labels)
+
+    def _grown(self, y: Any) -> Any:
+        """A new model: the model with new label ``y`` (at least one label known); the
+        model itself is not changed."""
+        if len(self._labels) == 1:
+            return type(self.model)(**{**self.model.get_params(),
+                                       "classes": [self._labels[0], y]})
+        return _with_new_class(self.model, y)
+
+    def _grow(self, y: Any) -> bool:
+        """Register new label ``y`` (a growing model only; called holding the model's
+        lock); False while the model cannot learn yet (fewer than two labels)."""
         if len(self._labels) == 0:
             self._labels.append(y)
             return False
-        if len(self._labels) == 1:
-            self.model.set_params(classes=[self._labels[0], y])
-        else:
-            self.model._adopt(_with_new_class(self.model, y))
+        if not _add_class(self.model, y):
+            self.model._adopt(self._grown(y))
         self._labels.append(y)
         return True
 
+    def _learn_segments(self, rows: Any, labels: list[Any]) -> None:
+        """Learn labelled rows in order, growing the class set at each new label: the rows
+        between new labels go to the model's batch path. The caller restores the model
+        and the labels if this raises."""
+        start = 0
+        for i, label in enumerate(labels):
+            if label in self._labels:
+                if len(self._labels) < 2:
+                    start = i + 1
+                continue
+            if start < i:
+                self._learn_labelled(rows[start:i], labels[start:i])
+            start = i if self._grow(label) else i + 1
+        if start < len(labels):
+            self._learn_labelled(rows[start:], labels[start:])
+
     def learn_one(self, x: dict[Hashable, Any], y: Any, **kwargs: Any) -> None:
-        """Learn one labelled row (River's protocol)."""
+        """Learn one labelled row (River's protocol). Atomic: if it raises, the model, its
+        classes and the adapter's labels are as before (a label is registered only with
+        its row learned)."""
         row, update = self._space.take(x)
         y = _label(y)
-        if not self._grows or self._meet(y):
+        if not self._grows:
             self.model.learn_one(row, y)
+        elif y in self._labels:
+            if len(self._labels) >= 2:
+                self.model.learn_one(row, y)
+        elif not self._labels:
+            self._labels.append(y)          # one label: nothing to learn yet
+        else:
+            # the grown model is a new one (the model itself is not touched) until it has
+            # learned the row: then it is adopted, under the model's lock
+            with self.model._lock:
+                if _add_class(self.model, y):         # in place (SGT, three classes on)
+                    try:
+                        self.model.learn_one(row, y)
+                    except BaseException:
+                        _drop_class(self.model)
+                        raise
+                else:
+                    grown = self._grown(y)
+                    grown.learn_one(row, y)
+                    self.model._adopt(grown)
+                self._labels.append(y)
         self._space.commit(update)
 
     def predict_proba_one(self, x: dict[Hashable, Any], **kwargs: Any) -> dict[Any, float]:
@@ -262,26 +328,18 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
 
     def learn_many(self, X: Any, y: Any, **kwargs: Any) -> None:
         """Learn the rows of data frame ``X`` with labels ``y`` in order (the model's batch
-        path between new labels); the same model as ``learn_one`` row by row."""
+        path between new labels); the same model as ``learn_one`` row by row, with the same
+        type rules. Atomic: if it raises, the model, its classes and the adapter are as
+        before."""
         rows, update = self._space.take_frame(X)
         labels = [_label(v) for v in list(y)]
         if len(labels) != len(rows):
             raise ValueError(f"{len(rows)} rows and {len(labels)} labels")
-        start = 0
-        if self._grows:
-            for i, label in enumerate(labels):
-                if label in self._labels:
-                    if len(self._labels) < 2:
-                        start = i + 1
-                    continue
-                if start < i:
-                    self.model.partial_fit(rows[start:i], labels[start:i])
-                if not self._meet(label):
-                    start = i + 1
-                else:
-                    start = i
-        if start < len(labels):
-            self.model.partial_fit(rows[start:], labels[start:])
+        with _all_or_nothing(self.model), _kept(self._labels):
+            if self._grows:
+                self._learn_segments(rows, labels)
+            elif labels:
+                self.model.partial_fit(rows, labels)
         self._space.commit_frame(update)
 
     def predict_proba_many(self, X: Any, **kwargs: Any) -> Any:
@@ -314,6 +372,46 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
         return pd.Series(list(self.model.predict(rows)), index=X.index, dtype=object)
 
 
+@contextlib.contextmanager
+def _all_or_nothing(model: Any) -> Iterator[None]:
+    """Hold the model's lock for the block (so that no other thread sees a class being
+    added half-way) and put the model back as it was if the block raises: a copy is taken
+    first (``copy.deepcopy``, the model's own state) and adopted on failure."""
+    with model._lock:
+        before = copy.deepcopy(model)
+        try:
+            yield
+        except BaseException:
+            model._adopt(before)
+            raise
+
+
+@contextlib.contextmanager
+def _kept(labels: list[Any]) -> Iterator[None]:
+    """Put the adapter's label list back as it was if the block raises."""
+    before = list(labels)
+    try:
+        yield
+    except BaseException:
+        labels[:] = before
+        raise
+
+
+def _real(y: Any) -> float:
+    """A regression target as the models' ``learn_one`` takes it, for ``learn_one`` and
+    ``learn_many`` alike: a real number (``bool`` and numpy numbers included), never text
+    (``ValueError``, the models' class for a bad target)."""
+    if isinstance(y, (str, bytes)):
+        raise ValueError(f"y must be a finite real number, got {y!r:.40}")
+    try:
+        value = float(y)
+    except (TypeError, ValueError):
+        raise ValueError(f"y must be a real number, got {y!r:.40}") from None
+    if not math.isfinite(value):
+        raise ValueError(f"y must be a finite real number, got {y!r}")
+    return value
+
+
 def _classes(model: Any) -> list[Any]:
     """The model's ``classes_`` as a list (empty when it has none yet)."""
     classes = getattr(model, "classes_", None)
@@ -330,6 +428,20 @@ def _label(y: Any) -> Any:
     if isinstance(y, (float, np.floating)) and math.isnan(y):
         raise ValueError("a label must not be NaN")
     return y
+
+
+def _add_class(model: Any, label: Any) -> bool:
+    """Grow ``model`` by ``label`` in place where its family can (SGT from three classes:
+    :func:`reference.sgt.new_class.add_class`, amortised constant time); False if not."""
+    if type(model).__name__ != "SGTClassifier":
+        return False
+    from reference.sgt.new_class import add_class
+    return add_class(model, label)
+
+
+def _drop_class(model: Any) -> None:
+    from reference.sgt.new_class import drop_class
+    drop_class(model)
 
 
 def _with_new_class(model: Any, label: Any) -> Any:

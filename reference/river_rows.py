@@ -17,6 +17,11 @@ same dense rows). The rule is stated in ``docs/river.md`` and in each family's s
   learning so far (River's ``preprocessing.StatImputer`` rule), else the constant given.
   The row is then learned, and predicted, as if it had that value; the fill value is the
   one before the row is learned (a row's own values enter the means only after it).
+  A *nominal* feature of the model (SGT's ``nominal=``) takes, with ``missing="mean"``,
+  the running **mode** of its learned values instead (the most frequent category, the
+  smallest on a tie): a mean is no category. A constant ``missing`` is used as given
+  (the model refuses a value that is not one of its categories: ``ValueError``, the model
+  and the adapter unchanged, later rows unaffected).
 * **A feature never seen before** — ignored, with every later value of it. The models fix
   their dimension at the first row (the dynamic trees' stored rows and particles' splits,
   SGT's per-feature bin statistics in every leaf, ABACOC's ball centres), and a dimension
@@ -72,6 +77,29 @@ def _number(name: Hashable, value: Any) -> float:
     return number
 
 
+class _Mode:
+    """The running mode of a nominal feature's learned values: the most frequent category,
+    the smallest on a tie (counts only grow, so the mode is kept as values arrive)."""
+
+    __slots__ = ("best", "counts", "top")
+
+    def __init__(self) -> None:
+        self.counts: dict[float, int] = {}
+        self.best = math.nan
+        self.top = 0
+
+    def add(self, value: float) -> None:
+        count = self.counts.get(value, 0) + 1
+        self.counts[value] = count
+        if count > self.top or (count == self.top and value < self.best):
+            self.best, self.top = value, count
+
+    def copy(self) -> _Mode:
+        out = _Mode()
+        out.counts, out.best, out.top = dict(self.counts), self.best, self.top
+        return out
+
+
 class FeatureSpace:
     """The learned feature names of a River adapter and their running means.
 
@@ -80,16 +108,25 @@ class FeatureSpace:
     missing : "mean" or float
         The fill value of an absent feature: the running mean of its learned values, or
         this constant.
+    nominal : iterable of int, default ()
+        Positions (in the sorted feature order) of the model's nominal features: with
+        ``missing="mean"`` an absent one takes the running *mode* of its learned values
+        (the most frequent category, the smallest on a tie), never a mean, which would be
+        no category.
     """
 
-    def __init__(self, missing: str | float = "mean") -> None:
+    def __init__(self, missing: str | float = "mean", nominal: Iterable[int] = ()) -> None:
         self.missing = missing
+        self.nominal = frozenset(int(j) for j in nominal)
         self.names: list[Hashable] | None = None
         self.sums: list[float] = []
         self.counts: list[int] = []
+        self.modes: dict[int, _Mode] = {}
 
     def _fill(self, j: int) -> float:
         if self.missing == "mean":
+            if j in self.nominal:
+                return self.modes[j].best
             return self.sums[j] / self.counts[j]
         return float(self.missing)
 
@@ -174,14 +211,20 @@ class FeatureSpace:
         if names is None:              # the quick path: every feature present
             self.sums = list(map(operator.add, self.sums, present))
             self.counts = list(map((1).__add__, self.counts))
+            for j in self.nominal:
+                if j < len(present):
+                    self.modes[j].add(present[j])
             return
         if self.names is None:
             self.names = list(names)
             self.sums = [0.0] * len(names)
             self.counts = [0] * len(names)
+            self.modes = {j: _Mode() for j in self.nominal if j < len(names)}
         for j, number in present:
             self.sums[j] += number
             self.counts[j] += 1
+            if j in self.modes:
+                self.modes[j].add(number)
 
     # -- data frames ---------------------------------------------------------------------
     def _columns(self, X: Any, names: list[Hashable]) -> np.ndarray:
@@ -192,12 +235,13 @@ class FeatureSpace:
         for j, name in enumerate(names):
             if name in columns:
                 col = X[name]
-                try:
+                if col.dtype.kind in "biuf":
                     values = np.asarray(col.to_numpy(dtype=np.float64, na_value=np.nan))
-                except (TypeError, ValueError) as exc:
-                    raise TypeError(f"feature {name!r}: expected numbers ({exc})") from None
-                if np.isinf(values).any():
-                    raise ValueError(f"feature {name!r}: values must be finite")
+                    if np.isinf(values).any():
+                        raise ValueError(f"feature {name!r}: values must be finite")
+                else:   # objects, text, categories: each value by the one-row rule
+                    values = np.array([np.nan if _absent(v) else _number(name, v)
+                                       for v in col.tolist()], dtype=np.float64)
                 out[:, j] = values
         return out
 
@@ -210,10 +254,7 @@ class FeatureSpace:
             return np.zeros((len(X), 1))
         values = self._columns(X, self.names)
         for j in range(len(self.names)):
-            if self.missing == "mean":
-                fill = self.sums[j] / self.counts[j]
-            else:
-                fill = float(self.missing)
+            fill = self._fill(j)
             col = values[:, j]
             col[np.isnan(col)] = fill
         return values
@@ -235,9 +276,16 @@ class FeatureSpace:
         sums = self.sums if self.names is not None else [0.0] * d
         counts = self.counts if self.names is not None else [0] * d
         new_sums, new_counts = [], []
+        modes = {j: (self.modes[j].copy() if self.names is not None else _Mode())
+                 for j in self.nominal if j < d}
         for j in range(d):
             col = values[:, j]
             present = ~np.isnan(col)
+            if j in modes and self.missing == "mean":
+                self._fill_by_mode(col, modes[j])
+            elif j in modes:
+                for value in col[present].tolist():
+                    modes[j].add(value)
             running = np.cumsum(np.concatenate(([sums[j]], np.where(present, col, 0.0))))
             seen = counts[j] + np.concatenate(([0], np.cumsum(present)))
             if self.missing == "mean":
@@ -245,14 +293,25 @@ class FeatureSpace:
                     fills = running[:-1] / seen[:-1]
             else:
                 fills = np.full(n, float(self.missing))
-            col[~present] = fills[~present]
+            if not (j in modes and self.missing == "mean"):
+                col[~present] = fills[~present]
             new_sums.append(float(running[-1]))
             new_counts.append(int(seen[-1]))
-        return values, (names, new_sums, new_counts)
+        return values, (names, new_sums, new_counts, modes)
+
+    @staticmethod
+    def _fill_by_mode(col: np.ndarray, mode: _Mode) -> None:
+        """Fill the absent cells of a nominal column in place, each with the mode of the
+        values before it (as ``learn_one`` would, row by row); ``mode`` ends updated."""
+        for i, value in enumerate(col.tolist()):
+            if math.isnan(value):
+                col[i] = mode.best
+            else:
+                mode.add(value)
 
     def commit_frame(self, update: Any) -> None:
         """Record the learned rows of a frame (the second value of :meth:`take_frame`)."""
         if update is None:
             return
-        names, sums, counts = update
-        self.names, self.sums, self.counts = list(names), sums, counts
+        names, sums, counts, modes = update
+        self.names, self.sums, self.counts, self.modes = list(names), sums, counts, modes

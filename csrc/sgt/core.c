@@ -42,6 +42,7 @@ static void scratch_free(sgt_scratch *s)
     alloc_free(s->undo_seen);
     alloc_free(s->undo_range);
     alloc_free(s->own_rows);
+    alloc_free(s->plan);
     memset(s, 0, sizeof *s);
 }
 
@@ -75,9 +76,11 @@ static int scratch_init(sgt_scratch *s, const sgt_quantizer *q, int32_t n_trees)
     if (q->per_leaf)
         s->undo_range = alloc_malloc(rows * (size_t)(4 * q->d) * sizeof(double) + 1);
     s->own_rows = alloc_malloc((size_t)q->d * sizeof(double));
+    s->plan = alloc_malloc((size_t)q->n_cells * sizeof(sgt_stats));
     s->own_cap = 1;
     s->row_cap = (int64_t)rows;
-    if (!s->own_rows || !s->undo_lo || !s->undo_hi || !s->undo_seen || (q->per_leaf && !s->undo_range)) {
+    s->tree_cap = (int64_t)rows;
+    if (!s->own_rows || !s->plan || !s->undo_lo || !s->undo_hi || !s->undo_seen || (q->per_leaf && !s->undo_range)) {
         scratch_free(s);
         return ST_ENOMEM;
     }
@@ -181,6 +184,7 @@ int32_t sgt_model_new(const sgt_params *p, int32_t d, const int32_t *kinds, cons
         rc = scratch_init(&m->s, &m->q, n_trees);
     if (rc == ST_OK) {
         m->trees = alloc_calloc((size_t)n_trees, sizeof(sgt_tree));
+        m->trees_cap = n_trees;
         rc = m->trees ? ST_OK : ST_ENOMEM;
     }
     for (c = 0; rc == ST_OK && c < n_trees; c++) {
@@ -484,17 +488,111 @@ int sgt_model_reserve_rows(sgt_model *m, int64_t n_rows)
     return ST_OK;
 }
 
-/* After a call: free the reserved leaves no split used, beyond one split's worth (what a
- * one-row call reserves), so a large bag or warm-up leaves no memory behind */
+/* Reserve, in every tree, the leaves of the split row x (its codes in m->s.codes unless
+ * per_leaf) with gradients grads/hess will make (sgt_tree_plan): what the row uses, not
+ * the largest split a row could make (a nominal feature of K categories would reserve K
+ * leaves of every cell at each row) */
+static int reserve_row(sgt_model *m, const double *x, const double *grads, const double *hess)
+{
+    int32_t c;
+    for (c = 0; c < m->n_trees; c++) {
+        int32_t k = sgt_tree_plan(&m->trees[c], &m->q, &m->p, x, m->s.codes, grads[c],
+                                  hess[c], &m->s, m->s.plan);
+        int rc = k > 0 ? sgt_tree_reserve_leaves(&m->trees[c], &m->q, k) : ST_OK;
+        if (rc != ST_OK)
+            return rc;
+    }
+    return ST_OK;
+}
+
+/* the per-tree scratch (probs, warm_g, warm_h, undo_range) and raws/grads/hess/zeros
+ * made to hold n trees, growing by doubling; nothing else changes */
+static int scratch_trees(sgt_scratch *s, const sgt_quantizer *q, int64_t n)
+{
+    int64_t cap = s->tree_cap;
+    double *p, *g, *h;
+    if (n <= cap)
+        return ST_OK;
+    while (cap < n)
+        cap = cap * 2;
+    if (scratch_rows(s, cap) != ST_OK)
+        return ST_ENOMEM;
+    p = alloc_realloc(s->probs, (size_t)(cap + 1) * sizeof(double));
+    if (!p)
+        return ST_ENOMEM;
+    s->probs = p;
+    g = alloc_realloc(s->warm_g, (size_t)cap * sizeof(double));
+    if (!g)
+        return ST_ENOMEM;
+    s->warm_g = g;
+    h = alloc_realloc(s->warm_h, (size_t)cap * sizeof(double));
+    if (!h)
+        return ST_ENOMEM;
+    s->warm_h = h;
+    if (q->per_leaf) {
+        double *r = alloc_realloc(s->undo_range, (size_t)cap * (size_t)(4 * q->d)
+                                  * sizeof(double) + 1);
+        if (!r)
+            return ST_ENOMEM;
+        s->undo_range = r;
+    }
+    s->tree_cap = cap;
+    return ST_OK;
+}
+
+/* A class joins the softmax committee in place [SGT-SPEC §16.2]: a fresh tree (one leaf
+ * predicting 0, the quantizer's current ranges, seeded when frozen) appended after the
+ * others (SGTCore.add_tree). The trees array and the per-tree scratch grow by doubling,
+ * so a class costs amortised constant time; allocation comes first, so ST_ENOMEM leaves
+ * the model as it was. The warm-up running sums start again (recomputed from the buffer
+ * in the same order: the same numbers). */
+int sgt_model_add_tree(sgt_model *m)
+{
+    sgt_tree fresh;
+    if (m->loss_kind != SGT_LOSS_SOFTMAX || m->n_trees >= INT32_MAX / 2)
+        return ST_ESTATE;
+    if (m->n_trees == m->trees_cap) {
+        int32_t cap = m->trees_cap * 2;
+        sgt_tree *grown = alloc_realloc(m->trees, (size_t)cap * sizeof *grown);
+        if (!grown)
+            return ST_ENOMEM;
+        m->trees = grown;
+        m->trees_cap = cap;
+    }
+    if (scratch_trees(&m->s, &m->q, (int64_t)m->n_trees + 1) != ST_OK)
+        return ST_ENOMEM;
+    if (sgt_tree_init(&fresh, &m->q) != ST_OK)
+        return ST_ENOMEM;
+    if (m->q.frozen)
+        sgt_tree_seed_root(&fresh, &m->q);
+    m->trees[m->n_trees] = fresh;
+    m->n_trees += 1;
+    m->s.warm_items = 0;
+    m->s.warm_count = 0;
+    return ST_OK;
+}
+
+/* Undo sgt_model_add_tree (the adapter's row that brought the class was refused): the
+ * last tree freed; its capacity kept. */
+int sgt_model_drop_tree(sgt_model *m)
+{
+    if (m->loss_kind != SGT_LOSS_SOFTMAX || m->n_trees <= 2)
+        return ST_ESTATE;
+    m->n_trees -= 1;
+    sgt_tree_free(&m->trees[m->n_trees]);
+    m->s.warm_items = 0;
+    m->s.warm_count = 0;
+    return ST_OK;
+}
+
+/* After a call: free the reserved leaves no split used, beyond one binary split's worth,
+ * so a large bag, a warm-up or a call that failed leaves no memory behind */
 void sgt_model_release(sgt_model *m)
 {
-    int32_t c, a, k = 2;
+    int32_t c;
     int64_t freed = 0;
-    for (a = 0; a < m->q.d; a++)
-        if (m->q.kinds[a] > k)
-            k = m->q.kinds[a];
     for (c = 0; c < m->n_trees; c++)
-        freed += sgt_tree_release(&m->trees[c], k);
+        freed += sgt_tree_release(&m->trees[c], 2);
 #if defined(__GLIBC__)
     if (freed >= 64)
         malloc_trim(0); /* hand many freed leaves back to the system (glibc keeps them) */
@@ -531,7 +629,9 @@ int sgt_model_train_gh(sgt_model *m, const double *x, const double *grads, const
     for (c = 0; c < m->n_trees; c++)
         if (!(fabs(grads[c]) <= SGT_GRADIENT_BOUND) || !isfinite(hess[c]))
             return ST_EINVAL;
-    if (sgt_model_reserve(m, 1) != ST_OK)
+    if (!m->q.per_leaf)
+        sgt_quantizer_codes(&m->q, x, m->s.codes);
+    if (reserve_row(m, x, grads, hess) != ST_OK)
         return ST_ENOMEM;
     return train_gh(m, x, grads, hess);
 }
@@ -575,6 +675,8 @@ int sgt_model_train(sgt_model *m, const double *rows, int32_t n_rows, double tar
         sgt_softmax_gradients(s->raws, m->n_trees, (int32_t)target, s->probs, s->grads, s->hess);
     else
         return ST_ESTATE;
+    if (reserve_row(m, rows, s->grads, s->hess) != ST_OK)
+        return ST_ENOMEM;
     return m->q.per_leaf ? train_gh(m, rows, s->grads, s->hess)
                          : train_codes(m, s->grads, s->hess);
 }
@@ -589,7 +691,7 @@ static int replay_buffer(sgt_model *m)
         int32_t len = m->warm.buf_len[item];
         const double *rows = m->warm.buf_x + offset * m->q.d;
         int rc = check_rows(m, rows, len);   /* at the point of use: a restored buffer too */
-        if (rc == ST_OK)
+        if (rc == ST_OK && m->loss_kind == SGT_LOSS_BAG)   /* a row reserves its own */
             rc = sgt_model_reserve_rows(m, len);
         if (rc == ST_OK)
             rc = sgt_model_train(m, rows, len, m->warm.buf_target[item]);
@@ -643,13 +745,16 @@ int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double tar
     }
     if (!m->q.frozen)
         return learn_warmup(m, rows, n_rows, target);
-    /* secure the memory of every split this call can make before any state changes:
-     * each learned row attempts at most one split per tree */
-    rc = sgt_model_reserve_rows(m, n_rows);
-    if (rc != ST_OK)
-        return rc;
+    /* secure the memory of every split this call can make before any state changes: a
+     * bag's rows attempt at most one split per tree each (sgt_model_reserve_rows); one
+     * row reserves the split it makes, in sgt_model_train (reserve_row) */
+    if (m->loss_kind == SGT_LOSS_BAG) {
+        rc = sgt_model_reserve_rows(m, n_rows);
+        if (rc != ST_OK)
+            return rc;
+    }
     rc = sgt_model_train(m, rows, n_rows, target);
-    if (n_rows > 1)
+    if (n_rows > 1 || rc != ST_OK)   /* a reservation that failed half-way is given back */
         sgt_model_release(m);
     return rc;
 }

@@ -131,6 +131,8 @@ typedef struct {
                            * they are checked, so that what is checked is what is used even
                            * if another thread writes the caller's memory meanwhile */
     int64_t own_cap;      /* capacity of own_rows in rows */
+    sgt_stats *plan;      /* C only: n_cells, a leaf's cells after the row (sgt_tree_plan) */
+    int64_t tree_cap;     /* C only: trees probs / warm_g / warm_h / undo_range hold */
 } sgt_scratch;
 
 /* the warm-up: rows seen and the buffered items replayed when it ends */
@@ -152,6 +154,8 @@ typedef struct {
     int32_t n_trees;      /* 1, or k-1 for the softmax committee */
     sgt_quantizer q;      /* ranges and cell layout */
     sgt_tree *trees;      /* n_trees trees */
+    int32_t trees_cap;    /* C only: allocated trees; a class joining the softmax committee
+                           * doubles it when full (sgt_model_add_tree: amortised constant) */
     int64_t done;         /* items learned by the last *_many / learn_bags call (each item
                            * is atomic: after an error, the items before it stay learned) */
     sgt_warmup warm;      /* the warm-up: rows seen, buffered items */
@@ -221,6 +225,10 @@ int sgt_tree_apply(sgt_tree *t, int32_t leaf, const sgt_quantizer *q, const sgt_
 int sgt_tree_restore(sgt_tree *t, const sgt_quantizer *q, int32_t n_nodes, const uint8_t *is_leaf);
 /* C only (hardening): secure node slots and leaf buffers for `splits` coming splits */
 int sgt_tree_reserve(sgt_tree *t, const sgt_quantizer *q, int64_t splits);
+int sgt_tree_reserve_leaves(sgt_tree *t, const sgt_quantizer *q, int64_t need_spare);
+int32_t sgt_tree_plan(const sgt_tree *t, const sgt_quantizer *q, const sgt_params *p,
+                      const double *x, const int32_t *codes, double g, double h,
+                      sgt_scratch *s, sgt_stats *work);
 int64_t sgt_tree_split_bound(const sgt_tree *t, int32_t grace_period, int64_t n_rows);
 int64_t sgt_tree_release(sgt_tree *t, int64_t keep);
 void sgt_tree_reset(sgt_tree *t, const sgt_quantizer *q, const double *root_range);
@@ -238,6 +246,8 @@ int sgt_model_learn(sgt_model *m, const double *rows, int32_t n_rows, double tar
 /* C only (hardening): every tree secures memory for `splits` coming splits, or for the
  * splits n_rows more rows of a trained model can trigger; release frees the unused ones */
 int sgt_model_reserve(sgt_model *m, int64_t splits);
+int sgt_model_add_tree(sgt_model *m);
+int sgt_model_drop_tree(sgt_model *m);
 int sgt_model_reserve_rows(sgt_model *m, int64_t n_rows);
 void sgt_model_release(sgt_model *m);
 void sgt_model_warmup_undo(sgt_model *m, int32_t n_rows);

@@ -9,8 +9,10 @@
  * the leaf count is a multiple of the grace period ([SGT-SPEC §2], [SGT-SPEC §10]). apply: null update
  * v += Δ_0 and reset of all cells, or split into children with v + Δ_j ([SGT-SPEC §9]).
  * Allocation happens before any change, so ST_ENOMEM leaves the tree intact; callers
- * that learn a row first call sgt_tree_reserve, so the split itself (which follows the
- * statistics update) takes pre-allocated buffers and cannot fail.
+ * that learn a row first reserve its split's leaves (sgt_tree_plan decides the row's
+ * attempt on a copy of the leaf's cells, then sgt_tree_reserve_leaves; a bag reserves
+ * sgt_tree_reserve's bound), so the split itself (which follows the statistics update)
+ * takes pre-allocated buffers and cannot fail.
  * Per-leaf quantization (q->per_leaf, [SGT-SPEC §5.8]): every node owns `range`, 4 d
  * doubles lo | hi | obs_lo | obs_hi (bin ranges, and a leaf's ranges observed since its
  * cells were last emptied, valid while its count is positive); a null update re-bins the
@@ -276,10 +278,42 @@ static int32_t max_children(const sgt_quantizer *q)
 
 int sgt_tree_reserve(sgt_tree *t, const sgt_quantizer *q, int64_t splits)
 {
-    int64_t need_nodes, need_spare;
-    if (!t->nodes || splits < 0)
+    if (splits < 0 || splits > INT32_MAX)
+        return splits < 0 ? ST_EINVAL : ST_ENOMEM;
+    return sgt_tree_reserve_leaves(t, q, splits * (int64_t)max_children(q));
+}
+
+/* The leaves (node slots and spare leaf buffers) of a split with `children` children of the
+ * row (codes, or x when per_leaf) with gradient pair (g, h) in this tree: 0 when the row's
+ * leaf does not attempt at this row, or the attempt makes no split. The attempt is made on
+ * a copy of the leaf's cells (`work`, n_cells) after the row's update, with the operations
+ * of sgt_tree_learn / sgt_tree_learn_row and sgt_tree_attempt, so it decides as the real
+ * attempt will; nothing in the tree changes. */
+int32_t sgt_tree_plan(const sgt_tree *t, const sgt_quantizer *q, const sgt_params *p,
+                      const double *x, const int32_t *codes, double g, double h,
+                      sgt_scratch *s, sgt_stats *work)
+{
+    int32_t a, i = q->per_leaf ? sgt_tree_leaf_of(t, q, x) : sgt_tree_leaf_of_codes(t, codes);
+    const sgt_node *node = &t->nodes[i];
+    int32_t may_split = p->max_depth < 0 || node->depth < p->max_depth;
+    if (!may_split || (node->cells[0].n + 1) % p->grace_period != 0)
+        return 0;
+    memcpy(work, node->cells, (size_t)q->n_cells * sizeof(sgt_stats));
+    sgt_stats_add(&work[0], g, h);
+    for (a = 0; a < q->d; a++)
+        sgt_stats_add(&work[q->offsets[a] + (q->per_leaf ? node_code(q, node, x, a)
+                                                          : codes[a])], g, h);
+    sgt_best_candidate(work, q, node->used, may_split, p->lam, p->gamma, s);
+    if (s->best.feature >= 0 && sgt_passes_test(&s->best, work[0].n, p->delta, p->one_sided))
+        return s->best.n_children;
+    return 0;
+}
+
+int sgt_tree_reserve_leaves(sgt_tree *t, const sgt_quantizer *q, int64_t need_spare)
+{
+    int64_t need_nodes;
+    if (!t->nodes || need_spare < 0)
         return ST_EINVAL;
-    need_spare = splits * (int64_t)max_children(q);
     need_nodes = (int64_t)t->n_nodes + need_spare;
     if (need_nodes > INT32_MAX)
         return ST_ENOMEM;

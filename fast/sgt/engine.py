@@ -309,6 +309,26 @@ class CSGTEngine:
         """Class probabilities of a plain row (``sgt_model_proba_row``), or None."""
         return None
 
+    def add_tree(self) -> None:
+        """A class joins the committee in place (``sgt_model_add_tree``; the reference's
+        :meth:`reference.sgt.core.SGTCore.add_tree`): the C arrays grow by doubling, and so
+        do the one-row buffers here."""
+        check(lib.sgt_model_add_tree(self._m), "sgt_model_add_tree")
+        self._resized(self.n_trees + 1)
+
+    def drop_tree(self) -> None:
+        """Undo :meth:`add_tree`."""
+        check(lib.sgt_model_drop_tree(self._m), "sgt_model_drop_tree")
+        self._resized(self.n_trees - 1)
+
+    def _resized(self, n_trees: int) -> None:
+        self.n_trees = n_trees
+        self.n_classes = n_trees + 1
+        if len(self._probs) < self.n_classes:        # capacity doubling
+            self._raw_out = ffi.new("double[]", 2 * n_trees)
+            self._probs = ffi.new("double[]", 2 * self.n_classes)
+        self._bind_lean_calls()
+
     def _bind_lean_calls(self) -> None:
         """Bind the C one-row calls to a row buffer (:mod:`fast._rows`): each hook is then
         one call of the buffer, which packs the row and calls the library."""

@@ -73,6 +73,25 @@ class SGTCore:
         self.warm_rows = 0
         self.buffer: list[Item] = []
 
+    def add_tree(self) -> None:
+        """A class joins the softmax committee in place ([SGT-SPEC §16.2]): a fresh tree
+        (one leaf predicting 0, the quantizer's current ranges, seeded when frozen) is
+        appended after the others; nothing else changes (the same model as
+        :func:`reference.sgt.new_class.with_new_class` builds through the state). A list
+        append: amortised constant time."""
+        if self.loss_kind != LOSS_SOFTMAX:
+            raise ValueError("a tree joins a softmax committee (three classes or more)")
+        tree = Tree(self.quantizer, self.params)
+        if self.quantizer.frozen:
+            tree.seed_root()
+        self.trees.append(tree)
+
+    def drop_tree(self) -> None:
+        """Undo :meth:`add_tree` (the row that brought the class was refused)."""
+        if self.loss_kind != LOSS_SOFTMAX or len(self.trees) <= 2:
+            raise ValueError("no added tree to drop")
+        self.trees.pop()
+
     @property
     def frozen(self) -> bool:
         """True once the bin ranges are fixed (after the warm-up, or known up front)."""

@@ -20,6 +20,14 @@ without the new class. ``classes=`` given to the constructor keeps the fixed-K m
 
 The grown model is built through the model's own state (``_fitted_state`` / ``snapshot``
 then ``_load_fitted``, the path of a model file), so it is the same in both backends.
+That costs time proportional to the model, which grows with its classes: labels arriving
+one by one would cost quadratic time. From three classes on, :func:`add_class` grows the
+model in place instead, with the same result bit for bit: the new tree is appended to the
+committee (``SGTCore.add_tree``, a list append; in C ``sgt_model_add_tree``, whose trees
+array and per-tree buffers double when full), the label appended to ``classes_``, its
+index and the ``classes`` parameter: amortised constant time per label. The step from two
+classes to three changes the loss (one logistic tree to a softmax committee) and inserts
+a tree before the others, so it takes the path through the state, once.
 """
 
 from __future__ import annotations
@@ -27,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-__all__ = ["fresh_tree", "with_new_class"]
+__all__ = ["add_class", "drop_class", "fresh_tree", "with_new_class"]
 
 
 def fresh_tree(core: dict[str, Any], kinds: list[int], model_params: dict[str, Any]) -> Any:
@@ -81,3 +89,37 @@ def with_new_class(model: Any, label: Hashable) -> Any:
     new = type(model)(**params)
     new._load_fitted(fitted, snapshot)
     return new
+
+
+def add_class(model: Any, label: Hashable) -> bool:
+    """Append ``label`` to ``model``'s classes in place, as :func:`with_new_class` would
+    (the caller holds the model's lock); False, with nothing changed, where the in-place
+    step does not apply (fewer than three classes, or no tree yet): then
+    :func:`with_new_class` is the way."""
+    engine = getattr(model, "_engine", None)
+    classes = model.classes_
+    if engine is None or classes is None or len(classes) < 3:
+        return False
+    if label in model._class_index:
+        raise ValueError(f"label {label!r} is already a class")
+    engine.add_tree()
+    classes.append(label)
+    model._class_index[label] = len(classes) - 1
+    if isinstance(model.classes, list) and len(model.classes) == len(classes) - 1:
+        model.classes.append(label)
+    else:
+        model.classes = list(classes)
+    if model._given is not None:          # the constructor arguments get_params reports
+        model._given["classes"] = model.classes
+    return True
+
+
+def drop_class(model: Any) -> None:
+    """Undo :func:`add_class` (the row that brought the label was refused)."""
+    label = model.classes_.pop()
+    del model._class_index[label]
+    if isinstance(model.classes, list) and model.classes and model.classes[-1] == label:
+        model.classes.pop()
+    if model._given is not None:
+        model._given["classes"] = model.classes
+    model._engine.drop_tree()

@@ -21,7 +21,11 @@ Scenarios (d = 20 uniform features, label ``x_0 > 0.5``):
 - ``custom-warmup``: the same stream with ``SGT(CustomLoss(...), warmup=5000,
   grace_period=1)`` (a squared error written as a custom loss, so the replay is the
   facade's Python loop calling ``train_gh``): each replayed row reserves one split's
-  leaves, as above (before: the same 5,001 splits reserved before the replay).
+  leaves, as above (before: the same 5,001 splits reserved before the replay);
+- ``nominal``: ``SGTRegressor(nominal={0: 100000})`` learns 300 rows one by one (feature 0
+  a category of 100,000, feature 1 uniform): a row reserves the leaves of the split it
+  makes (``sgt_tree_plan``), not the largest split a row could make (before: 100,000 leaves
+  of 100,000 cells at every row, a 4.9 GB peak and ``MemoryError`` under 3 GB).
 
 Usage::
 
@@ -60,6 +64,11 @@ if scenario == "mil-bag":
     model.partial_fit(small, [int(b[:, 0].max() > 0.5) for b in small])
     bag = rng.random((8000, 20))
     call = lambda: model.partial_fit([bag], [1])
+elif scenario == "nominal":
+    X = np.column_stack([rng.integers(0, 100000, 300), rng.random(300)])
+    y = X[:, 1] + 0.01 * (X[:, 0] % 7)
+    model = backend.SGTRegressor(nominal={0: 100000})
+    call = lambda: [model.learn_one(list(map(float, r)), float(t)) for r, t in zip(X, y)]
 else:
     if scenario == "custom-warmup":
         from reference.sgt.losses import CustomLoss
@@ -103,7 +112,7 @@ def _measure(backend: str, scenario: str) -> dict[str, float]:
 def main() -> None:
     mb = 1024.0 * 1024.0
     print(f"{'scenario':13s} {'backend':10s} {'peak MB':>9s} {'kept MB':>9s}")
-    for scenario in ("mil-bag", "warmup", "custom-warmup"):
+    for scenario in ("mil-bag", "warmup", "custom-warmup", "nominal"):
         figures = {b: _measure(b, scenario) for b in ("reference", "fast")}
         for b, f in figures.items():
             print(f"{scenario:13s} {b:10s} {f['peak'] / mb:9.1f} {f['kept'] / mb:9.1f}")

@@ -335,8 +335,8 @@ def test_ctrl_c_while_the_chunks_are_handed_out_waits_for_the_running_ones(
         """A pool whose ``submit`` waits, after the first chunk, for the handler: a
         polling wait, so that the calling (main) thread runs the handler in it."""
 
-        def __init__(self, jobs: int) -> None:
-            self.pool = real_pool(jobs)
+        def __init__(self) -> None:
+            self.pool = real_pool()
             self.queued = 0
 
         def submit(self, fn: Callable[..., None], /, *args: object) -> object:
