@@ -23,8 +23,10 @@ never a number (``TypeError`` for a feature, ``ValueError`` for a regression tar
 Failures: every learning call is atomic. ``learn_one`` on a known label is the model's own
 atomic ``learn_one``; one that adds a label builds the grown model as a new one, lets it
 learn the row, and only then adopts it (under the model's lock); every ``learn_many``
-holds the model's lock, copies the model first (``copy.deepcopy``, one copy per call) and
-puts the copy back if it raises, so
+that learns in one batch call (no new label in it) is the model's own atomic
+``partial_fit``; one that adds labels learns in several batch calls, so it holds the
+model's lock, copies the model first (``copy.deepcopy``, one copy per such call) and puts
+the copy back if it raises, so
 the model, its classes, the adapter's labels and feature means are as before and the
 adapter stays usable. Holding the lock also means that no other thread sees a class being
 added half-way.
@@ -180,9 +182,8 @@ class RiverRegressor(_Adapter, base.MiniBatchRegressor):
         targets = [_real(v) for v in list(y)]
         if len(targets) != len(rows):
             raise ValueError(f"{len(rows)} rows and {len(targets)} targets")
-        with _all_or_nothing(self.model):
-            if len(rows):
-                self.model.partial_fit(rows, np.asarray(targets, dtype=np.float64))
+        if len(rows):          # one batch call: the model's own partial_fit is atomic
+            self.model.partial_fit(rows, np.asarray(targets, dtype=np.float64))
         self._space.commit_frame(update)
 
     def predict_many(self, X: Any, **kwargs: Any) -> Any:
@@ -335,7 +336,10 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
         labels = [_label(v) for v in list(y)]
         if len(labels) != len(rows):
             raise ValueError(f"{len(rows)} rows and {len(labels)} labels")
-        with _all_or_nothing(self.model), _kept(self._labels):
+        # a batch with a new label learns in several batch calls: only then is a copy taken
+        # to undo them (one batch call is the model's own atomic partial_fit)
+        several = self._grows and any(label not in self._labels for label in labels)
+        with _all_or_nothing(self.model, several), _kept(self._labels):
             if self._grows:
                 self._learn_segments(rows, labels)
             elif labels:
@@ -373,11 +377,15 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
 
 
 @contextlib.contextmanager
-def _all_or_nothing(model: Any) -> Iterator[None]:
+def _all_or_nothing(model: Any, copied: bool = True) -> Iterator[None]:
     """Hold the model's lock for the block (so that no other thread sees a class being
-    added half-way) and put the model back as it was if the block raises: a copy is taken
-    first (``copy.deepcopy``, the model's own state) and adopted on failure."""
+    added half-way) and, with ``copied``, put the model back as it was if the block
+    raises: a copy is taken first (``copy.deepcopy``, the model's own state) and adopted
+    on failure. Without ``copied`` the block must be one atomic call of the model."""
     with model._lock:
+        if not copied:
+            yield
+            return
         before = copy.deepcopy(model)
         try:
             yield
