@@ -513,6 +513,74 @@ static void apply_prune(dt_model *m, dt_particle *t, int32_t parent)
     memcpy(dt_leaf_stats(m, t, parent), m->buf.sbuf + 2 * sw, sizeof(double) * (size_t)sw);
 }
 
+/* the first part of propagate for the threaded step (dt_pl_step): insert the point into
+ * its leaf (leaf = the leaf of x or -1), as dt_propagate does; returns the leaf, or -1 on
+ * an allocation failure (m->txn.broken) */
+int32_t dt_propagate_insert(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
+{
+    const dt_leaf_config *c = &m->cfg;
+    const int32_t *pts = NULL;
+    int32_t n_points = 0;
+    double *st;
+    if (leaf < 0) leaf = dt_find_leaf(t, m->store.X + (int64_t)index * m->par.d);
+    if (dt_leaf_append_shared(m, t, leaf, index)) return leaf; /* stats hold the point */
+    if (m->txn.broken) return -1;
+    st = dt_leaf_stats(m, t, leaf);
+    if ((c->kind == DT_LINEAR && c->delta == 1) ||
+        (m->par.alpha > 0.0 && st[DT_OFF_N] + 1.0 >= 2.0 * (double)m->par.minp)) {
+        pts = m->pool.sets[t->nodes[leaf].set].pts;
+        n_points = m->pool.sets[t->nodes[leaf].set].n;
+    }
+    dt_add_point(st, c, pts, n_points, index, m->store.X, m->store.y, m->par.d, m->buf.work);
+    return leaf;
+}
+
+/* the second part, run on a worker thread: with the point in the leaf, score stay, grow
+ * and prune and draw the move from the slot's generator r, the same draws and scores as
+ * dt_propagate, writing nothing shared. m is the worker's copy of the model: its own
+ * scratch buffers, and in_txn = 0, so that no memo of a point set is read or written (a
+ * memo holds the double the computation gives, so the scores are the same). The move
+ * and its candidate go to *mv */
+void dt_propagate_choose(dt_model *m, const dt_particle *t, int32_t leaf, rng_state *r,
+                         dt_slot_move *mv)
+{
+    const dt_pointset *ps = &m->pool.sets[t->nodes[leaf].set];
+    int32_t parent = t->nodes[leaf].parent, top = parent >= 0 ? parent : leaf, j = 0, nl, nr;
+    double xi = 0.0, l_stay, l_grow, l_prune = -INFINITY;
+    int have_children, have_merged;
+    /* the points are read whenever they exist: grow_candidate draws nothing for a leaf
+     * below 2 minp points, as when dt_propagate leaves them unread */
+    l_grow = grow_score(m, t, leaf, top, dt_leaf_stats(m, t, leaf), ps->pts, ps->n, &j, &xi,
+                        &nl, &nr, &have_children, &l_stay, r);
+    if (!have_children) l_stay = dt_subtree_log_score(m, t, top, -1, 0.0, 0.0);
+    if (parent >= 0) l_prune = prune_score(m, t, parent, &have_merged);
+    mv->move = dt_choose_move(l_stay, l_prune, l_grow, r);
+    mv->leaf = leaf;
+    mv->var = j;
+    mv->value = xi;
+}
+
+/* the third part, back on the calling thread: apply the move of dt_propagate_choose
+ * (the children or the merged statistics built again, as dt_propagate does after a
+ * memoised score) */
+void dt_propagate_apply(dt_model *m, dt_particle *t, const dt_slot_move *mv)
+{
+    int32_t leaf = mv->leaf, parent = t->nodes[leaf].parent, nl = 0, nr = 0, *lv;
+    if (mv->move == DT_GROW) {
+        const dt_pointset *ps = &m->pool.sets[t->nodes[leaf].set];
+        const int32_t *pts = ps->pts;
+        int32_t n_points = ps->n;
+        if (build_children(m, dt_leaf_stats(m, t, leaf), pts, n_points, mv->var, mv->value,
+                           &nl, &nr) < 0)
+            grow_lists(m, pts, n_points, mv->var, mv->value);
+        apply_grow(m, t, leaf, mv->var, mv->value, nl, nr);
+    } else if (mv->move == DT_PRUNE) {
+        lv = m->buf.stack + m->pf.cap_nodes;
+        merge_leaves(m, t, lv, dt_collect_leaves(m, t, parent, lv));
+        apply_prune(m, t, parent);
+    }
+}
+
 /* [DT-SPEC §4.1] mirrors propagate; leaf = the leaf of x (from the weights) or -1, r = the
  * slot's generator (dt_pl_step). The
  * steps: insert the point, score stay, grow (grow_score) and prune (prune_score), draw
