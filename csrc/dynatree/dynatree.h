@@ -449,6 +449,7 @@ rng_state *dt_model_rng(dt_model *m);
 int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, double *lpred);
 /* the threads of the learning step (dynatree/particles.c): n_jobs resolved, >= 1 */
 int dt_model_set_threads(dt_model *m, int32_t n_threads);
+int32_t dt_model_step_threads(const dt_model *m); /* threads a step now uses */
 void dt_threads_free(dt_model *m);
 int dt_model_regression(const dt_model *m, const double *x, double *out);
 /* the predictive means of n rows (out[0] of dt_model_regression, bit for bit) */

@@ -332,6 +332,8 @@ static int32_t step_threads(const dt_model *m)
     return nw < 1 ? 1 : nw;
 }
 
+int32_t dt_model_step_threads(const dt_model *m) { return step_threads(m); }
+
 int dt_model_set_threads(dt_model *m, int32_t n_threads)
 {
     if (n_threads < 1) return ST_EINVAL;

@@ -7,7 +7,9 @@ are split between threads. Checked here on randomized streams, in lockstep: the 
 (one thread) against ``fast`` with ``n_jobs`` in 1, 2, 3 and -1, learning by
 ``partial_fit`` in uneven batches and by ``learn_one``, for the three leaf models and for
 ALC (regression) and entropy (classification) retirement: the snapshots after every
-batch, the ``lpred_`` history and the generator state are bit-identical.
+batch, the ``lpred_`` history and the generator state are bit-identical. The models
+have 96 particles, so that ``n_jobs`` = 2 and 3 do run on 2 and 3 threads (the rule
+``min(n_jobs, N // 32)``, pinned at its limits below).
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ import pytest
 from _compare import assert_snapshot_equal
 from _run_size import sized
 
-SEEDS = sized(quick=range(2), full=range(5))
-N_ROWS = sized(quick=60, full=240)
+SEEDS = sized(quick=range(1), full=range(4))
+N_ROWS = sized(quick=45, full=160)
 JOBS = (1, 2, 3, -1)
 CASES: list[tuple[str, dict[str, Any]]] = [
     ("constant", {"leaf": "constant"}),
@@ -45,9 +47,9 @@ def _stream(seed: int, n: int, classifier: bool) -> tuple[np.ndarray, np.ndarray
 
 def _model(pkg: ModuleType, name: str, kw: dict[str, Any], seed: int, n_jobs: int) -> Any:
     if name in ("class", "entropy"):
-        return pkg.DynamicTreeClassifier(classes=[0, 1, 2], n_particles=24, seed=seed,
+        return pkg.DynamicTreeClassifier(classes=[0, 1, 2], n_particles=96, seed=seed,
                                          n_jobs=n_jobs, **kw)
-    return pkg.DynamicTreeRegressor(n_particles=24, seed=seed, n_jobs=n_jobs, **kw)
+    return pkg.DynamicTreeRegressor(n_particles=96, seed=seed, n_jobs=n_jobs, **kw)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -59,7 +61,7 @@ def test_learning_is_identical_for_every_n_jobs_and_backend(
     X, y = _stream(seed, N_ROWS, name in ("class", "entropy"))
     models = [_model(reference, name, kw, seed, 1)] + [
         _model(fast, name, kw, seed, jobs) for jobs in JOBS]
-    cuts = [0, 7, 8, 40, N_ROWS - 10]
+    cuts = [0, 7, 8, 30, N_ROWS - 10]
     for lo, hi in zip(cuts, cuts[1:], strict=False):
         for m in models:
             m.partial_fit(X[lo:hi], y[lo:hi])
@@ -74,3 +76,18 @@ def test_learning_is_identical_for_every_n_jobs_and_backend(
         assert_snapshot_equal(want, m.snapshot())
         assert m.lpred_ == models[0].lpred_
         assert m.rng.state == models[0].rng.state
+
+
+@pytest.mark.parametrize(("n_particles", "n_jobs", "threads"), [
+    (63, 2, 1), (64, 2, 2), (95, 3, 2), (96, 3, 3), (1000, 2, 2), (50, 4, 1), (1000, 1, 1)])
+def test_threads_per_step_rule(n_particles: int, n_jobs: int, threads: int) -> None:
+    """A step of N slots uses min(n_jobs, N // 32) threads, at least one: at each limit
+    and one slot below it."""
+    from conftest import require_fast
+
+    fast = require_fast()
+    from fast._ffi import lib
+
+    m = fast.DynamicTreeRegressor(n_particles=n_particles, n_jobs=n_jobs, seed=0)
+    m.partial_fit(np.zeros((3, 2)), np.zeros(3))
+    assert lib.dt_model_step_threads(m._engine._m) == threads
