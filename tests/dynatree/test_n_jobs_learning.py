@@ -91,3 +91,50 @@ def test_threads_per_step_rule(n_particles: int, n_jobs: int, threads: int) -> N
     m = fast.DynamicTreeRegressor(n_particles=n_particles, n_jobs=n_jobs, seed=0)
     m.partial_fit(np.zeros((3, 2)), np.zeros(3))
     assert lib.dt_model_step_threads(m._engine._m) == threads
+
+
+def test_threaded_step_under_allocation_failure() -> None:
+    """With n_jobs=2 (two threads per step), every allocation of a learned row fails once
+    in turn (``alloc_fail_after``), on a copy of the model (whose worker scratch is not
+    allocated yet): the row either raises MemoryError and leaves the copy as it was, or
+    (a worker's scratch that could not be had: the step runs serially) learns it exactly
+    as without the failure. The model stays bit-identical to a serial one throughout."""
+    import copy
+
+    from conftest import require_fast
+
+    fast = require_fast()
+    from _alloc_hook import fail_at
+
+    X, y = _stream(3, 22, False)
+    clean = fast.DynamicTreeRegressor(n_particles=64, seed=2, n_jobs=1)
+    model = fast.DynamicTreeRegressor(n_particles=64, seed=2, n_jobs=2)
+    raised = swallowed = 0
+    for i in range(len(y)):
+        row, target = list(X[i]), y[i].item()
+        if i in (8, 21):
+            want = copy.deepcopy(model)
+            want.learn_one(row, target)
+            for n in range(400):
+                trial = copy.deepcopy(model)
+                error = None
+                with fail_at(n) as flag:
+                    try:
+                        trial.learn_one(row, target)
+                    except MemoryError as exc:
+                        error = exc
+                if not flag[0]:
+                    assert error is None
+                    break
+                if error is not None:
+                    raised += 1
+                    assert_snapshot_equal(model.snapshot(), trial.snapshot())
+                else:
+                    swallowed += 1
+                    assert_snapshot_equal(want.snapshot(), trial.snapshot())
+            else:
+                raise AssertionError("more than 400 allocations in one row")
+        model.learn_one(row, target)
+        clean.learn_one(row, target)
+        assert_snapshot_equal(clean.snapshot(), model.snapshot())
+    assert raised > 0 and swallowed > 0
