@@ -61,7 +61,7 @@ def seed_state(seed: int) -> tuple[int, int, int, int]:
 
 def stream_seed(key: int, slot: int) -> int:
     """The seed of particle slot ``slot``'s generator in a step with key ``key``
-    ([DET-SPEC §1.1]): ``splitmix64(key XOR splitmix64(slot))``, outputs only.
+    ([DET-SPEC §1]): ``splitmix64(key XOR splitmix64(slot))``, outputs only.
 
     Each splitmix64 output is a bijection of its input, so for one key distinct slots get
     distinct seeds; and the seeds are scattered over the 64-bit range rather than

@@ -26,7 +26,7 @@ void rng_seed(rng_state *r, uint64_t seed)
     for (i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
 }
 
-/* [DET-SPEC §1.1] mirrors stream_seed: splitmix64(key ^ splitmix64(slot)), outputs only
+/* [DET-SPEC §1] mirrors stream_seed: splitmix64(key ^ splitmix64(slot)), outputs only
  * (each a bijection: distinct slots, distinct seeds, scattered, so no two slots' seedings
  * are shifted copies of one splitmix64 sequence) */
 uint64_t rng_stream_seed(uint64_t key, uint64_t slot)
