@@ -62,10 +62,6 @@ typedef struct {
 void rng_seed(rng_state *r, uint64_t seed);
 uint64_t rng_next_u64(rng_state *r);
 uint64_t rng_stream_seed(uint64_t key, uint64_t slot);
-
-/* ---- worker threads (common/parallel.c, the C side of reference/parallel.py) ---- */
-typedef void (*parallel_fn)(void *arg, int part);
-int parallel_run(int n, parallel_fn fn, void *arg);
 double rng_uniform(rng_state *r);
 uint64_t rng_below(rng_state *r, uint64_t n);
 /* fill out[0..n-1] with uniform() draws (bulk path for benchmarks and tests) */

@@ -301,26 +301,6 @@ typedef struct {
     dt_forest f;          /* leaves: preps */
 } dt_alc_cache;
 
-/* the move one particle slot drew in the threaded step (dt_propagate_choose) */
-typedef struct {
-    int32_t move;         /* DT_STAY, DT_PRUNE or DT_GROW */
-    int32_t leaf;         /* the leaf that received the point */
-    int32_t var;          /* grow: the split column */
-    double value;         /* grow: the split value */
-} dt_slot_move;
-
-/* the threads of the learning step (dynatree/particles.c): worker w > 0 propagates with
- * its own scratch scr[w - 1]; the calling thread uses the model's */
-typedef struct {
-    int32_t n_threads;    /* n_jobs resolved (dt_model_set_threads), 1 = serial */
-    int32_t n_scr;        /* worker scratch sets allocated */
-    int64_t scr_cap;      /* the store capacity they are sized for */
-    int64_t scr_nodes;    /* the node capacity they are sized for */
-    dt_scratch *scr;      /* n_scr scratch sets (ibuf, ibuf2, stack, vbuf, sbuf, work) */
-    dt_slot_move *mv;     /* N moves of the step */
-    int32_t n_mv;         /* capacity of mv */
-} dt_threads;
-
 /* the model: one handle of the family (dt_model_new / dt_model_free) */
 typedef struct {
     dt_leaf_config cfg;   /* leaf model */
@@ -333,7 +313,6 @@ typedef struct {
     dt_undo txn;          /* undo log */
     dt_pred_cache pred;   /* per-set predictive records of the batch predictions */
     dt_alc_cache alcc;    /* per-leaf ALC preps of the candidate rows */
-    dt_threads thr;       /* the threads of the learning step */
     rng_state rng;        /* the model's generator */
     double lml;           /* running sum of lpred [AG13, §2.3] */
 } dt_model;
@@ -413,10 +392,6 @@ int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t set
                       double *value, rng_state *r);
 int dt_choose_move(double l_stay, double l_prune, double l_grow, rng_state *r);
 void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf, rng_state *r);
-int32_t dt_propagate_insert(dt_model *m, dt_particle *t, int32_t index, int32_t leaf);
-void dt_propagate_choose(dt_model *m, const dt_particle *t, int32_t leaf, rng_state *r,
-                         dt_slot_move *mv);
-void dt_propagate_apply(dt_model *m, dt_particle *t, const dt_slot_move *mv);
 /* particle learning (dynatree/particles.c) */
 int dt_particle_weight(dt_model *m, const dt_particle *t, const double *x, double y,
                        double *w, int32_t *leaf);
@@ -447,10 +422,6 @@ void dt_model_free(dt_model *m);   /* accepts NULL */
 int dt_model_set_slope_prior(dt_model *m, double kappa);
 rng_state *dt_model_rng(dt_model *m);
 int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, double *lpred);
-/* the threads of the learning step (dynatree/particles.c): n_jobs resolved, >= 1 */
-int dt_model_set_threads(dt_model *m, int32_t n_threads);
-int32_t dt_model_step_threads(const dt_model *m); /* threads a step now uses */
-void dt_threads_free(dt_model *m);
 int dt_model_regression(const dt_model *m, const double *x, double *out);
 /* the predictive means of n rows (out[0] of dt_model_regression, bit for bit) */
 int dt_model_means(const dt_model *m, const double *X, int64_t n, double *out);

@@ -49,7 +49,6 @@ static void free_scratch(dt_model *m)
     alloc_free(m->alcc.keys);
     alloc_free(m->alcc.off);
     dt_forest_free(&m->alcc.f);
-    dt_threads_free(m);
 }
 
 void dt_model_free(dt_model *m)

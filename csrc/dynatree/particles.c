@@ -189,175 +189,17 @@ double dt_resample(dt_model *m, const double *x, double y)
     return lpred;
 }
 
-/* ---- the threaded step ----
- * Rule 2 gives each slot its own stream, so the slots' propagations are independent but
- * for the state they share (point sets, their reference counts and memos, the undo log,
- * the allocators, the scratch buffers). The step is cut in three: the inserts of the point
- * (dt_propagate_insert, which may copy or share point sets: serial, in slot order), the
- * scores and the move of each slot (dt_propagate_choose: read-only on shared state, each
- * worker with its own scratch, in parallel), the moves applied (dt_propagate_apply:
- * serial, in slot order). Each slot gets the draws and the scores dt_propagate gives it,
- * so the result is the serial step's for any number of threads. A step uses
- * min(n_threads, N / DT_SLOTS_PER_THREAD) threads (the work of fewer slots per thread
- * costs less than waking a thread), and runs serially if worker scratch cannot be had. */
-enum { DT_SLOTS_PER_THREAD = 32 };
-
-static void free_worker_scratch(dt_scratch *b)
-{
-    alloc_free(b->ibuf);
-    alloc_free(b->ibuf2);
-    alloc_free(b->stack);
-    alloc_free(b->vbuf);
-    alloc_free(b->sbuf);
-    alloc_free(b->work);
-    memset(b, 0, sizeof(*b));
-}
-
-void dt_threads_free(dt_model *m)
-{
-    int32_t w;
-    for (w = 0; w < m->thr.n_scr; w++) free_worker_scratch(&m->thr.scr[w]);
-    alloc_free(m->thr.scr);
-    alloc_free(m->thr.mv);
-    memset(&m->thr, 0, sizeof(m->thr));
-}
-
-/* one worker's scratch at the model's capacities (the sizes of the model's own) */
-static int worker_scratch(dt_model *m, dt_scratch *b)
-{
-    size_t cap = (size_t)m->store.cap, p = (size_t)m->cfg.p;
-    free_worker_scratch(b);
-    b->ibuf = alloc_malloc(sizeof(int32_t) * (cap + 1));
-    b->ibuf2 = alloc_malloc(sizeof(int32_t) * 3 * (cap + 1));
-    b->stack = alloc_malloc(sizeof(int32_t) * 2 * (size_t)m->pf.cap_nodes);
-    b->vbuf = alloc_malloc(sizeof(double) * (cap + 2 * (size_t)m->par.minp + 1));
-    b->sbuf = alloc_malloc(sizeof(double) * 3 * (size_t)m->cfg.sw);
-    b->work = alloc_malloc(sizeof(double) * (2 * p * p + 2 * p + 8));
-    return b->ibuf && b->ibuf2 && b->stack && b->vbuf && b->sbuf && b->work ? ST_OK : ST_ENOMEM;
-}
-
-/* scratch for threads 1..nw-1 and room for the N moves; ST_ENOMEM: run serially */
-static int threads_reserve(dt_model *m, int32_t nw)
-{
-    int32_t w, n = m->par.n_particles;
-    int resize = m->thr.scr_cap != m->store.cap || m->thr.scr_nodes != m->pf.cap_nodes;
-    if (m->thr.n_mv < n) {
-        dt_slot_move *mv = alloc_realloc(m->thr.mv, sizeof(dt_slot_move) * (size_t)n);
-        if (!mv) return ST_ENOMEM;
-        m->thr.mv = mv;
-        m->thr.n_mv = n;
-    }
-    if (m->thr.n_scr < nw - 1) {
-        dt_scratch *scr = alloc_realloc(m->thr.scr, sizeof(dt_scratch) * (size_t)(nw - 1));
-        if (!scr) return ST_ENOMEM;
-        memset(scr + m->thr.n_scr, 0, sizeof(dt_scratch) * (size_t)(nw - 1 - m->thr.n_scr));
-        m->thr.scr = scr;
-        for (w = m->thr.n_scr; w < nw - 1; w++) {
-            m->thr.n_scr = w + 1; /* freed with the model even if incomplete */
-            if (worker_scratch(m, &scr[w]) != ST_OK) return ST_ENOMEM;
-        }
-    }
-    for (w = 0; resize && w < m->thr.n_scr; w++) {
-        m->thr.scr_cap = -1; /* sizes unknown until every set is rebuilt */
-        if (worker_scratch(m, &m->thr.scr[w]) != ST_OK) return ST_ENOMEM;
-    }
-    m->thr.scr_cap = m->store.cap;
-    m->thr.scr_nodes = m->pf.cap_nodes;
-    return ST_OK;
-}
-
-typedef struct {
-    dt_model *m;
-    uint64_t key;
-    int32_t nw;
-} choose_job;
-
-/* worker w: dt_propagate_choose for its contiguous block of slots */
-static void choose_part(void *arg, int w)
-{
-    const choose_job *job = arg;
-    const dt_model *m = job->m;
-    dt_model wm = *m;
-    int32_t n = m->par.n_particles, lo = (int32_t)((int64_t)n * w / job->nw);
-    int32_t hi = (int32_t)((int64_t)n * (w + 1) / job->nw), k;
-    rng_state r;
-    if (w > 0) {
-        const dt_scratch *b = &m->thr.scr[w - 1];
-        wm.buf.ibuf = b->ibuf;
-        wm.buf.ibuf2 = b->ibuf2;
-        wm.buf.stack = b->stack;
-        wm.buf.vbuf = b->vbuf;
-        wm.buf.sbuf = b->sbuf;
-        wm.buf.work = b->work;
-    }
-    wm.txn.in_txn = 0; /* no memo of a shared point set is read or written */
-    for (k = lo; k < hi; k++) {
-        rng_seed(&r, rng_stream_seed(job->key, (uint64_t)k));
-        dt_propagate_choose(&wm, &m->pf.parts[k], m->thr.mv[k].leaf, &r, &m->thr.mv[k]);
-    }
-}
-
-/* the propagation of every slot on nw threads (see above) */
-static void propagate_threaded(dt_model *m, int32_t index, uint64_t key, int32_t nw)
-{
-    int32_t i, n = m->par.n_particles;
-    choose_job job;
-    for (i = 0; i < n && !m->txn.broken; i++) {
-        if (dt_log_room(m, dt_log_bound(m, &m->pf.parts[i], 0)) != ST_OK) {
-            m->txn.broken = 1;
-            return;
-        }
-        m->thr.mv[i].leaf = dt_propagate_insert(m, &m->pf.parts[i], index,
-                                                m->pf.leafc_ok ? m->pf.leafc[i] : -1);
-    }
-    if (m->txn.broken) return;
-    job.m = m;
-    job.key = key;
-    job.nw = nw;
-    parallel_run(nw, choose_part, &job);
-    for (i = 0; i < n && !m->txn.broken; i++) {
-        if (dt_log_room(m, dt_log_bound(m, &m->pf.parts[i], 0)) != ST_OK) {
-            m->txn.broken = 1;
-            return;
-        }
-        dt_propagate_apply(m, &m->pf.parts[i], &m->thr.mv[i]);
-    }
-}
-
-/* the threads a step of N slots uses: min(n_threads, N / DT_SLOTS_PER_THREAD), at least 1 */
-static int32_t step_threads(const dt_model *m)
-{
-    int32_t nw = m->par.n_particles / DT_SLOTS_PER_THREAD;
-    if (m->thr.n_threads < nw) nw = m->thr.n_threads;
-    return nw < 1 ? 1 : nw;
-}
-
-int32_t dt_model_step_threads(const dt_model *m) { return step_threads(m); }
-
-int dt_model_set_threads(dt_model *m, int32_t n_threads)
-{
-    if (n_threads < 1) return ST_EINVAL;
-    m->thr.n_threads = n_threads;
-    return ST_OK;
-}
-
 /* [DT-SPEC §5] mirrors pl_step: resampling from the model's generator, then the step key
  * (one rng_next_u64), then slot k propagated with its own generator seeded by
- * rng_stream_seed(key, k) ([DT-SPEC §0] item 6, stream rule 2): serially, or on several
- * threads with the same result (propagate_threaded) */
+ * rng_stream_seed(key, k) ([DT-SPEC §0] item 6, stream rule 2) */
 double dt_pl_step(dt_model *m, int32_t index)
 {
-    int32_t i, nw;
+    int32_t i;
     uint64_t key;
     rng_state r;
     double lpred = dt_resample(m, m->store.X + (int64_t)index * m->par.d, m->store.y[index]);
     if (m->txn.broken) return lpred;
     key = rng_next_u64(&m->rng);
-    nw = step_threads(m);
-    if (nw > 1 && threads_reserve(m, nw) == ST_OK) {
-        propagate_threaded(m, index, key, nw);
-        return lpred;
-    }
     for (i = 0; i < m->par.n_particles && !m->txn.broken; i++) {
         if (dt_log_room(m, dt_log_bound(m, &m->pf.parts[i], 0)) != ST_OK) {
             m->txn.broken = 1;
