@@ -5,7 +5,7 @@ The single source of the version: ``pyproject.toml`` reads it (``dynamic = ["ver
 A release changes this line and CHANGELOG.md (docs/releasing.md).
 """
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 DISTRIBUTION = "driftwood-learn"
 """The name on the package index (``pip install driftwood-learn``); the import names are

@@ -2,7 +2,8 @@
 
 Every stochastic routine in both backends draws from an :class:`Rng` passed to it
 explicitly; nothing else produces randomness ([DET-SPEC §1]). The C twin is
-``csrc/common/rng.c`` (``rng_seed``, ``rng_next_u64``, ``rng_uniform``, ``rng_below``).
+``csrc/common/rng.c`` (``rng_seed``, ``rng_next_u64``, ``rng_uniform``, ``rng_below``,
+``rng_stream_seed``).
 
 Notation
 --------
@@ -72,6 +73,24 @@ def unpickled_state(words: Any) -> tuple[int, int, int, int]:
     except (TypeError, ValueError) as exc:
         raise StateFormatError(f"cannot restore Rng: the pickled generator state is "
                                f"invalid ({exc})") from None
+
+
+def stream_seed(key: int, slot: int) -> int:
+    """The seed of particle slot ``slot``'s generator in a step with key ``key``
+    ([DET-SPEC §1]): ``splitmix64(key XOR splitmix64(slot))``, outputs only.
+
+    Each splitmix64 output is a bijection of its input, so for one key distinct slots get
+    distinct seeds; and the seeds are scattered over the 64-bit range rather than
+    consecutive. That matters because :func:`seed_state` takes the four splitmix64
+    outputs at ``seed + i * 0x9e3779b97f4a7c15`` (i = 1..4): seeds ``s`` and
+    ``s + 0x9e3779b97f4a7c15`` would share three state words (a shifted copy of one
+    stream), which a rule such as ``key + slot * 0x9e3779b97f4a7c15`` produces and this
+    one does not (two slots overlap only if their seeds differ by at most three
+    increments, a chance of about ``7 / 2**64`` per pair).
+    """
+    mixed_slot, _ = splitmix64(slot & MASK)
+    seed, _ = splitmix64((key ^ mixed_slot) & MASK)
+    return seed
 
 
 def check_state(words: tuple[int, int, int, int]) -> tuple[int, int, int, int]:

@@ -61,6 +61,7 @@ typedef struct {
 
 void rng_seed(rng_state *r, uint64_t seed);
 uint64_t rng_next_u64(rng_state *r);
+uint64_t rng_stream_seed(uint64_t key, uint64_t slot);
 double rng_uniform(rng_state *r);
 uint64_t rng_below(rng_state *r, uint64_t n);
 /* fill out[0..n-1] with uniform() draws (bulk path for benchmarks and tests) */

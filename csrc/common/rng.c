@@ -26,6 +26,16 @@ void rng_seed(rng_state *r, uint64_t seed)
     for (i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
 }
 
+/* [DET-SPEC §1] mirrors stream_seed: splitmix64(key ^ splitmix64(slot)), outputs only
+ * (each a bijection: distinct slots, distinct seeds, scattered, so no two slots' seedings
+ * are shifted copies of one splitmix64 sequence) */
+uint64_t rng_stream_seed(uint64_t key, uint64_t slot)
+{
+    uint64_t x = slot, mixed = splitmix64(&x);
+    x = key ^ mixed;
+    return splitmix64(&x);
+}
+
 uint64_t rng_next_u64(rng_state *r)
 {
     uint64_t *s = r->s;

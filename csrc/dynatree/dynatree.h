@@ -389,9 +389,9 @@ int32_t dt_height(dt_model *m, const dt_particle *t);
 int dt_sets_reserve(dt_model *m, int64_t extra);
 /* moves (dynatree/moves.c) */
 int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t set, int32_t *var,
-                      double *value);
+                      double *value, rng_state *r);
 int dt_choose_move(double l_stay, double l_prune, double l_grow, rng_state *r);
-void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf);
+void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf, rng_state *r);
 /* particle learning (dynatree/particles.c) */
 int dt_particle_weight(dt_model *m, const dt_particle *t, const double *x, double y,
                        double *w, int32_t *leaf);

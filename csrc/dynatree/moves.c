@@ -7,8 +7,9 @@
  * whole subtree under Pi merged into one leaf (prune), and samples the move with
  * log-sum-exp weights. Scratch stats blocks: sbuf[0], sbuf[1] = grow children,
  * sbuf[2] = merged leaf. Node capacity for the two children is reserved by the caller.
- * Random draws ([DT-SPEC §0] item 6 (b)): below(d) and uniform() for the candidate (when
- * feasible), then one uniform() for the move when grow or prune is finite.
+ * Random draws ([DT-SPEC §0] item 6 (b)), all from the slot's generator r: below(d) and
+ * uniform() for the candidate (when feasible), then one uniform() for the move when grow
+ * or prune is finite.
  * Every write to a node or set that existed before the row is logged first (dynatree/txn.c).
  */
 #include <math.h>
@@ -118,15 +119,15 @@ static void memo_column_kth(dt_model *m, int32_t set, int32_t j, const int32_t *
  * of point set `set` (-1 if they are not a set's). The split of the candidate
  * (split_points) reads column j of the points from the store */
 int dt_grow_candidate(dt_model *m, const int32_t *points, int32_t n, int32_t set, int32_t *var,
-                      double *value)
+                      double *value, rng_state *r)
 {
     int32_t minp = m->par.minp, j;
     double lo, hi, u;
     if (!(m->par.alpha > 0.0) || n < 2 * minp) return 0;
-    j = (int32_t)rng_below(&m->rng, (uint64_t)m->par.d);
+    j = (int32_t)rng_below(r, (uint64_t)m->par.d);
     memo_column_kth(m, set, j, points, n, &lo, &hi);
     if (!(lo < hi)) return 0;
-    u = rng_uniform(&m->rng);
+    u = rng_uniform(r);
     *var = j;
     *value = lo + u * (hi - lo);
     return 1;
@@ -355,7 +356,8 @@ static dt_grow_memo *grow_memo_entry(dt_model *m, int32_t set, int32_t j, int32_
  * children (class children are cheaper to build than to count and look up) */
 static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_t top,
                          const double *st, const int32_t *pts, int32_t n_points, int32_t *j,
-                         double *xi, int32_t *nl, int32_t *nr, int *grown, double *l_stay)
+                         double *xi, int32_t *nl, int32_t *nr, int *grown, double *l_stay,
+                         rng_state *r)
 {
     int sw = m->cfg.sw, hit, built;
     int32_t a, left = 0, set = t->nodes[leaf].set;
@@ -364,7 +366,7 @@ static double grow_score(dt_model *m, const dt_particle *t, int32_t leaf, int32_
     dt_grow_memo *e;
     *grown = 0;
     *l_stay = NAN; /* not computed */
-    if (!dt_grow_candidate(m, pts, n_points, set, j, xi)) return -INFINITY;
+    if (!dt_grow_candidate(m, pts, n_points, set, j, xi, r)) return -INFINITY;
     e = NULL;
     hit = 0;
     if (m->cfg.kind != DT_CLASS) { /* the class evidence costs less than the count */
@@ -511,10 +513,11 @@ static void apply_prune(dt_model *m, dt_particle *t, int32_t parent)
     memcpy(dt_leaf_stats(m, t, parent), m->buf.sbuf + 2 * sw, sizeof(double) * (size_t)sw);
 }
 
-/* [DT-SPEC §4.1] mirrors propagate; leaf = the leaf of x (from the weights) or -1. The
+/* [DT-SPEC §4.1] mirrors propagate; leaf = the leaf of x (from the weights) or -1, r = the
+ * slot's generator (dt_pl_step). The
  * steps: insert the point, score stay, grow (grow_score) and prune (prune_score), draw
  * the move, apply it (apply_grow, apply_prune) */
-void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
+void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf, rng_state *r)
 {
     const dt_leaf_config *c = &m->cfg;
     const double *x = m->store.X + (int64_t)index * m->par.d;
@@ -543,11 +546,11 @@ void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf)
     top = parent >= 0 ? parent : leaf;
     /* scores have no side effects: stay is scored with grow when the children exist */
     l_grow = grow_score(m, t, leaf, top, st, pts, n_points, &j, &xi, &nl, &nr, &have_children,
-                        &l_stay);
+                        &l_stay, r);
     if (!have_children) l_stay = dt_subtree_log_score(m, t, top, -1, 0.0, 0.0);
     if (parent >= 0) l_prune = prune_score(m, t, parent, &have_merged);
 
-    move = dt_choose_move(l_stay, l_prune, l_grow, &m->rng);
+    move = dt_choose_move(l_stay, l_prune, l_grow, r);
     if (move == DT_GROW && have_children) {
         if (have_children == 3) /* memoised score: the children now */
             have_children = build_children(m, st, pts, n_points, j, xi, &nl, &nr) > 0 ? 1 : 2;

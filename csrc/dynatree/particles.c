@@ -9,7 +9,9 @@
  * copy-on-write (so the cost is proportional to the number of duplicates and their tree
  * sizes, not to N or the data size). The dead particle's arena joins the spare pool when
  * the row's transaction commits (dynatree/txn.c), so a rollback finds it intact.
- * Random draws ([DT-SPEC §0] item 6 (a)): one uniform() per residual draw, only if resampling.
+ * Random draws ([DT-SPEC §0] item 6): (a) one uniform() per residual draw, only if
+ * resampling, then the step key, all from the model's generator; (b) each slot's
+ * propagation from its own generator (dt_pl_step).
  */
 #include <math.h>
 #include <string.h>
@@ -187,17 +189,24 @@ double dt_resample(dt_model *m, const double *x, double y)
     return lpred;
 }
 
-/* [DT-SPEC §5] mirrors pl_step */
+/* [DT-SPEC §5] mirrors pl_step: resampling from the model's generator, then the step key
+ * (one rng_next_u64), then slot k propagated with its own generator seeded by
+ * rng_stream_seed(key, k) ([DT-SPEC §0] item 6, stream rule 2) */
 double dt_pl_step(dt_model *m, int32_t index)
 {
     int32_t i;
+    uint64_t key;
+    rng_state r;
     double lpred = dt_resample(m, m->store.X + (int64_t)index * m->par.d, m->store.y[index]);
+    if (m->txn.broken) return lpred;
+    key = rng_next_u64(&m->rng);
     for (i = 0; i < m->par.n_particles && !m->txn.broken; i++) {
         if (dt_log_room(m, dt_log_bound(m, &m->pf.parts[i], 0)) != ST_OK) {
             m->txn.broken = 1;
             break;
         }
-        dt_propagate(m, &m->pf.parts[i], index, m->pf.leafc_ok ? m->pf.leafc[i] : -1);
+        rng_seed(&r, rng_stream_seed(key, (uint64_t)i));
+        dt_propagate(m, &m->pf.parts[i], index, m->pf.leafc_ok ? m->pf.leafc[i] : -1, &r);
     }
     return lpred;
 }

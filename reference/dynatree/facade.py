@@ -10,6 +10,7 @@ in ``fast.dynatree``, whose public classes only set ``_engine_class``.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections import deque
 from collections.abc import Callable, Hashable, Iterable
 from typing import Any
@@ -33,6 +34,7 @@ from reference.dynatree.engine import (
     PythonDynamicTreeEngine,
 )
 from reference.dynatree.params import DynamicTreeParams, check_lam, normalise_rect
+from reference.dynatree.particles import STREAM_RULE, StreamRuleWarning
 from reference.dynatree.retirement import positions_in_order
 from reference.dynatree.state_check import check_model_state
 from reference.estimator import EstimatorMixin
@@ -52,6 +54,27 @@ def finite_alc(scores: np.ndarray, name: str) -> np.ndarray:
             f"scale) over a box whose volume is the product of its widths; rescale the "
             f"inputs and targets (e.g. StandardScaler) or pass a smaller rect")
     return scores
+
+
+def _continue_stream_rule(rule: Any, what: str) -> None:
+    """Accept a state written under random-stream rule ``rule`` ([DT-SPEC §0] item 6): the
+    current rule silently; rule 1 (driftwood 0.1, states without the field) with a
+    :class:`StreamRuleWarning`, since it continues under the current rule; anything else
+    is a ``StateFormatError``."""
+    from reference.state import StateFormatError
+
+    if type(rule) is int and rule == STREAM_RULE:
+        return
+    if type(rule) is int and rule == 1:
+        warnings.warn(
+            f"{what} written by driftwood 0.1 (random-stream rule 1: one generator for the "
+            f"whole particle-learning step) is restored exactly, but continues under rule "
+            f"{STREAM_RULE} (one random stream per particle slot): the rows it learns from "
+            f"now on differ from what driftwood 0.1 would have computed from this state, "
+            f"with the same distribution", StreamRuleWarning, stacklevel=4)
+        return
+    raise StateFormatError(f"field stream_rule: {rule!r} is not a random-stream rule this "
+                           f"driftwood continues (1 or {STREAM_RULE})")
 
 
 class DynamicTreeFacade(EstimatorMixin, VersionedState):
@@ -118,9 +141,11 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
         ``_engine_class.pickle_keys``, the same as before engines were separate objects)."""
         state = {k: v for k, v in self.__dict__.items() if k != "_engine"}
         state.update(self._engine.to_pickle(self._snapshot_columns))
+        state["_stream_rule"] = STREAM_RULE
         return self._pack_lpred(state)
 
     def _set_state(self, state: dict[str, Any]) -> None:
+        _continue_stream_rule(state.pop("_stream_rule", 1), f"a pickled {type(self).__name__}")
         state = self._unpack_lpred(state)
         engine_class = type(self)._engine_class
         entries = {k: state.pop(k) for k in engine_class.pickle_keys if k in state}
@@ -138,7 +163,8 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
         """The facade state a model file stores next to :meth:`snapshot`."""
         out: dict[str, Any] = {"n_features_in": self._d,
                                "keys": None if self._keys is None else list(self._keys),
-                               "n_seen": self.n_seen_, "lpred": list(self._lpred)}
+                               "n_seen": self.n_seen_, "lpred": list(self._lpred),
+                               "stream_rule": STREAM_RULE}
         return out
 
     _file_arrays = {"fitted": ("lpred",), "snapshot": ("X", "y")}
@@ -192,6 +218,7 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
         """Check a model file's facade state and snapshot, then restore them into this
         new model."""
         cols = self._check_state(fitted, snapshot)
+        _continue_stream_rule(fitted.get("stream_rule", 1), f"a {type(self).__name__} file")
         n_classes = self._restore_classes(fitted)
         self.n_seen_ = fitted["n_seen"]
         lpred = fitted["lpred"]

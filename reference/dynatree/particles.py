@@ -3,8 +3,8 @@
 The cloud is a list of ``N`` equally weighted particles (trees). One PL step with a new
 point ([DT-SPEC §5]): weights ``w_i = p(y_t | x_t, T_i)`` (leaf predictive, natural scale),
 ``lpred_t = log(sum_i w_i / N)``, residual resampling if the weights are not all equal,
-then :func:`~reference.dynatree.moves.propagate` on every particle in index order.
-C twin: ``csrc/dynatree/particles.c``.
+then :func:`~reference.dynatree.moves.propagate` on every particle in index order, each
+from its slot's own random stream (:func:`pl_step`). C twin: ``csrc/dynatree/particles.c``.
 """
 
 from __future__ import annotations
@@ -21,8 +21,23 @@ from reference.dynatree.leaf_models import (
 )
 from reference.dynatree.moves import propagate
 from reference.dynatree.tree import Node, copy_tree, find_leaf
-from reference.rng import Rng
+from reference.rng import Rng, stream_seed
 from reference.special import log_or_neg_inf, student_t_ppf
+
+STREAM_RULE = 2
+"""The random-stream rule of particle learning ([DT-SPEC §0] item 6) that this version
+implements, stored in pickles and model files (``fitted["stream_rule"]``): 1 (driftwood
+0.1) drew the propagation of every particle from the model's generator, one particle
+after the other; 2 (since 0.2) gives each particle slot its own stream per step
+(:func:`pl_step`). States without the field were written under rule 1; they load, and
+continue under rule 2 with a :class:`StreamRuleWarning`."""
+
+
+class StreamRuleWarning(UserWarning):
+    """A pickle or model file written under random-stream rule 1 (driftwood 0.1) was
+    loaded: its state is restored exactly, but the rows it learns from now on draw
+    under rule 2 (:data:`STREAM_RULE`), so they differ from what driftwood 0.1 would have
+    computed from the same state (the distribution of the model is the same)."""
 
 
 def particle_weight(root: Node, x: Sequence[float], y: float,
@@ -136,12 +151,18 @@ def pl_step(roots: list[Node], index: int, X: Sequence[Sequence[float]],
             rng: Rng) -> tuple[list[Node], float]:
     """One particle-learning step: resample then propagate every particle ([DT-SPEC §5]).
 
-    Random draws: resampling draws first (§0 item 6 (a)), then for each particle in index
-    order the draws of :func:`~reference.dynatree.moves.propagate` (item 6 (b)).
+    Random draws ([DT-SPEC §0] item 6, stream rule :data:`STREAM_RULE`): resampling draws
+    from the model's generator ``rng`` (item 6 (a)), then one ``next_u64()`` from it, the
+    step key; the particle in slot ``k`` (its index after resampling) is propagated with its
+    own generator ``Rng(stream_seed(key, k))`` (item 6 (b)), whichever particle resampling
+    copied into the slot. The slots are independent of each other, which is what lets the
+    fast backend propagate them on several threads with the same draws.
     """
     roots, lpred = resample(roots, X[index], y[index], cfg, rng)
-    for i in range(len(roots)):
-        roots[i] = propagate(roots[i], index, X, y, cfg, minp, alpha, beta, rng)
+    key = rng.next_u64()
+    for k in range(len(roots)):
+        slot_rng = Rng(stream_seed(key, k))
+        roots[k] = propagate(roots[k], index, X, y, cfg, minp, alpha, beta, slot_rng)
     return roots, lpred
 
 

@@ -277,6 +277,9 @@ def check_model_state(params: Any, fitted: Any, snapshot: Any, classifier: bool,
     names: tuple[str, ...] = ("n_features_in", "keys", "n_seen", "lpred")
     if classifier:
         names += ("classes",)
+    if isinstance(fitted, dict) and "stream_rule" in fitted:
+        names += ("stream_rule",)  # absent in files of driftwood 0.1: rule 1
+        as_int(fitted["stream_rule"], "fitted.stream_rule", 1, 2)
     as_dict(fitted, "fitted", names)
     as_dict(snapshot, "snapshot", ("n_seen", "n_features_in") + ENGINE_KEYS)
     n_seen = as_counter(fitted["n_seen"], "fitted.n_seen")

@@ -61,17 +61,27 @@ def test_classifier_invariants_and_probabilities(backend: ModuleType, seed: int)
     assert list(m.predict([[0.1, 0.5], [0.9, 0.5]])) == ["a", "c"]
 
 
-def test_single_particle_has_zero_lpred_and_no_prior_draws(backend: ModuleType) -> None:
-    """N = 1: lpred = 0 (Appendix A item 7); alpha = 0 and N = 1: nothing draws at all."""
+def test_single_particle_has_zero_lpred_and_only_step_key_draws(backend: ModuleType) -> None:
+    """N = 1: lpred = 0 (Appendix A item 7); alpha = 0 and N = 1: no resampling, no grow
+    candidate, no move draw, so the model's generator advances by the step keys alone
+    (stream rule 2, [DT-SPEC §0] item 6): one ``next_u64`` per PL step, none while the
+    first ``nstart`` rows fill the root; one row fewer leaves it one draw behind."""
     m = backend.DynamicTreeRegressor(n_particles=1, seed=4)
     for x, y in regression_stream(4, 80):
         m.learn_one(x, y)
     assert m.lpred_ == [0.0] * 80
     q = backend.DynamicTreeRegressor(n_particles=1, alpha=0.0, seed=4)
-    state = q.rng.state
-    for x, y in regression_stream(4, 40):
+    rows = regression_stream(4, 40)
+    for x, y in rows:
         q.learn_one(x, y)
-    assert q.rng.state == state
+    steps = 40 - q._params.resolved_nstart(2)
+    assert steps > 0
+    expected = backend.Rng(4)
+    for _ in range(steps - 1):
+        expected.next_u64()
+    assert q.rng.state != expected.state       # one step key short
+    expected.next_u64()
+    assert q.rng.state == expected.state
     assert q.leaf_counts() == [1]
 
 
@@ -193,21 +203,29 @@ def test_constant_responses_stay_improper(backend: ModuleType) -> None:
 
 
 def test_draw_order_of_the_first_grow(backend: ModuleType) -> None:
-    """Spec §0 item 6 (b): no draw while no move is possible; at n = 2 minp one
-    below(d), one uniform for xi and one uniform for the move (N = 1: no resampling)."""
-    from reference.rng import Rng
+    """Spec §0 item 6, stream rule 2: the model's generator gives one step key per PL step
+    (N = 1: no resampling) and nothing else; the first grow, at n = 2 minp, takes below(d)
+    then the uniform for xi from the slot's stream ``Rng(stream_seed(key, 0))``: the split
+    value is rebuilt here from the keys, by the rule, without the model."""
+    from reference.rng import Rng, stream_seed
 
     m = backend.DynamicTreeRegressor(n_particles=1, seed=21)
     expected = Rng(21)
     xs = [0.15, 0.85, 0.4, 0.6, 0.05, 0.95, 0.3, 0.7]
+    nstart = m._params.resolved_nstart(1)
+    key = 0
     for t, x in enumerate(xs):
         m.learn_one([x], x * x + 0.01 * t)
-        if t < 7:
-            assert m.rng.state == expected.state  # nothing drawn before n = 2 minp
-    expected.below(1)
-    expected.uniform()
-    expected.uniform()
-    assert m.rng.state == expected.state
+        if t >= nstart:
+            key = expected.next_u64()         # the step key of this row
+        assert m.rng.state == expected.state
+    slot = Rng(stream_seed(key, 0))
+    assert slot.below(1) == 0
+    u = slot.uniform()
+    lo, hi = 0.4, 0.6            # the minp-th smallest and largest x (minp = 4)
+    root = m.snapshot()["particles"][0][0]
+    assert root[:2] == [0, 0]    # the root split on column 0
+    assert root[2] == lo + u * (hi - lo)
 
 
 @pytest.mark.parametrize("leaf", ["constant", "linear"])

@@ -20,7 +20,8 @@ import pytest
 from _compare import assert_snapshot_equal
 from conftest import REFERENCE, require_fast
 
-FACADE = {"_params", "_d", "_keys", "n_seen_", "lpred_", "__driftwood_state_format__"}
+FACADE = {"_params", "_d", "_keys", "n_seen_", "lpred_", "__driftwood_state_format__",
+          "_stream_rule"}  # the random-stream rule, since 0.2 ([DT-SPEC §0] item 6)
 CLASSES = {"classes_", "_index", "_init_classes"}
 PYTHON_ENGINE = {"_rng", "_roots", "_X", "_y", "_lml", "_t"}
 PYTHON_FITTED = {"_cfg", "_minp", "_nstart"}
