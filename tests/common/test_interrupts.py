@@ -35,10 +35,10 @@ import reference.interrupt as guard_module      # announce once the loop's first
 check = guard_module.Interruptible.check
 announced = []
 def announce(guard):
-    if not announced:
+    check(guard)               # first: a Ctrl-C sent on reading "learning" finds this check
+    if not announced:          # passed, and is taken at the next one, a piece later
         announced.append(True)
         print("learning", flush=True)
-    check(guard)
 guard_module.Interruptible.check = announce
 """
 """Child-script lines that print "learning" at the learning loop's first check, that is

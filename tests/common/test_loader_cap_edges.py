@@ -72,11 +72,11 @@ def test_compressed_arrays_load_under_a_cap_of_their_inflated_size_and_not_one_b
             backend.load(path, max_bytes=inflated - 1)
 
 
-def test_parse_budget_is_eight_times_the_cap_with_a_64_mib_floor() -> None:
-    assert (PARSE_FACTOR, PARSE_FLOOR) == (8, 64 << 20)
-    assert parse_budget(1) == parse_budget(8 << 20) == 64 << 20
-    assert parse_budget((8 << 20) + 1) == (64 << 20) + 8
-    assert parse_budget(128 << 20) == 1 << 30
+def test_parse_budget_is_four_times_the_cap_with_a_64_mib_floor() -> None:
+    assert (PARSE_FACTOR, PARSE_FLOOR) == (4, 64 << 20)
+    assert parse_budget(1) == parse_budget(16 << 20) == 64 << 20
+    assert parse_budget((16 << 20) + 1) == (64 << 20) + 4
+    assert parse_budget(128 << 20) == 1 << 29
 
 
 def test_element_count_refuses_one_byte_past_the_budget() -> None:

@@ -61,7 +61,7 @@ LOOKAHEAD = 64
 
 STREAM = Stream(
     "DynamicTreeRegressor",
-    {"n_particles": 12, "seed": 7, "active_size": 12, "retirement": "random"},
+    {"n_particles": 12, "seed": 1, "active_size": 12, "retirement": "random"},
     _stream_data,
 )
 """A small dynamic tree: its constructor seeds the generator, its moves draw
