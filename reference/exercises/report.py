@@ -75,8 +75,10 @@ def reread_link(anchor: str) -> str:
 
     With :data:`DOCS_URL_VARIABLE` set, ``<that address>/tutorials/<page>.html#<slug>``;
     else, in a source checkout whose docs are built (``docs/_build/html``), the
-    ``file://`` address of the page; else the section as written, followed by the page
-    within the built site.
+    ``file://`` address of the page; else the section's title and tutorial with the command
+    that writes the tutorial as a notebook
+    (:func:`reference.evaluation.notebooks.section_pointer`), which an installed package
+    resolves as well as a clone.
     """
     page, _, slug = anchor.partition("#")
     html = (page[:-3] + ".html" if page.endswith(".md") else page) + (f"#{slug}" if slug else "")
@@ -86,7 +88,9 @@ def reread_link(anchor: str) -> str:
     built = BUILT_DOCS
     if (built / html.partition("#")[0]).is_file():
         return (built / html.partition("#")[0]).as_uri() + (f"#{slug}" if slug else "")
-    return f"{anchor} (built page: {html}; set {DOCS_URL_VARIABLE} to link it)"
+    from reference.evaluation.notebooks import section_pointer  # the CLI's wing, late
+
+    return section_pointer(anchor)
 
 _VALUE_WIDTH = 160
 """Longest repr of one value in a report before it is shortened."""

@@ -42,6 +42,7 @@ from reference.exercises.catalog import (
     get,
 )
 from reference.exercises.checker import difference, mistake_cases, plugged
+from reference.exercises.report import reread_link
 from tests.mutation.mutants import MUTANTS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -255,7 +256,7 @@ def test_mistake_is_named_by_its_diagnosis(exercise: Exercise, mistake: Mistake)
     report = check(exercise, mistake.function, stream=False)
     assert report.status == "mismatch", str(report)
     assert report.diagnosis is mistake, str(report)
-    assert mistake.sentence in str(report) and mistake.anchor in str(report)
+    assert mistake.sentence in str(report) and reread_link(mistake.anchor) in str(report)
 
 
 # ---------------------------------------------------------------------------
@@ -516,8 +517,10 @@ def test_report_serialises_to_json_and_reads_well(monkeypatch: pytest.MonkeyPatc
     assert record["tolerance"]["kind"] == "exact"
     assert record["text"] == str(report) == repr(report)
     assert report._repr_markdown_().startswith("```text\nrng-uniform: MISMATCH")
-    assert "reread: tutorials/01_determinism.md#a-double-uniform-on-0-1" in str(report)
-    assert "(built page: tutorials/01_determinism.html#a-double-uniform-on-0-1" in str(report)
+    # no docs: the section and the command that writes its tutorial, never a clone path
+    assert ('reread: section "A double uniform on [0, 1)" of tutorial 01_determinism '
+            "(`driftwood tutorial get 01_determinism`") in str(report)
+    assert "tutorials/01_determinism.md" not in str(report)
     built = tmp_path / "html" / "tutorials" / "01_determinism.html"
     built.parent.mkdir(parents=True)
     built.write_text("<html></html>")
