@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _installed import tree_path
+from _installed import INSTALLED_MODE, NOT_INSTALLED, tree_path
 
 from conftest import require_dataset, require_fast
 
@@ -130,7 +130,11 @@ def test_tutorial_literalincludes_resolve(tutorial: Path) -> None:
     for path, options in literalincludes(tutorial.read_text(encoding="utf-8")):
         target = Path(os.path.normpath(copy_dir / path))
         if target.is_relative_to(ROOT):  # reference/ and fast/ as imported (a wheel's)
-            target = tree_path(target.relative_to(ROOT).as_posix())
+            relative = target.relative_to(ROOT).as_posix()
+            if INSTALLED_MODE and relative in NOT_INSTALLED and not tree_path(relative).exists():
+                continue    # the build script: the docs are built from a source tree, which
+                            # has it (checked there); the notebook names it as not installed
+            target = tree_path(relative)
         assert target.is_file(), f"{tutorial.name}: {path} does not exist"
         source = target.read_text(encoding="utf-8")
         if "pyobject" in options:
