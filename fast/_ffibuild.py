@@ -64,7 +64,7 @@ then serves 3.11 and every later version (``setup.py`` tags it ``cp311-abi3``); 
 its own wheel. What it costs a one-row call: ``tests/benchmarks/bench_limited_api.py``."""
 LIMITED_API_VERSION = "0x030B0000"
 """``Py_LIMITED_API`` of ``rows.c`` when :data:`LIMITED_API`: the 3.11 limited API."""
-LIBRARIES = [] if sys.platform == "win32" else ["m"]
+LIBRARIES = [] if sys.platform == "win32" else ["m", "pthread"]
 """Link libraries: the maths library ``m`` on POSIX; on Windows it is part of the C
 runtime and MSVC has no ``m.lib``."""
 

@@ -62,6 +62,18 @@ typedef struct {
 void rng_seed(rng_state *r, uint64_t seed);
 uint64_t rng_next_u64(rng_state *r);
 uint64_t rng_stream_seed(uint64_t key, uint64_t slot);
+
+/* ---- worker threads (common/parallel.c, the C side of reference/parallel.py) ----
+ * parallel_run(n, fn, arg): fn(arg, w) for w = 0..n-1, part 0 on the calling thread, the
+ * others on a pool of threads that lives as long as the process; returns when every part
+ * has returned. par_add, par_load: an int32 counter shared by threads, changed and read
+ * atomically (acquire-release order); par_lock_spin / par_unlock_spin: a short lock */
+typedef void (*parallel_fn)(void *arg, int part);
+int parallel_run(int n, parallel_fn fn, void *arg);
+int32_t par_add(int32_t *p, int32_t v);
+int32_t par_load(const int32_t *p);
+void par_lock_spin(int32_t *flag);
+void par_unlock_spin(int32_t *flag);
 double rng_uniform(rng_state *r);
 uint64_t rng_below(rng_state *r, uint64_t n);
 /* fill out[0..n-1] with uniform() draws (bulk path for benchmarks and tests) */

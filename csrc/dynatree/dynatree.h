@@ -301,6 +301,72 @@ typedef struct {
     dt_forest f;          /* leaves: preps */
 } dt_alc_cache;
 
+/* C-only memos of one worker of the threaded step (dynatree/particles.c), in place of the
+ * memos a serial step keeps in the point sets (w_*, prune_*, memo_*), which a worker must
+ * not write: a set may be shared by particles of several workers. Direct-mapped, keyed by
+ * the transaction and the sets; a miss computes (the memos hold the doubles computed) */
+typedef struct {
+    int32_t txn;
+    int32_t set;
+    int32_t ok;
+    int32_t pad;
+    double val;
+} dt_wk_weight;
+
+typedef struct {
+    int32_t txn;
+    int32_t left;
+    int32_t right;
+    uint32_t lver;
+    uint32_t rver;
+    int32_t pad;
+    double ell;
+} dt_wk_prune;
+
+typedef struct {
+    int32_t txn;
+    int32_t from;
+    int32_t to;
+    int32_t pad;
+} dt_wk_share;
+
+enum { DT_WK_MEMO = 2048, DT_WK_IDS = 64 };
+
+/* C-only: one worker of the threaded step: its scratch, its undo log (records of the
+ * changes it made in the open transaction: dynatree/txn.c walks them with the model's),
+ * its memos, and point-set ids taken from the pool for the sets it creates */
+typedef struct {
+    dt_scratch buf;          /* ibuf, ibuf2, stack, vbuf, sbuf, work, t05, t_lbeta */
+    unsigned char *log;      /* undo records (dynatree/txn.c layout) */
+    int64_t log_len;
+    int64_t log_cap;
+    int32_t broken;          /* an allocation failed in this worker */
+    int32_t lost;            /* its log could not grow */
+    int32_t any_proper;      /* weights phase: a proper leaf predictive was found */
+    int32_t n_ids;           /* ids[0..n_ids): free point-set ids held by the worker */
+    int32_t ids[DT_WK_IDS];
+    dt_grow_memo *grow_memo; /* DT_GROW_MEMO entries */
+    dt_wk_weight *wmemo;     /* DT_WK_MEMO entries each */
+    dt_wk_prune *pmemo;
+    dt_wk_share *smemo;
+} dt_worker;
+
+/* C-only: the threads of the learning step (dynatree/particles.c) */
+typedef struct {
+    int32_t n_threads;       /* n_jobs resolved (dt_model_set_threads), 1 = serial */
+    int32_t n_wk;            /* workers allocated */
+    int64_t wk_cap;          /* the store capacity their scratch is sized for */
+    int32_t wk_nodes;        /* the node capacity it is sized for */
+    int32_t id_lock;         /* spin lock of the pool's free list while workers take ids */
+    int64_t wk_lg;           /* the cache length (cfg.lg_len) it is sized for */
+    dt_worker *wk;           /* n_wk workers */
+    void *wms;               /* n_wk copies of the model (dt_model), one per worker */
+    const dt_node **gone;    /* N: resampling, the dead arena a copy replaces (or NULL) */
+    int32_t *gone_n;         /* N: its node count */
+    int32_t n_gone;          /* capacity of gone, gone_n */
+    int32_t pad;
+} dt_threads;
+
 /* the model: one handle of the family (dt_model_new / dt_model_free) */
 typedef struct {
     dt_leaf_config cfg;   /* leaf model */
@@ -313,6 +379,9 @@ typedef struct {
     dt_undo txn;          /* undo log */
     dt_pred_cache pred;   /* per-set predictive records of the batch predictions */
     dt_alc_cache alcc;    /* per-leaf ALC preps of the candidate rows */
+    dt_threads thr;       /* the threads of the learning step */
+    dt_worker *wk;        /* C-only: set in a worker's copy of the model, NULL otherwise */
+    void *origin;         /* C-only: in a worker's copy, the model it copies */
     rng_state rng;        /* the model's generator */
     double lml;           /* running sum of lpred [AG13, §2.3] */
 } dt_model;
@@ -363,6 +432,8 @@ int32_t dt_forest_set(const dt_dag_node *dag, int32_t root, const double *x, int
 void dt_forest_free(dt_forest *f);
 void dt_prefetch_particle(const dt_model *m, int32_t i);
 void dt_find_leaves(const dt_model *m, const double *x, int32_t *out); /* C only: all N */
+void dt_find_leaves_range(const dt_model *m, const double *x, int32_t lo, int32_t hi,
+                          int32_t *out);
 double dt_prior_split(const dt_model *m, int32_t depth);
 double dt_prior_leaf(const dt_model *m, int32_t depth);
 int dt_particle_init(dt_particle *t, int32_t cap_nodes);
@@ -399,6 +470,11 @@ int32_t dt_residual_resample(const double *weights, int32_t n, rng_state *r, int
                              double *expected, double *cumulative, int32_t *counts);
 double dt_resample(dt_model *m, const double *x, double y);
 double dt_pl_step(dt_model *m, int32_t index);
+/* the threads of the learning step (dynatree/particles.c) */
+int dt_model_set_threads(dt_model *m, int32_t n_threads);
+int32_t dt_step_threads(const dt_model *m);
+int64_t dt_threads_extra_sets(const dt_model *m);
+void dt_threads_free(dt_model *m);
 void dt_regression_summaries(dt_model *m, const double *x, double *out);
 double dt_regression_mean(dt_model *m, const double *x);
 void dt_class_summaries(dt_model *m, const double *x, double *probs, double *entropy);

@@ -49,6 +49,7 @@ static void free_scratch(dt_model *m)
     alloc_free(m->alcc.keys);
     alloc_free(m->alcc.off);
     dt_forest_free(&m->alcc.f);
+    dt_threads_free(m);
 }
 
 void dt_model_free(dt_model *m)
@@ -231,6 +232,7 @@ int32_t dt_model_new(int kind, int p, int augmented, int delta, int n_classes, d
     m->par.minp = minp;
     m->par.nstart = nstart;
     m->par.n_particles = n_particles;
+    m->thr.n_threads = 1;
     m->par.alpha = alpha;
     m->par.beta = beta;
     m->lml = 0.0;
@@ -334,10 +336,13 @@ int dt_model_learn(dt_model *m, const double *X, const double *y, int64_t n, dou
         /* capacities first: a failure here changes nothing */
         if (reserve_store(m, m->store.n + 1) != ST_OK) return ST_ENOMEM;
         if (reserve_grow(m) != ST_OK) return ST_ENOMEM;
-        if (dt_sets_reserve(m, 0) != ST_OK) return ST_ENOMEM;
+        if (dt_sets_reserve(m, dt_threads_extra_sets(m)) != ST_OK) return ST_ENOMEM;
         if (m->ret.active_size > 0 && m->store.n >= m->ret.active_size) {
             if (dt_model_reserve_retire(m) != ST_OK) return ST_ENOMEM;
-            if (dt_sets_reserve(m, 0) != ST_OK) return ST_ENOMEM;
+            /* the retiree's re-inserted points, then the step's sets (as above) */
+            if (dt_sets_reserve(m, (int64_t)m->par.n_particles * (int64_t)m->par.minp +
+                                       dt_threads_extra_sets(m)) != ST_OK)
+                return ST_ENOMEM;
         }
         dt_txn_begin(m);
         lp = learn_row(m, X + r * m->par.d, y[r]);

@@ -417,6 +417,32 @@ static void merge_leaves(dt_model *m, const dt_particle *t, const int32_t *lv, i
                    m->buf.ibuf, n_points, m->store.X, m->store.y, m->par.d, m->buf.work);
 }
 
+/* prune_score of a parent whose two children are leaves lv[0], lv[1], in a worker of the
+ * threaded step: the memo is the worker's own (pmemo, keyed by both sets and their
+ * versions), since the sets may be shared with other workers' particles */
+static double worker_prune_score(dt_model *m, const dt_particle *t, int32_t parent,
+                                 const int32_t *lv, int *merged)
+{
+    int32_t ls = t->nodes[lv[0]].set, rs = t->nodes[lv[1]].set;
+    uint32_t lver = m->pool.sets[ls].ver, rver = m->pool.sets[rs].ver;
+    uint32_t h = ((uint32_t)ls * 2654435761u) ^ ((uint32_t)rs * 40503u);
+    dt_wk_prune *e = &m->wk->pmemo[(h ^ (h >> 15)) & (DT_WK_MEMO - 1)];
+    if (e->txn == m->txn.txn_id && e->left == ls && e->right == rs && e->lver == lver &&
+        e->rver == rver) {
+        *merged = 2;
+        return dt_prior_leaf(m, t->nodes[parent].depth) + e->ell;
+    }
+    merge_leaves(m, t, lv, 2);
+    e->txn = m->txn.txn_id;
+    e->left = ls;
+    e->right = rs;
+    e->lver = lver;
+    e->rver = rver;
+    e->ell = m->buf.sbuf[2 * m->cfg.sw + DT_OFF_ELL];
+    *merged = 1;
+    return dt_prior_leaf(m, t->nodes[parent].depth) + e->ell;
+}
+
 /* the prune step of propagate: if the leaves under parent hold 2 minp points, the score of
  * parent as one leaf (else -inf), from their merged statistics. When parent's two children
  * are leaves, the merged evidence is a function of their two point sets alone: it is
@@ -434,6 +460,7 @@ static double prune_score(dt_model *m, const dt_particle *t, int32_t parent, int
     for (a = 0; a < n_leaves; a++)
         count += (int32_t)dt_leaf_stats(m, t, lv[a])[DT_OFF_N];
     if (count < 2 * m->par.minp) return -INFINITY;
+    if (n_leaves == 2 && m->wk != NULL) return worker_prune_score(m, t, parent, lv, merged);
     if (n_leaves == 2 && m->txn.in_txn) {
         left = &m->pool.sets[t->nodes[lv[0]].set];
         right = &m->pool.sets[t->nodes[lv[1]].set];

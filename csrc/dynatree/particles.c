@@ -123,18 +123,348 @@ int32_t dt_residual_resample(const double *weights, int32_t n, rng_state *r, int
     return count;
 }
 
-/* [DT-SPEC §5.2] mirrors resample; returns lpred */
-double dt_resample(dt_model *m, const double *x, double y)
+/* ---- the threaded step ----
+ * Stream rule 2 gives each slot its own generator, so the slots of a step are independent
+ * but for the state they share, which the workers handle as follows (each worker w runs on
+ * a copy of the model, dt_model.wk set, whose scratch, undo log and memos are its own):
+ *   - point sets: a set with several references is never changed (copy on write); the
+ *     reference counts change atomically (par_add), and a worker shares the copies it
+ *     makes only between its own slots (dt_leaf_append_shared); new sets take ids the
+ *     worker holds, taken from the pool under a lock (dt_set_new);
+ *   - memos: those a serial step keeps in shared sets (the weights', the prune's, the
+ *     shared copy's) are the worker's own tables (dt_worker); the others are kept in sets
+ *     the worker alone references (the leaf that received the point);
+ *   - the undo log: the worker's own; commit and rollback walk it (dynatree/txn.c).
+ * Three phases per step, each a parallel_run with a barrier: the weights (leaves found,
+ * weights taken), the copies of resampling (dt_particle_replace into arenas taken in slot
+ * order beforehand), the propagations. Blocks of DT_BLOCK slots are claimed by the
+ * workers as they go (which worker runs a slot changes no number: a memo holds the
+ * doubles a miss computes). The sums over particles, the draws of resampling and the step
+ * key stay on the calling thread, in slot order. */
+enum { DT_SLOTS_PER_THREAD = 64, DT_BLOCK = 16 };
+enum { DT_PHASE_WEIGHTS = 0, DT_PHASE_COPIES = 1, DT_PHASE_PROPAGATE = 2 };
+
+static void worker_free(dt_worker *wk)
+{
+    alloc_free(wk->buf.ibuf);
+    alloc_free(wk->buf.ibuf2);
+    alloc_free(wk->buf.stack);
+    alloc_free(wk->buf.vbuf);
+    alloc_free(wk->buf.sbuf);
+    alloc_free(wk->buf.work);
+    alloc_free(wk->buf.t05);
+    alloc_free(wk->buf.t_lbeta);
+    alloc_free(wk->log);
+    alloc_free(wk->grow_memo);
+    alloc_free(wk->wmemo);
+    alloc_free(wk->pmemo);
+    alloc_free(wk->smemo);
+    memset(wk, 0, sizeof(*wk));
+}
+
+void dt_threads_free(dt_model *m)
+{
+    int32_t w, n_threads = m->thr.n_threads;
+    for (w = 0; w < m->thr.n_wk; w++) worker_free(&m->thr.wk[w]);
+    alloc_free(m->thr.wk);
+    alloc_free(m->thr.wms);
+    alloc_free((void *)m->thr.gone);
+    alloc_free(m->thr.gone_n);
+    memset(&m->thr, 0, sizeof(m->thr));
+    m->thr.n_threads = n_threads;
+}
+
+/* n_jobs resolved (>= 1): the threads of every later learning step */
+int dt_model_set_threads(dt_model *m, int32_t n_threads)
+{
+    if (n_threads < 1) return ST_EINVAL;
+    m->thr.n_threads = n_threads;
+    return ST_OK;
+}
+
+/* the workers of a step: min(n_threads, N / DT_SLOTS_PER_THREAD), at least 1 (fewer
+ * slots per thread cost more to hand out than they take) */
+int32_t dt_step_threads(const dt_model *m)
+{
+    int32_t nw = m->thr.n_threads, most = m->par.n_particles / DT_SLOTS_PER_THREAD;
+    if (m->wk != NULL) return 1;
+    if (nw > most) nw = most;
+    return nw < 1 ? 1 : nw;
+}
+
+/* point-set ids the workers of a step may hold beyond those it uses (dt_sets_reserve) */
+int64_t dt_threads_extra_sets(const dt_model *m)
+{
+    int32_t nw = dt_step_threads(m);
+    return nw > 1 ? (int64_t)nw * DT_WK_IDS : 0;
+}
+
+/* a worker's scratch at the model's capacities (the sizes of the model's own) */
+static int worker_scratch(dt_model *m, dt_worker *wk)
+{
+    size_t cap = (size_t)m->store.cap, p = (size_t)m->cfg.p, lg = (size_t)m->cfg.lg_len, k;
+    dt_scratch *b = &wk->buf;
+    b->ibuf = alloc_realloc(b->ibuf, sizeof(int32_t) * (cap + 1));
+    if (!b->ibuf) return ST_ENOMEM;
+    b->ibuf2 = alloc_realloc(b->ibuf2, sizeof(int32_t) * 3 * (cap + 1));
+    if (!b->ibuf2) return ST_ENOMEM;
+    b->stack = alloc_realloc(b->stack, sizeof(int32_t) * 2 * (size_t)m->pf.cap_nodes);
+    if (!b->stack) return ST_ENOMEM;
+    b->vbuf = alloc_realloc(b->vbuf, sizeof(double) * (cap + 2 * (size_t)m->par.minp + 1));
+    if (!b->vbuf) return ST_ENOMEM;
+    b->t05 = alloc_realloc(b->t05, sizeof(double) * (lg + 1));
+    if (!b->t05) return ST_ENOMEM;
+    b->t_lbeta = alloc_realloc(b->t_lbeta, sizeof(double) * (lg + 1));
+    if (!b->t_lbeta) return ST_ENOMEM;
+    for (k = 0; k <= lg; k++) b->t05[k] = b->t_lbeta[k] = NAN;
+    if (b->sbuf == NULL) b->sbuf = alloc_malloc(sizeof(double) * 3 * (size_t)m->cfg.sw);
+    if (b->work == NULL) b->work = alloc_malloc(sizeof(double) * (2 * p * p + 2 * p + 8));
+    if (wk->grow_memo == NULL) wk->grow_memo = alloc_calloc(DT_GROW_MEMO, sizeof(dt_grow_memo));
+    if (wk->wmemo == NULL) wk->wmemo = alloc_calloc(DT_WK_MEMO, sizeof(dt_wk_weight));
+    if (wk->pmemo == NULL) wk->pmemo = alloc_calloc(DT_WK_MEMO, sizeof(dt_wk_prune));
+    if (wk->smemo == NULL) wk->smemo = alloc_calloc(DT_WK_MEMO, sizeof(dt_wk_share));
+    if (!b->sbuf || !b->work || !wk->grow_memo || !wk->wmemo || !wk->pmemo || !wk->smemo)
+        return ST_ENOMEM;
+    return ST_OK;
+}
+
+/* nw workers at the model's capacities and room for the copies' records; ST_ENOMEM: the
+ * step runs serially (nothing of the model changed) */
+static int threads_reserve(dt_model *m, int32_t nw)
+{
+    int32_t w, n = m->par.n_particles;
+    int resize = m->thr.wk_cap != m->store.cap || m->thr.wk_nodes != m->pf.cap_nodes ||
+                 m->thr.wk_lg != m->cfg.lg_len;
+    if (m->thr.n_gone < n) {
+        const dt_node **g = alloc_realloc((void *)m->thr.gone, sizeof(dt_node *) * (size_t)n);
+        int32_t *gn;
+        if (!g) return ST_ENOMEM;
+        m->thr.gone = g;
+        gn = alloc_realloc(m->thr.gone_n, sizeof(int32_t) * (size_t)n);
+        if (!gn) return ST_ENOMEM;
+        m->thr.gone_n = gn;
+        m->thr.n_gone = n;
+    }
+    if (m->thr.n_wk < nw) {
+        dt_worker *wk = alloc_realloc(m->thr.wk, sizeof(dt_worker) * (size_t)nw);
+        void *wms;
+        if (!wk) return ST_ENOMEM;
+        memset(wk + m->thr.n_wk, 0, sizeof(dt_worker) * (size_t)(nw - m->thr.n_wk));
+        m->thr.wk = wk;
+        wms = alloc_realloc(m->thr.wms, sizeof(dt_model) * (size_t)nw);
+        if (!wms) return ST_ENOMEM;
+        m->thr.wms = wms;
+        for (w = m->thr.n_wk; w < nw; w++) {
+            m->thr.n_wk = w + 1; /* freed with the model even if incomplete */
+            if (worker_scratch(m, &wk[w]) != ST_OK) return ST_ENOMEM;
+        }
+    }
+    for (w = 0; resize && w < m->thr.n_wk; w++) {
+        m->thr.wk_cap = -1; /* sizes unknown until every worker is resized */
+        if (worker_scratch(m, &m->thr.wk[w]) != ST_OK) return ST_ENOMEM;
+    }
+    m->thr.wk_cap = m->store.cap;
+    m->thr.wk_nodes = m->pf.cap_nodes;
+    m->thr.wk_lg = m->cfg.lg_len;
+    return ST_OK;
+}
+
+/* room for bytes more records in the log of each of the nw workers */
+static int workers_log_room(dt_model *m, int64_t bytes, int32_t nw)
+{
+    int32_t w;
+    dt_model *wm = m->thr.wms;
+    for (w = 0; w < nw; w++) {
+        wm[w] = *m;
+        wm[w].txn.log = m->thr.wk[w].log;
+        wm[w].txn.log_len = m->thr.wk[w].log_len;
+        wm[w].txn.log_cap = m->thr.wk[w].log_cap;
+        if (dt_log_room(&wm[w], bytes) != ST_OK) return ST_ENOMEM;
+        m->thr.wk[w].log = wm[w].txn.log;
+        m->thr.wk[w].log_cap = wm[w].txn.log_cap;
+    }
+    return ST_OK;
+}
+
+/* the weight of particle i (leaf leafc[i]) in a worker: memo_leaf_weight with the
+ * worker's memo (the sets are shared between workers) */
+static int worker_leaf_weight(dt_model *m, int32_t i, const double *x, double y, double *w)
+{
+    const dt_particle *t = &m->pf.parts[i];
+    int32_t set = t->nodes[m->pf.leafc[i]].set, ok;
+    uint32_t h = (uint32_t)set * 2654435761u;
+    dt_wk_weight *e = &m->wk->wmemo[(h ^ (h >> 15)) & (DT_WK_MEMO - 1)];
+    if (e->txn == m->txn.txn_id && e->set == set) {
+        *w = e->val;
+        return e->ok;
+    }
+    ok = leaf_weight(m, t, m->pf.leafc[i], x, y, w);
+    e->txn = m->txn.txn_id;
+    e->set = set;
+    e->ok = ok;
+    e->val = *w;
+    return ok;
+}
+
+typedef struct {
+    dt_model *m;        /* the model (read by the workers through their copies) */
+    int32_t phase;      /* DT_PHASE_* */
+    int32_t next;       /* the next block to claim (par_add) */
+    int32_t index;      /* propagate: the store row of the point */
+    int32_t leafc_ok;   /* propagate: leafc holds the slots' leaves of x */
+    const double *x;    /* weights: x_t, y_t */
+    double y;
+    uint64_t key;       /* propagate: the step key */
+} step_job;
+
+/* the slots lo..hi-1 of one phase, on the worker's copy wm of the model */
+static void phase_block(dt_model *wm, step_job *job, int32_t lo, int32_t hi)
+{
+    int32_t i;
+    rng_state r;
+    if (job->phase == DT_PHASE_WEIGHTS) {
+        dt_find_leaves_range(wm, job->x, lo, hi, wm->pf.leafc);
+        for (i = lo; i < hi; i++)
+            wm->wk->any_proper |= worker_leaf_weight(wm, i, job->x, job->y, &wm->pf.w[i]);
+        return;
+    }
+    if (job->phase == DT_PHASE_COPIES) {
+        for (i = lo; i < hi; i++)
+            if (wm->thr.gone[i] != NULL)
+                dt_particle_replace(wm, &wm->pf.tmp[i], wm->thr.gone[i], wm->thr.gone_n[i],
+                                    &wm->pf.parts[wm->pf.chosen[i]]);
+        return;
+    }
+    for (i = lo; i < hi && !wm->txn.broken; i++) {
+        if (dt_log_room(wm, dt_log_bound(wm, &wm->pf.parts[i], 0)) != ST_OK) {
+            wm->txn.broken = 1;
+            break;
+        }
+        rng_seed(&r, rng_stream_seed(job->key, (uint64_t)i));
+        dt_propagate(wm, &wm->pf.parts[i], job->index, job->leafc_ok ? wm->pf.leafc[i] : -1, &r);
+    }
+}
+
+/* worker w's part of a phase: blocks claimed until none is left (or an allocation failed) */
+static void phase_part(void *arg, int w)
+{
+    step_job *job = arg;
+    dt_model *wm = (dt_model *)job->m->thr.wms + w;
+    int32_t n = wm->par.n_particles, b, lo;
+    while (!wm->txn.broken) {
+        b = par_add(&job->next, 1) - 1;
+        lo = b * DT_BLOCK;
+        if (lo >= n) break;
+        phase_block(wm, job, lo, lo + DT_BLOCK < n ? lo + DT_BLOCK : n);
+    }
+}
+
+/* one phase on nw workers: each gets a copy of the model with its own scratch, log and
+ * memos (made here, before any runs); their logs and failures are taken back after.
+ * Returns the weights' any_proper (other phases: 0) */
+static int run_phase(dt_model *m, int32_t phase, const double *x, double y, int32_t index,
+                     uint64_t key, int32_t nw)
+{
+    step_job job = {m, phase, 0, index, m->pf.leafc_ok, x, y, key};
+    dt_model *wm = m->thr.wms;
+    dt_worker *wk;
+    int32_t w;
+    int any = 0;
+    for (w = 0; w < nw; w++) {
+        wk = &m->thr.wk[w];
+        wm[w] = *m;
+        wm[w].buf = wk->buf;
+        wm[w].txn.log = wk->log;
+        wm[w].txn.log_len = wk->log_len;
+        wm[w].txn.log_cap = wk->log_cap;
+        wm[w].txn.broken = 0;
+        wm[w].pool.grow_memo = wk->grow_memo;
+        wm[w].wk = wk;
+        wm[w].origin = m;
+        wk->any_proper = 0;
+    }
+    parallel_run(nw, phase_part, &job);
+    for (w = 0; w < nw; w++) {
+        wk = &m->thr.wk[w];
+        wk->log = wm[w].txn.log;
+        wk->log_len = wm[w].txn.log_len;
+        wk->log_cap = wm[w].txn.log_cap;
+        m->txn.broken |= wm[w].txn.broken;
+        m->txn.lost |= wm[w].txn.lost;
+        any |= wk->any_proper;
+    }
+    return any;
+}
+
+/* the end of a threaded step: the ids the workers hold and did not use go back to the
+ * pool's free list (free: no leaf references them) */
+static double end_step(dt_model *m, double lpred, int32_t nw)
+{
+    int32_t w, id;
+    dt_worker *wk;
+    for (w = 0; nw > 1 && w < m->thr.n_wk; w++) {
+        wk = &m->thr.wk[w];
+        while (wk->n_ids > 0) {
+            id = wk->ids[--wk->n_ids];
+            m->pool.sets[id].next_free = m->pool.free_set;
+            m->pool.free_set = id;
+        }
+    }
+    return lpred;
+}
+
+/* the weights of the step's particles (w) and their leaves of x (leafc), on nw workers
+ * when nw > 1; returns 1 if some leaf predictive is proper */
+static int step_weights(dt_model *m, const double *x, double y, int32_t nw)
+{
+    int32_t i;
+    int any_proper = 0;
+    if (nw > 1) return run_phase(m, DT_PHASE_WEIGHTS, x, y, 0, 0, nw);
+    dt_find_leaves(m, x, m->pf.leafc); /* the leaves of dt_particle_weight, all at once */
+    for (i = 0; i < m->par.n_particles; i++) any_proper |= memo_leaf_weight(m, i, x, y, &m->pf.w[i]);
+    return any_proper;
+}
+
+/* resampling's moves: slot j takes particle chosen[j]; the first copy of a particle keeps
+ * its buffers, each further one replaces a dead particle (dead[0..]) in a spare arena
+ * (dt_particle_replace: on nw workers when nw > 1, the arenas taken here, in slot order) */
+static void place_copies(dt_model *m, const int32_t *dead, int32_t nw)
+{
+    int32_t n = m->par.n_particles, i, j, n_dead = 0, *placed = m->pf.flags;
+    const dt_node *gone;
+    for (i = 0; i < n; i++) placed[i] = 0;
+    for (j = 0; j < n; j++) {
+        i = m->pf.chosen[j];
+        if (nw > 1) m->thr.gone[j] = NULL;
+        if (!placed[i]) {
+            placed[i] = 1;
+            m->pf.tmp[j] = m->pf.parts[i];
+            continue;
+        }
+        m->pf.tmp[j] = m->pf.parts[dead[n_dead++]];
+        gone = m->pf.tmp[j].nodes;
+        m->pf.tmp[j].nodes = dt_spare_take(m, m->pf.tmp[j].nodes);
+        if (nw > 1) {
+            m->thr.gone[j] = gone;
+            m->thr.gone_n[j] = m->pf.tmp[j].n_nodes;
+        } else {
+            dt_particle_replace(m, &m->pf.tmp[j], gone, m->pf.tmp[j].n_nodes, &m->pf.parts[i]);
+        }
+    }
+    if (nw > 1) run_phase(m, DT_PHASE_COPIES, NULL, 0.0, 0, 0, nw);
+}
+
+/* [DT-SPEC §5.2] resample on nw workers (1: this thread); returns lpred */
+static double resample_on(dt_model *m, const double *x, double y, int32_t nw)
 {
     int32_t n = m->par.n_particles, i, j, n_dead = 0;
-    int any_proper = 0, equal = 1;
+    int any_proper, equal = 1;
     double *w = m->pf.w, *wn = m->pf.w + n, *expected = m->pf.w + 2 * n, *cum = m->pf.w + 3 * n;
     double total = 0.0, lpred, s2 = 0.0, inv_n;
     int32_t *counts = m->pf.flags, *dead = m->pf.flags + n;
     m->pf.leafc_ok = 0;
     if (n == 1) return 0.0;
-    dt_find_leaves(m, x, m->pf.leafc); /* the leaves of dt_particle_weight, all at once */
-    for (i = 0; i < n; i++) any_proper |= memo_leaf_weight(m, i, x, y, &w[i]);
+    any_proper = step_weights(m, x, y, nw);
     m->pf.leafc_ok = 1;
     if (!any_proper) return 0.0;
     for (i = 0; i < n; i++) total = total + w[i];
@@ -162,26 +492,14 @@ double dt_resample(dt_model *m, const double *x, double y)
     {
         int64_t room = 0;
         for (j = 0; j < n_dead; j++) room += dt_log_bound(m, &m->pf.parts[dead[j]], 0);
-        if (dt_log_room(m, room) != ST_OK || dt_spare_reserve(m, n_dead) != ST_OK) {
+        if (dt_log_room(m, room) != ST_OK || dt_spare_reserve(m, n_dead) != ST_OK ||
+            (nw > 1 && workers_log_room(m, room, nw) != ST_OK)) {
             m->txn.broken = 1;
             return lpred;
         }
     }
-    for (i = 0; i < n; i++) counts[i] = 0; /* now: first copy placed? */
-    n_dead = 0;
-    for (j = 0; j < n; j++) {
-        i = m->pf.chosen[j];
-        if (!counts[i]) {
-            counts[i] = 1;
-            m->pf.tmp[j] = m->pf.parts[i];
-        } else {
-            const dt_node *gone;
-            m->pf.tmp[j] = m->pf.parts[dead[n_dead++]];
-            gone = m->pf.tmp[j].nodes;
-            m->pf.tmp[j].nodes = dt_spare_take(m, m->pf.tmp[j].nodes);
-            dt_particle_replace(m, &m->pf.tmp[j], gone, m->pf.tmp[j].n_nodes, &m->pf.parts[i]);
-        }
-    }
+    place_copies(m, dead, nw);
+    if (m->txn.broken) return lpred;
     memcpy(m->pf.parts, m->pf.tmp, sizeof(dt_particle) * (size_t)n);
     /* copies keep arena indices, so the cached leaves follow their particles */
     for (j = 0; j < n; j++) m->pf.leafc[n + j] = m->pf.leafc[m->pf.chosen[j]];
@@ -189,17 +507,31 @@ double dt_resample(dt_model *m, const double *x, double y)
     return lpred;
 }
 
+/* [DT-SPEC §5.2] mirrors resample; returns lpred */
+double dt_resample(dt_model *m, const double *x, double y)
+{
+    return resample_on(m, x, y, 1);
+}
+
 /* [DT-SPEC §5] mirrors pl_step: resampling from the model's generator, then the step key
  * (one rng_next_u64), then slot k propagated with its own generator seeded by
- * rng_stream_seed(key, k) ([DT-SPEC §0] item 6, stream rule 2) */
+ * rng_stream_seed(key, k) ([DT-SPEC §0] item 6, stream rule 2). With n_jobs threads
+ * (dt_model_set_threads) the weights, the copies and the propagations run on workers
+ * (dt_step_threads): the same draws and operations per slot, so the same result */
 double dt_pl_step(dt_model *m, int32_t index)
 {
-    int32_t i;
+    int32_t i, nw = dt_step_threads(m);
     uint64_t key;
     rng_state r;
-    double lpred = dt_resample(m, m->store.X + (int64_t)index * m->par.d, m->store.y[index]);
-    if (m->txn.broken) return lpred;
+    double lpred;
+    if (nw > 1 && threads_reserve(m, nw) != ST_OK) nw = 1; /* serially: the same result */
+    lpred = resample_on(m, m->store.X + (int64_t)index * m->par.d, m->store.y[index], nw);
+    if (m->txn.broken) return end_step(m, lpred, nw);
     key = rng_next_u64(&m->rng);
+    if (nw > 1) {
+        run_phase(m, DT_PHASE_PROPAGATE, NULL, 0.0, index, key, nw);
+        return end_step(m, lpred, nw);
+    }
     for (i = 0; i < m->par.n_particles && !m->txn.broken; i++) {
         if (dt_log_room(m, dt_log_bound(m, &m->pf.parts[i], 0)) != ST_OK) {
             m->txn.broken = 1;

@@ -348,9 +348,16 @@ enum { DT_LANES = 8 };
 
 void dt_find_leaves(const dt_model *m, const double *x, int32_t *out)
 {
-    int32_t n = m->par.n_particles, i, l, w, k[DT_LANES], live;
+    dt_find_leaves_range(m, x, 0, m->par.n_particles, out);
+}
+
+/* dt_find_leaves of particles lo..hi-1 (out[i] for i in that range) */
+void dt_find_leaves_range(const dt_model *m, const double *x, int32_t lo, int32_t hi,
+                          int32_t *out)
+{
+    int32_t n = hi, i, l, w, k[DT_LANES], live;
     const dt_node *nd[DT_LANES], *q;
-    for (i = 0; i < n; i += DT_LANES) {
+    for (i = lo; i < n; i += DT_LANES) {
         w = n - i < DT_LANES ? n - i : DT_LANES;
         for (l = 0; l < w; l++) {
             nd[l] = m->pf.parts[i + l].nodes;
@@ -459,15 +466,23 @@ static void set_freed(dt_model *m, int32_t id)
 static void release_slot(dt_model *m, const dt_node *nd)
 {
     int32_t *refs = m->pool.refs, live = dt_live_leaf(nd), id = nd->set & -live;
+    if (m->wk != NULL) { /* a worker: other workers change the same counts */
+        if (live && par_add(&refs[id], -1) == 0) set_freed(m, id);
+        return;
+    }
     refs[id] -= live;
     if (live & (refs[id] == 0)) set_freed(m, id);
 }
 
 /* a reference taken by the live leaf in slot nd (if it is one), the same way: refs[0]
  * gains 0 for any other slot */
-static void take_slot(int32_t *refs, const dt_node *nd)
+static void take_slot(const dt_model *m, int32_t *refs, const dt_node *nd)
 {
     int32_t live = dt_live_leaf(nd);
+    if (m->wk != NULL) {
+        if (live) par_add(&refs[nd->set], 1);
+        return;
+    }
     refs[nd->set & -live] += live;
 }
 
@@ -487,10 +502,10 @@ void dt_particle_replace(dt_model *m, dt_particle *dst, const dt_node *dead, int
     memcpy(dst->nodes, nd, sizeof(dt_node) * (size_t)n_nodes);
     for (k = 0; k < both; k++) {
         release_slot(m, &dead[k]);
-        take_slot(refs, &nd[k]);
+        take_slot(m, refs, &nd[k]);
     }
     for (k = both; k < dead_n; k++) release_slot(m, &dead[k]);
-    for (k = both; k < n_nodes; k++) take_slot(refs, &nd[k]);
+    for (k = both; k < n_nodes; k++) take_slot(m, refs, &nd[k]);
     dst->root = src->root;
     dst->n_nodes = n_nodes;
     dst->free_head = src->free_head;
@@ -647,7 +662,8 @@ static int set_reserve(dt_model *m, int32_t id, int32_t need)
 
 /* a new point set holding pts[0..n) with one reference (pool capacity reserved by the
  * caller; buffers of freed sets, and of pool slots above n_sets, are reused) */
-int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
+/* a free id of the pool (the head of its free list, else the next above n_sets) */
+static int32_t pool_take(dt_model *m)
 {
     int32_t id;
     if (m->pool.free_set >= 0) {
@@ -656,6 +672,27 @@ int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
     } else {
         id = m->pool.n_sets++;
     }
+    return id;
+}
+
+/* a worker's next id: from the ids it holds, refilled DT_WK_IDS / 2 at a time from the
+ * model's pool under the pool's lock (the pool's capacity covers the ids every worker
+ * may hold: dt_threads_extra_sets) */
+static int32_t worker_take(dt_model *m)
+{
+    dt_worker *wk = m->wk;
+    dt_model *o = m->origin;
+    if (wk->n_ids == 0) {
+        par_lock_spin(&o->thr.id_lock);
+        while (wk->n_ids < DT_WK_IDS / 2) wk->ids[wk->n_ids++] = pool_take(o);
+        par_unlock_spin(&o->thr.id_lock);
+    }
+    return wk->ids[--wk->n_ids];
+}
+
+int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
+{
+    int32_t id = m->wk != NULL ? worker_take(m) : pool_take(m);
     dt_log_created(m, id);
     m->pool.refs[id] = 1;
     m->pool.sets[id].n = 0;
@@ -673,6 +710,10 @@ int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
 /* drop one reference; a set left without any is freed (set_freed) */
 void dt_set_release(dt_model *m, int32_t id)
 {
+    if (m->wk != NULL) {
+        if (par_add(&m->pool.refs[id], -1) == 0) set_freed(m, id);
+        return;
+    }
     if (--m->pool.refs[id] == 0) set_freed(m, id);
 }
 
@@ -680,7 +721,9 @@ void dt_set_release(dt_model *m, int32_t id)
 void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
 {
     int32_t id = t->nodes[leaf].set, fresh;
-    if (m->pool.refs[id] > 1) {
+    /* a set with one reference is this leaf's alone; in a worker, a count read as 1 no
+     * other worker can raise (only a worker's own copies are shared by its slots) */
+    if ((m->wk != NULL ? par_load(&m->pool.refs[id]) : m->pool.refs[id]) > 1) {
         fresh = dt_set_new(m, NULL, 0);
         memcpy(m->pool.set_stats + (int64_t)fresh * m->cfg.sw, m->pool.set_stats + (int64_t)id * m->cfg.sw,
                sizeof(double) * (size_t)m->cfg.sw);
@@ -700,6 +743,34 @@ void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
     dt_set_changed(&m->pool.sets[id]); /* the caller updates the statistics next */
 }
 
+/* dt_leaf_append_shared in a worker of the threaded step: the same sharing, through the
+ * worker's own memo (smemo, keyed by the source set): a copy is shared only by the
+ * worker's slots, so no other worker reads or counts it. The source set, shared when the
+ * copy was made, is not changed in the transaction (copy on write), and its id is not
+ * reused in it (dynatree/txn.c), so the key stays valid */
+static int worker_append_shared(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
+{
+    int32_t id = t->nodes[leaf].set, to;
+    dt_wk_share *e = &m->wk->smemo[((uint32_t)id * 2654435761u >> 8) & (DT_WK_MEMO - 1)];
+    if (e->txn == m->txn.txn_id && e->from == id) {
+        to = e->to;
+        if (m->pool.refs[to] > 0) {
+            par_add(&m->pool.refs[to], 1);
+            dt_set_release(m, id);
+            dt_log_node(m, &t->nodes[leaf]);
+            t->nodes[leaf].set = to;
+            return 1;
+        }
+    }
+    dt_leaf_append(m, t, leaf, point);
+    if (!m->txn.broken && t->nodes[leaf].set != id) {
+        e->txn = m->txn.txn_id;
+        e->from = id;
+        e->to = t->nodes[leaf].set;
+    }
+    return 0;
+}
+
 /* dt_leaf_append for the new point of a learned row (the same point for every leaf of the
  * row, inside its transaction), followed by the caller's dt_add_point unless this returns
  * 1. Particles duplicated by resampling share their leaves' point sets, and each inserts
@@ -713,6 +784,7 @@ int dt_leaf_append_shared(dt_model *m, dt_particle *t, int32_t leaf, int32_t poi
 {
     int32_t id = t->nodes[leaf].set, to;
     dt_pointset *ps = &m->pool.sets[id];
+    if (m->wk != NULL) return worker_append_shared(m, t, leaf, point);
     if (m->txn.in_txn && ps->memo_txn == m->txn.txn_id) {
         to = ps->memo_set;
         if (m->pool.refs[to] > 0) {

@@ -31,6 +31,12 @@
  * path any known input takes.
  * Record layout: payload (padded to 8 bytes) followed by a trailer, so the log can be
  * walked backwards from its end.
+ * The threaded step (dynatree/particles.c) gives each worker a log of its own, written
+ * through the worker's copy of the model (the same functions, m->txn.log being the
+ * worker's). The workers change disjoint nodes and sets (a particle belongs to one
+ * worker; a set changed in place has one reference), and their records come after the
+ * model's own in the step, so commit walks every log and rollback undoes the workers'
+ * logs first, then the model's.
  */
 #include <stdint.h>
 #include <string.h>
@@ -118,6 +124,20 @@ int64_t dt_log_bound(const dt_model *m, const dt_particle *t, int with_points)
     return b;
 }
 
+/* the workers' memos forgotten (their transaction stamps wrap with the model's) */
+static void forget_worker_memos(dt_model *m)
+{
+    int32_t w, s;
+    dt_worker *wk;
+    for (w = 0; w < m->thr.n_wk; w++) {
+        wk = &m->thr.wk[w];
+        for (s = 0; s < DT_GROW_MEMO && wk->grow_memo != NULL; s++) wk->grow_memo[s].txn = 0;
+        for (s = 0; s < DT_WK_MEMO && wk->wmemo != NULL; s++) wk->wmemo[s].txn = 0;
+        for (s = 0; s < DT_WK_MEMO && wk->pmemo != NULL; s++) wk->pmemo[s].txn = 0;
+        for (s = 0; s < DT_WK_MEMO && wk->smemo != NULL; s++) wk->smemo[s].txn = 0;
+    }
+}
+
 void dt_txn_begin(dt_model *m)
 {
     int32_t s;
@@ -134,12 +154,14 @@ void dt_txn_begin(dt_model *m)
         }
         for (s = 0; s < DT_GROW_MEMO && m->pool.grow_memo != NULL; s++)
             m->pool.grow_memo[s].txn = 0;
+        forget_worker_memos(m);
         m->txn.txn_id = 0;
     }
     m->txn.txn_id++;
     m->txn.in_txn = 1;
     m->txn.broken = 0;
     m->txn.log_len = 0;
+    for (s = 0; s < m->thr.n_wk; s++) m->thr.wk[s].log_len = 0;
     m->txn.txn_rng = m->rng;
     m->txn.txn_n = m->store.n;
     m->txn.txn_n_total = m->store.n_total;
@@ -252,14 +274,14 @@ dt_node *dt_spare_take(dt_model *m, dt_node *dead)
     return nd;
 }
 
-void dt_txn_commit(dt_model *m)
+/* the sets released in a log (log_len bytes) join the free list */
+static void free_released(dt_model *m, unsigned char *log, int64_t log_len)
 {
-    int64_t pos = m->txn.log_len;
+    int64_t pos = log_len;
     dt_log_trailer *tr;
     int32_t id;
-    /* the sets released in the transaction join the free list now */
     while (pos > 0) {
-        tr = (dt_log_trailer *)(m->txn.log + pos - TRAILER);
+        tr = (dt_log_trailer *)(log + pos - TRAILER);
         if (tr->type == LOG_FREED) {
             id = tr->id;
             if (m->pool.refs[id] == 0) {
@@ -268,6 +290,17 @@ void dt_txn_commit(dt_model *m)
             }
         }
         pos -= TRAILER + tr->size;
+    }
+}
+
+void dt_txn_commit(dt_model *m)
+{
+    int32_t w;
+    /* the sets released in the transaction join the free list now */
+    free_released(m, m->txn.log, m->txn.log_len);
+    for (w = 0; w < m->thr.n_wk; w++) {
+        free_released(m, m->thr.wk[w].log, m->thr.wk[w].log_len);
+        m->thr.wk[w].log_len = 0;
     }
     m->txn.n_spare += m->txn.n_taken; /* the dead particles' arenas, in the taken slots */
     m->txn.n_taken = 0;
@@ -322,17 +355,27 @@ static void undo(dt_model *m, const dt_log_trailer *tr, unsigned char *p)
     }
 }
 
+/* the records of a log (log_len bytes) undone, newest first */
+static void undo_log(dt_model *m, unsigned char *log, int64_t log_len)
+{
+    int64_t pos = log_len;
+    dt_log_trailer *tr;
+    while (pos > 0) {
+        tr = (dt_log_trailer *)(log + pos - TRAILER);
+        pos -= TRAILER + tr->size;
+        undo(m, tr, log + pos);
+    }
+}
+
 void dt_txn_rollback(dt_model *m)
 {
-    int64_t pos = m->txn.log_len;
-    dt_log_trailer *tr;
     int32_t i, k, s;
     dt_particle *t;
-    while (pos > 0) {
-        tr = (dt_log_trailer *)(m->txn.log + pos - TRAILER);
-        pos -= TRAILER + tr->size;
-        undo(m, tr, m->txn.log + pos);
+    for (i = m->thr.n_wk - 1; i >= 0; i--) {
+        undo_log(m, m->thr.wk[i].log, m->thr.wk[i].log_len);
+        m->thr.wk[i].log_len = 0;
     }
+    undo_log(m, m->txn.log, m->txn.log_len);
     memcpy(m->pf.parts, m->txn.txn_parts, sizeof(dt_particle) * (size_t)m->par.n_particles);
     for (i = 0; i < m->txn.n_taken; i++) m->txn.spare[m->txn.txn_n_spare - 1 - i] = m->txn.taken[i];
     m->txn.n_spare = m->txn.txn_n_spare;

@@ -142,6 +142,14 @@ class CDynamicTreeEngine:
         self._bind_lean_calls()
         Rng._wrap(lib.dt_model_rng(self._m)).state = self._pending_rng.state
 
+    def set_jobs(self, n_jobs: int | None) -> None:
+        """Propagate the particles of each learning step on ``n_jobs`` threads
+        (:func:`reference.parallel.effective_jobs`; [DT-SPEC §0] item 6: the same numbers
+        for any value)."""
+        if self._m is not None:
+            check(lib.dt_model_set_threads(self._m, effective_jobs(n_jobs)),
+                  "dt_model_set_threads")
+
     def learn(self, rows: list[list[float]], targets: list[float]) -> list[float]:
         # validated floats: the arrays hold the same doubles
         return self.learn_array(np.array(rows, dtype=np.float64).reshape(len(rows), -1),
@@ -545,7 +553,13 @@ class CDynamicTreeEngine:
             label=address(lib.dt_model_label_row), out=address(out), probs=address(out),
             label_out=address(buffers.label), n_probs=self._cfg.n_classes, release_gil=1)
 
+        set_threads = lib.dt_model_set_threads
+        jobs_set: list[Any] = [None]   # the n_jobs the C model was last given
+
         def learn_one_raw(model: Any, x: Any, target: Any) -> bool:
+            if model._n_jobs != jobs_set[0]:
+                set_threads(m, effective_jobs(model._n_jobs))
+                jobs_set[0] = model._n_jobs
             kind = type(target)
             if kind is not float and (kind is not int or not -INT_EXACT <= target <= INT_EXACT):
                 return False

@@ -291,6 +291,9 @@ class DynamicTreeFacade(EstimatorMixin, VersionedState):
             self._engine.start(d, n_classes)
             self._keys = keys
             self._d = d
+        set_jobs = getattr(self._engine, "set_jobs", None)
+        if set_jobs is not None:   # the C engine propagates on n_jobs threads
+            set_jobs(self.n_jobs)
         # Ctrl-C is honoured between pieces of ``piece_work`` particle-steps
         # (:mod:`reference.interrupt`); every piece is accounted for before the check
         with Interruptible() as guard:

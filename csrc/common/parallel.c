@@ -1,0 +1,199 @@
+/*
+ * parallel.c -- the worker threads of the C library; the C side of reference/parallel.py.
+ *
+ * parallel_run(n, fn, arg) calls fn(arg, w) once for each w in 0..n-1 and returns when all
+ * calls have returned: w = 0 on the calling thread, the others on a pool of threads that
+ * is started on first use and lives as long as the process (a barrier per call: the
+ * caller waits until every part is done). The parts must be independent; which thread runs
+ * a part never changes what it computes, so a caller's results are the same for any n.
+ * One call at a time uses the pool: a call made while another is running (another model,
+ * another Python thread) runs its parts one after the other on its own thread, as does a
+ * call whose threads could not be started. After fork() the child starts a new pool.
+ * POSIX threads, or the Windows API under _WIN32 (no OpenMP).
+ */
+#include "common/common.h"
+
+#ifdef _WIN32
+#include <windows.h>
+typedef SRWLOCK par_lock;
+typedef CONDITION_VARIABLE par_cond;
+#define PAR_LOCK_INIT SRWLOCK_INIT
+#define PAR_COND_INIT CONDITION_VARIABLE_INIT
+#define par_lock_take(l) AcquireSRWLockExclusive(l)
+#define par_lock_try(l) (TryAcquireSRWLockExclusive(l) != 0)
+#define par_lock_give(l) ReleaseSRWLockExclusive(l)
+#define par_wait(c, l) SleepConditionVariableSRW(c, l, INFINITE, 0)
+#define par_wake_all(c) WakeAllConditionVariable(c)
+#else
+#include <pthread.h>
+typedef pthread_mutex_t par_lock;
+typedef pthread_cond_t par_cond;
+#define PAR_LOCK_INIT PTHREAD_MUTEX_INITIALIZER
+#define PAR_COND_INIT PTHREAD_COND_INITIALIZER
+#define par_lock_take(l) pthread_mutex_lock(l)
+#define par_lock_try(l) (pthread_mutex_trylock(l) == 0)
+#define par_lock_give(l) pthread_mutex_unlock(l)
+#define par_wait(c, l) pthread_cond_wait(c, l)
+#define par_wake_all(c) pthread_cond_broadcast(c)
+#endif
+
+enum { PAR_MAX_THREADS = 256 };
+
+static par_lock busy = PAR_LOCK_INIT;   /* held by the call that uses the pool */
+static par_lock mu = PAR_LOCK_INIT;     /* guards the fields below */
+static par_cond go = PAR_COND_INIT;     /* a new job (gen changed) */
+static par_cond done = PAR_COND_INIT;   /* pending reached 0 */
+static int n_started;                   /* pool threads running: ids 1..n_started */
+static uint64_t gen;                    /* job counter */
+static int job_n, pending;              /* parts of the job; pool parts not yet done */
+static parallel_fn job_fn;
+static void *job_arg;
+#ifndef _WIN32
+static int atfork_set;
+
+/* in a child of fork() the pool threads do not exist: start afresh */
+static void after_fork_child(void)
+{
+    pthread_mutex_t m0 = PTHREAD_MUTEX_INITIALIZER;
+    pthread_cond_t c0 = PTHREAD_COND_INITIALIZER;
+    busy = m0;
+    mu = m0;
+    go = c0;
+    done = c0;
+    n_started = 0;
+    pending = 0;
+}
+#endif
+
+/* a pool thread: waits for a job, runs its part (its id), counts it done */
+static void worker_loop(int id)
+{
+    uint64_t seen = 0; /* created inside parallel_run, before gen moves to its job */
+    par_lock_take(&mu);
+    for (;;) {
+        while (gen == seen) par_wait(&go, &mu);
+        seen = gen;
+        if (id < job_n) {
+            parallel_fn fn = job_fn;
+            void *arg = job_arg;
+            par_lock_give(&mu);
+            fn(arg, id);
+            par_lock_take(&mu);
+            if (--pending == 0) par_wake_all(&done);
+        }
+    }
+}
+
+#ifdef _WIN32
+static DWORD WINAPI worker_main(LPVOID p)
+{
+    worker_loop((int)(intptr_t)p);
+    return 0;
+}
+
+static int start_thread(int id)
+{
+    HANDLE h = CreateThread(NULL, 0, worker_main, (LPVOID)(intptr_t)id, 0, NULL);
+    if (h == NULL) return 0;
+    CloseHandle(h);
+    return 1;
+}
+#else
+static void *worker_main(void *p)
+{
+    worker_loop((int)(intptr_t)p);
+    return NULL;
+}
+
+static int start_thread(int id)
+{
+    pthread_t th;
+    pthread_attr_t attr;
+    int ok;
+    if (!atfork_set) {
+        if (pthread_atfork(NULL, NULL, after_fork_child) != 0) return 0;
+        atfork_set = 1;
+    }
+    if (pthread_attr_init(&attr) != 0) return 0;
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    ok = pthread_create(&th, &attr, worker_main, (void *)(intptr_t)id) == 0;
+    pthread_attr_destroy(&attr);
+    return ok;
+}
+#endif
+
+/* mirrors run_chunks: fn(arg, w) for w = 0..n-1, w = 0 here, the others on the pool */
+int parallel_run(int n, parallel_fn fn, void *arg)
+{
+    int w, k;
+    if (fn == NULL || n < 1) return ST_EINVAL;
+    if (n > PAR_MAX_THREADS) n = PAR_MAX_THREADS;
+    if (n == 1 || !par_lock_try(&busy)) {
+        for (w = 0; w < n; w++) fn(arg, w);
+        return ST_OK;
+    }
+    par_lock_take(&mu);
+    while (n_started < n - 1 && start_thread(n_started + 1)) n_started++;
+    k = n_started + 1 < n ? n_started + 1 : n;  /* parts the pool takes: 1..k-1 */
+    job_fn = fn;
+    job_arg = arg;
+    job_n = k;
+    pending = k - 1;
+    gen++;
+    par_wake_all(&go);
+    par_lock_give(&mu);
+    fn(arg, 0);
+    for (w = k; w < n; w++) fn(arg, w);          /* threads that could not start */
+    par_lock_take(&mu);
+    while (pending > 0) par_wait(&done, &mu);
+    par_lock_give(&mu);
+    par_lock_give(&busy);
+    return ST_OK;
+}
+
+/* ---- atomic counters: the reference counts of shared point sets in the threaded
+ * learning step (dynatree/particles.c), and its claim counter ---- */
+#if defined(_MSC_VER) && !defined(__clang__)
+#include <intrin.h>
+int32_t par_add(int32_t *p, int32_t v)
+{
+    return (int32_t)_InterlockedExchangeAdd((volatile long *)p, (long)v) + v;
+}
+
+int32_t par_load(const int32_t *p)
+{
+    return (int32_t)_InterlockedOr((volatile long *)p, 0); /* a full barrier */
+}
+
+void par_lock_spin(int32_t *flag)
+{
+    while (_InterlockedExchange((volatile long *)flag, 1) != 0) {
+    }
+}
+
+void par_unlock_spin(int32_t *flag)
+{
+    _InterlockedExchange((volatile long *)flag, 0);
+}
+#else
+int32_t par_add(int32_t *p, int32_t v)
+{
+    return __atomic_add_fetch(p, v, __ATOMIC_ACQ_REL);
+}
+
+int32_t par_load(const int32_t *p)
+{
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+void par_lock_spin(int32_t *flag)
+{
+    while (__atomic_exchange_n(flag, 1, __ATOMIC_ACQUIRE) != 0) {
+    }
+}
+
+void par_unlock_spin(int32_t *flag)
+{
+    __atomic_store_n(flag, 0, __ATOMIC_RELEASE);
+}
+#endif
