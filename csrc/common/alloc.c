@@ -12,28 +12,43 @@
 
 static int64_t fail_countdown = -1;   /* test hook: < 0 disarmed */
 static int64_t fail_count = 0;        /* failures injected so far */
+static int32_t armed = 0;             /* 1 while fail_countdown >= 0 (read atomically) */
+static int32_t hook_lock = 0;         /* the hook's state is shared by the threads of a
+                                       * threaded learning step (common/parallel.c) */
 
 static int inject_failure(void)
 {
-    if (fail_countdown < 0)
+    int hit = 0;
+    if (par_load(&armed) == 0)
         return 0;
+    par_lock_spin(&hook_lock);
     if (fail_countdown > 0) {
         fail_countdown--;
-        return 0;
+    } else if (fail_countdown == 0) {
+        fail_countdown = -1;
+        par_add(&armed, -1);
+        fail_count++;
+        hit = 1;
     }
-    fail_countdown = -1;
-    fail_count++;
-    return 1;
+    par_unlock_spin(&hook_lock);
+    return hit;
 }
 
 void alloc_fail_after(int64_t n)
 {
+    par_lock_spin(&hook_lock);
+    if ((fail_countdown >= 0) != (n >= 0)) par_add(&armed, n >= 0 ? 1 : -1);
     fail_countdown = n < 0 ? -1 : n;
+    par_unlock_spin(&hook_lock);
 }
 
 int64_t alloc_failures(void)
 {
-    return fail_count;
+    int64_t n;
+    par_lock_spin(&hook_lock);
+    n = fail_count;
+    par_unlock_spin(&hook_lock);
+    return n;
 }
 
 void *alloc_malloc(size_t size)

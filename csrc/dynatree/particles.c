@@ -141,7 +141,7 @@ int32_t dt_residual_resample(const double *weights, int32_t n, rng_state *r, int
  * workers as they go (which worker runs a slot changes no number: a memo holds the
  * doubles a miss computes). The sums over particles, the draws of resampling and the step
  * key stay on the calling thread, in slot order. */
-enum { DT_SLOTS_PER_THREAD = 64, DT_BLOCK = 16 };
+enum { DT_SLOTS_PER_THREAD = 32, DT_BLOCK = 16 };
 enum { DT_PHASE_WEIGHTS = 0, DT_PHASE_COPIES = 1, DT_PHASE_PROPAGATE = 2 };
 
 static void worker_free(dt_worker *wk)

@@ -7,7 +7,9 @@ are split between threads. Checked here on randomized streams, in lockstep: the 
 (one thread) against ``fast`` with ``n_jobs`` in 1, 2, 3 and -1, learning by
 ``partial_fit`` in uneven batches and by ``learn_one``, for the three leaf models and for
 ALC (regression) and entropy (classification) retirement: the snapshots after every
-batch, the ``lpred_`` history and the generator state are bit-identical.
+batch, the ``lpred_`` history and the generator state are bit-identical. The models
+have 96 particles, so that ``n_jobs`` = 2 and 3 do run on 2 and 3 threads (the rule
+``min(n_jobs, N // 32)``, pinned at its limits below, and checked on each model).
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from _compare import assert_snapshot_equal
 from _run_size import sized
 
 SEEDS = sized(quick=range(1), full=range(4))
-N_ROWS = sized(quick=60, full=240)
+N_ROWS = sized(quick=45, full=160)
+N_PARTICLES = 96
 JOBS = (1, 2, 3, -1)
 CASES: list[tuple[str, dict[str, Any]]] = [
     ("constant", {"leaf": "constant"}),
@@ -45,9 +48,10 @@ def _stream(seed: int, n: int, classifier: bool) -> tuple[np.ndarray, np.ndarray
 
 def _model(pkg: ModuleType, name: str, kw: dict[str, Any], seed: int, n_jobs: int) -> Any:
     if name in ("class", "entropy"):
-        return pkg.DynamicTreeClassifier(classes=[0, 1, 2], n_particles=24, seed=seed,
-                                         n_jobs=n_jobs, **kw)
-    return pkg.DynamicTreeRegressor(n_particles=24, seed=seed, n_jobs=n_jobs, **kw)
+        return pkg.DynamicTreeClassifier(classes=[0, 1, 2], n_particles=N_PARTICLES,
+                                         seed=seed, n_jobs=n_jobs, **kw)
+    return pkg.DynamicTreeRegressor(n_particles=N_PARTICLES, seed=seed, n_jobs=n_jobs,
+                                    **kw)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -59,7 +63,7 @@ def test_learning_is_identical_for_every_n_jobs_and_backend(
     X, y = _stream(seed, N_ROWS, name in ("class", "entropy"))
     models = [_model(reference, name, kw, seed, 1)] + [
         _model(fast, name, kw, seed, jobs) for jobs in JOBS]
-    cuts = [0, 7, 8, 40, N_ROWS - 10]
+    cuts = [0, 7, 8, 30, N_ROWS - 10]
     for lo, hi in zip(cuts, cuts[1:], strict=False):
         for m in models:
             m.partial_fit(X[lo:hi], y[lo:hi])
@@ -74,3 +78,92 @@ def test_learning_is_identical_for_every_n_jobs_and_backend(
         assert_snapshot_equal(want, m.snapshot())
         assert m.lpred_ == models[0].lpred_
         assert m.rng.state == models[0].rng.state
+    # the steps did run on threads (not a vacuous comparison of serial runs)
+    from fast._ffi import lib
+    assert [lib.dt_step_threads(m._engine._m) for m in models[1:4]] == [1, 2, 3]
+
+
+@pytest.mark.parametrize(("n_particles", "n_jobs", "threads"), [
+    (63, 2, 1), (64, 2, 2), (95, 3, 2), (96, 3, 3), (1000, 2, 2), (50, 4, 1), (1000, 1, 1)])
+def test_threads_per_step_rule(n_particles: int, n_jobs: int, threads: int) -> None:
+    """A step of N slots uses min(n_jobs, N // 32) threads, at least one: at each limit
+    and one slot below it."""
+    from conftest import require_fast
+
+    require_fast()
+    from fast._ffi import lib
+
+    fast = require_fast()
+    m = fast.DynamicTreeRegressor(n_particles=n_particles, n_jobs=n_jobs, seed=0)
+    m.partial_fit(np.zeros((3, 2)), np.zeros(3))
+    assert lib.dt_step_threads(m._engine._m) == threads
+
+
+def test_n_jobs_changed_between_calls_keeps_the_numbers() -> None:
+    """``set_params(n_jobs=...)`` between calls changes the threads of the next step only:
+    a model whose n_jobs goes 2, 1, 3, -1 across batches (and learn_one calls) ends in the
+    state of a model learned on one thread."""
+    from conftest import require_fast
+
+    fast = require_fast()
+    X, y = _stream(5, 40, False)
+    ref = fast.DynamicTreeRegressor(n_particles=N_PARTICLES, seed=4, n_jobs=1)
+    m = fast.DynamicTreeRegressor(n_particles=N_PARTICLES, seed=4, n_jobs=2)
+    ref.partial_fit(X, y)
+    for lo, hi, jobs in [(0, 10, 2), (10, 20, 1), (20, 30, 3), (30, 35, -1)]:
+        m.set_params(n_jobs=jobs)
+        m.partial_fit(X[lo:hi], y[lo:hi])
+    m.set_params(n_jobs=2)
+    for i in range(35, 40):
+        m.learn_one(list(X[i]), y[i].item())
+    assert_snapshot_equal(ref.snapshot(), m.snapshot())
+
+
+def test_threaded_step_under_allocation_failure() -> None:
+    """With n_jobs=2 (two threads per step), every allocation of a learned row fails once
+    in turn (``alloc_fail_after``), on a copy of the model (whose workers are not allocated
+    yet): the row either raises MemoryError and leaves the copy as it was, or (a worker
+    that could not be had: the step runs serially) learns it exactly as without the
+    failure. The model stays bit-identical to a serial one throughout."""
+    import copy
+
+    from conftest import require_fast
+
+    fast = require_fast()
+    from _alloc_hook import fail_at
+
+    X, y = _stream(3, 22, False)
+    clean = fast.DynamicTreeRegressor(n_particles=64, seed=2, n_jobs=1)
+    model = fast.DynamicTreeRegressor(n_particles=64, seed=2, n_jobs=2)
+    raised = swallowed = 0
+    for i in range(len(y)):
+        row, target = list(X[i]), y[i].item()
+        if i in (8, 21):
+            want = copy.deepcopy(model)
+            want.learn_one(row, target)
+            for n in range(2000):
+                trial = copy.deepcopy(model)
+                error = None
+                with fail_at(n) as flag:
+                    try:
+                        trial.learn_one(row, target)
+                    except MemoryError as exc:
+                        error = exc
+                if not flag[0]:
+                    assert error is None
+                    break
+                if error is not None:
+                    raised += 1
+                    assert_snapshot_equal(model.snapshot(), trial.snapshot())
+                else:
+                    swallowed += 1
+                    assert_snapshot_equal(want.snapshot(), trial.snapshot())
+                # the copy learns on after the failure, as the model does
+                trial.learn_one(row, target) if error is not None else None
+                assert_snapshot_equal(want.snapshot(), trial.snapshot())
+            else:
+                raise AssertionError("more than 2000 allocations in one row")
+        model.learn_one(row, target)
+        clean.learn_one(row, target)
+        assert_snapshot_equal(clean.snapshot(), model.snapshot())
+    assert raised > 0 and swallowed > 0
