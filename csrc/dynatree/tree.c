@@ -501,6 +501,12 @@ void dt_particle_replace(dt_model *m, dt_particle *dst, const dt_node *dead, int
     int32_t *refs = m->pool.refs;
     memcpy(dst->nodes, nd, sizeof(dt_node) * (size_t)n_nodes);
     for (k = 0; k < both; k++) {
+        /* a slot whose dead and copied nodes are leaves of one set leaves its count as it
+         * was (src's own reference keeps it above 0): neither is counted. The particles
+         * of a step descend from common ancestors, so most of their slots are such */
+        if (dead[k].set == nd[k].set && dead[k].var == nd[k].var && dt_live_leaf(&nd[k]) &&
+            dt_live_leaf(&dead[k]))
+            continue;
         release_slot(m, &dead[k]);
         take_slot(m, refs, &nd[k]);
     }
