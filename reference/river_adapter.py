@@ -300,10 +300,14 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
             # learned the row: then it is adopted, under the model's lock
             with self.model._lock:
                 if _add_class(self.model, y):         # in place (SGT from 3 classes, DT)
+                    seen = getattr(self.model, "n_seen_", None)
                     try:
                         self.model.learn_one(row, y)
                     except BaseException:
-                        _drop_class(self.model)
+                        if seen is not None and self.model.n_seen_ != seen:
+                            self._labels.append(y)    # learned, then interrupted: kept
+                        else:
+                            _drop_class(self.model)
                         raise
                 else:
                     grown = self._grown(y)

@@ -104,12 +104,21 @@ int32_t dt_model_add_class(dt_model *m)
     return ST_OK;
 }
 
-/* mirrors drop_class (shrink_leaves): undo dt_model_add_class when class C - 1 has no
- * count and no retired count in any leaf (the capacity is kept) */
+/* mirrors drop_class (shrink_leaves): undo dt_model_add_class (the capacity is kept);
+ * ST_EINVAL, nothing changed, if class C - 1 has a count or a retired count in a leaf */
 int32_t dt_model_drop_class(dt_model *m)
 {
+    int last = m->cfg.n_classes - 1;
+    int32_t s;
+    const double *st;
     if (m->cfg.kind != DT_CLASS || m->cfg.n_classes < 3) return ST_EINVAL;
     if (m->txn.lost || m->txn.in_txn) return ST_ESTATE;
-    set_classes(m, m->cfg.n_classes - 1);
+    for (s = 0; s < m->pool.n_sets; s++) {
+        if (m->pool.refs[s] <= 0) continue;
+        st = m->pool.set_stats + (int64_t)s * m->cfg.sw;
+        if (st[m->cfg.off_counts + last] != 0.0 || st[m->cfg.off_gcounts + last] != 0.0)
+            return ST_EINVAL;
+    }
+    set_classes(m, last);
     return ST_OK;
 }

@@ -9,8 +9,8 @@ offers the lean one-row hooks (``*_raw``, see :mod:`fast._rows`).
 from __future__ import annotations
 
 import functools
-from dataclasses import replace
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -609,6 +609,7 @@ class CDynamicTreeEngine:
         c = self._cfg.n_classes - 1
         calls = self._lean_calls(self._buffers, c)
         cfg = replace(self._cfg, n_classes=c)
-        check(lib.dt_model_drop_class(self._m), "drop_class")
+        check(lib.dt_model_drop_class(self._m),
+              "drop_class (the last class has data: it cannot be dropped)")
         self._cfg = cfg
         self._install_lean_calls(calls)

@@ -163,7 +163,12 @@ def grow_leaves(roots: list[Node], cfg: LeafConfig) -> LeafConfig:
 def shrink_leaves(roots: list[Node], cfg: LeafConfig) -> LeafConfig:
     """Undo :func:`grow_leaves` (the last class has no count or retired count in any
     leaf): drop the last class slot, ``ell`` recomputed under the Dirichlet(1/(C-1))
-    prior (the double it held before the growth); the shrunk config."""
+    prior (the double it held before the growth); the shrunk config. ``ValueError``,
+    nothing changed, if a leaf holds a count or a retired count of the last class."""
+    for root in roots:
+        for node in preorder(root):
+            if node.var < 0 and (node.stats.counts[-1] != 0 or node.stats.gcounts[-1] != 0.0):
+                raise ValueError("the last class has data: it cannot be dropped")
     return _resize(roots, cfg, replace(cfg, n_classes=cfg.n_classes - 1))
 
 
@@ -193,9 +198,12 @@ def add_class(model: Any, label: Hashable) -> bool:
 
 def drop_class(model: Any) -> None:
     """Undo :func:`add_class` (the row that brought the label was refused, so the new
-    class has no count anywhere): the model as it was before."""
+    class has no count anywhere): the model as it was before. ``ValueError``, nothing
+    changed, if the last class has data (a row of it was learned)."""
+    if len(model.classes_) < 3:
+        raise ValueError("a class is dropped from a model of at least three classes")
+    if model._d is not None:
+        model._engine.drop_class()
     label = model.classes_.pop()
     del model._index[label]
     model._init_classes.pop()
-    if model._d is not None:
-        model._engine.drop_class()

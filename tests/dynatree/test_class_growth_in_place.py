@@ -29,9 +29,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+
 from _compare import assert_snapshot_equal, run_lockstep
 from _run_size import sized
-
 from reference.dynatree.new_class import add_class, drop_class, with_new_class
 
 SEEDS = sized(quick=range(2), full=range(6))
@@ -123,6 +123,27 @@ def test_drop_class_puts_the_model_back(backend: ModuleType) -> None:
     np.testing.assert_array_equal(model.predict_proba(X), probs)
     model.learn_one(list(X[0]), 1)                   # usable
     assert model.predict_proba(X).shape == (50, 3)
+
+
+@pytest.mark.parametrize("retired", [False, True], ids=["counted", "retired"])
+def test_drop_class_refuses_a_class_with_data(backend: ModuleType, retired: bool) -> None:
+    """The undo step's rule, from both sides: with no count of the last class it drops the
+    class (above); one row of it learned (still active, or retired into the retired
+    counts), ``ValueError`` and the model unchanged."""
+    rng = np.random.default_rng(13)
+    X, y = _rows(rng, 30, 3)
+    model = backend.DynamicTreeClassifier(classes=[0, 1, 2], n_particles=6, seed=2,
+                                          active_size=20 if retired else None).fit(X, y)
+    _grow(model, 3)
+    model.learn_one([0.5, 0.5], 3)
+    if retired:                               # the row of class 3 retired: only g_3 > 0
+        model.retire([model._engine.pool()[1].index(3.0)])
+        assert all(3.0 != v for v in model._engine.pool()[1])
+    before = _state(model)
+    with pytest.raises(ValueError, match="has data"):
+        drop_class(model)
+    _same(before, _state(model))
+    assert model.classes_ == [0, 1, 2, 3]
 
 
 def test_a_model_without_rows_grows_its_class_list(both: tuple[ModuleType, ModuleType]) -> None:
@@ -285,3 +306,37 @@ def test_the_river_adapter_grows_in_place(backend: ModuleType,
         adapter.learn_one({"a": row[0], "b": row[1]}, label)
     assert adapter.model.classes_ == oracle.classes_ == known
     assert_snapshot_equal(adapter.model.snapshot(), oracle.snapshot())
+
+
+@pytest.mark.parametrize("learned", [False, True], ids=["refused", "learned-then-ctrl-c"])
+def test_the_adapter_undoes_a_growth_only_if_the_row_was_not_learned(
+        backend: ModuleType, learned: bool) -> None:
+    """A new label's row that raises: refused (nothing learned), the class is dropped and
+    the model is as before; learned and then interrupted (Ctrl-C after the C call), the
+    class stays, registered with the adapter, so that model and adapter agree."""
+    adapter = backend.to_river(backend.DynamicTreeClassifier(n_particles=6, seed=2))
+    rng = np.random.default_rng(14)
+    for i in range(30):
+        adapter.learn_one({"a": float(rng.uniform()), "b": float(rng.uniform())}, i % 3)
+    model = adapter.model
+    before, seen = _state(model), model.n_seen_
+    learn_one = model.learn_one
+
+    def failing(x: Any, y: Any) -> None:
+        if learned:
+            learn_one(x, y)
+            raise KeyboardInterrupt
+        raise ValueError("refused")
+
+    model.learn_one = failing
+    with pytest.raises(KeyboardInterrupt if learned else ValueError):
+        adapter.learn_one({"a": 0.5, "b": 0.5}, "new")
+    del model.learn_one
+    if learned:
+        assert model.classes_ == [0, 1, 2, "new"] and adapter._labels == model.classes_
+        assert model.n_seen_ == seen + 1
+    else:
+        _same(before, _state(model))
+        assert model.classes_ == [0, 1, 2] and adapter._labels == [0, 1, 2]
+    adapter.learn_one({"a": 0.1, "b": 0.9}, "new")            # usable
+    assert model.classes_ == [0, 1, 2, "new"]
