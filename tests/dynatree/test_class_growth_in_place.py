@@ -340,3 +340,35 @@ def test_the_adapter_undoes_a_growth_only_if_the_row_was_not_learned(
         assert model.classes_ == [0, 1, 2] and adapter._labels == [0, 1, 2]
     adapter.learn_one({"a": 0.1, "b": 0.9}, "new")            # usable
     assert model.classes_ == [0, 1, 2, "new"]
+
+
+def test_a_model_grown_in_place_is_saved_pickled_and_loaded(
+        both: tuple[ModuleType, ModuleType], tmp_path: Any) -> None:
+    """A grown C model whose leaf blocks have free class slots (capacity 8 for 5 classes)
+    writes the model file and the pickle of the state path's model, which load in either
+    backend and go on learning alike."""
+    import copy
+    import pickle
+
+    reference, fast = both
+    rng = np.random.default_rng(15)
+    X, y = _rows(rng, 50, 2)
+    grown = fast.DynamicTreeClassifier(classes=[0, 1], n_particles=6, seed=4,
+                                       active_size=30, lam=0.8).fit(X, y)
+    twin = reference.DynamicTreeClassifier(classes=[0, 1], n_particles=6, seed=4,
+                                           active_size=30, lam=0.8).fit(X, y)
+    for label in range(2, 5):
+        _grow(grown, label)
+        twin._adopt(with_new_class(twin, label))
+    assert _capacity(grown) == 8 and len(grown.classes_) == 5
+    grown.save(tmp_path / "grown.gz")
+    twin.save(tmp_path / "twin.gz")
+    copies = [pickle.loads(pickle.dumps(grown)), copy.deepcopy(grown)]
+    copies += [pkg.load(tmp_path / name) for pkg in both for name in ("grown.gz", "twin.gz")]
+    Xn, yn = _rows(rng, 15, 5)
+    for one in [grown, twin, *copies]:
+        assert one.classes_ == [0, 1, 2, 3, 4]
+        for row, target in zip(Xn, yn, strict=True):
+            one.learn_one(list(row), int(target))
+    for one in [twin, *copies]:
+        _same(_state(grown), _state(one))
