@@ -236,7 +236,7 @@ def test_an_allocation_failure_leaves_the_model_as_it_was(
     """Every allocation of the in-place step fails in turn (the relaid-out blocks, the
     scratch blocks): MemoryError, the model as before; then the step succeeds and gives
     the state path's model."""
-    from _alloc_hook import fail_at
+    from _alloc_hook import sweep_allocation_failures
 
     reference, fast = both
     rng = np.random.default_rng(11)
@@ -247,21 +247,12 @@ def test_an_allocation_failure_leaves_the_model_as_it_was(
         _grow(model, label)
     assert _capacity(model) == 4
     before = _state(model)
-    injected = 0
-    for n in range(50):
-        error = None
-        with fail_at(n) as flag:
-            try:
-                _grow(model, 4)
-            except MemoryError as exc:
-                error = exc
-        if not flag[0]:
-            assert error is None
-            break
-        injected += 1
-        assert error is not None
+
+    def unchanged(n: int) -> None:
         _same(before, _state(model))
         assert model.classes_ == [0, 1, 2, 3]
+
+    injected = sweep_allocation_failures(lambda: _grow(model, 4), unchanged, limit=50)
     assert injected >= 2                      # the statistics blocks, the scratch blocks
     assert _capacity(model) == 8
     twin = reference.DynamicTreeClassifier(classes=[0, 1], n_particles=8, seed=3,
