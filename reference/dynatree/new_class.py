@@ -109,17 +109,16 @@ def with_new_class(model: Any, label: Hashable) -> Any:
 
 
 def _distinct_stats(roots: list[Node]) -> tuple[list[LeafStats], list[LeafStats]]:
-    """The distinct statistics records of the trees ``roots``: those of leaves, then
-    those of internal nodes only (kept from before a split, never read again)."""
-    seen: set[int] = set()
-    leaf_stats: list[LeafStats] = []
-    inner: list[LeafStats] = []
+    """The distinct statistics records of the trees ``roots``: those held by a leaf, then
+    those held by internal nodes only (kept from before a split, never read again)."""
+    held: dict[int, tuple[LeafStats, bool]] = {}
     for root in roots:
         for node in preorder(root):
-            if id(node.stats) in seen:
-                continue
-            seen.add(id(node.stats))
-            (leaf_stats if node.var < 0 else inner).append(node.stats)
+            known = held.get(id(node.stats))
+            held[id(node.stats)] = (node.stats, node.var < 0 or (known is not None
+                                                                 and known[1]))
+    leaf_stats = [st for st, at_leaf in held.values() if at_leaf]
+    inner = [st for st, at_leaf in held.values() if not at_leaf]
     return leaf_stats, inner
 
 
