@@ -144,9 +144,11 @@ def _resize(roots: list[Node], cfg: LeafConfig, new: LeafConfig) -> LeafConfig:
         for st in inner + leaf_stats:
             if new.n_classes > c:
                 del st.counts[c:], st.gcounts[c:]
-            elif len(st.counts) < c:        # the slots dropped were zero (drop_class)
-                st.counts.append(0)
-                st.gcounts.append(0.0)
+            else:                           # the slots dropped were zero (drop_class)
+                if len(st.counts) < c:
+                    st.counts.append(0)
+                if len(st.gcounts) < c:
+                    st.gcounts.append(0.0)
         for st, ell in zip(leaf_stats, saved, strict=True):
             st.log_evidence = ell
         raise

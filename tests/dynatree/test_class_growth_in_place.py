@@ -19,7 +19,12 @@ fractional):
   (pinned at the limit and one step before it), so over 100 labels the blocks are relaid
   out O(log 100) times;
 - every allocation of the growth failing in turn gives ``MemoryError`` and the model as
-  it was; then the growth succeeds with the state path's model.
+  it was; then the growth succeeds with the state path's model; an interrupt half-way
+  through the reference's growth (or its undo) changes nothing;
+- ``drop_class`` refuses a class with data; the adapter undoes a growth only if the row
+  was not learned;
+- a model grown in place (free class slots in its C blocks) saves, pickles and loads as
+  the state path's model.
 """
 
 from __future__ import annotations
@@ -363,3 +368,45 @@ def test_a_model_grown_in_place_is_saved_pickled_and_loaded(
             one.learn_one(list(row), int(target))
     for one in [twin, *copies]:
         _same(_state(grown), _state(one))
+
+
+@pytest.mark.parametrize("step", ["grow", "drop"])
+def test_an_interrupt_half_way_through_the_reference_growth_changes_nothing(
+        monkeypatch: pytest.MonkeyPatch, step: str) -> None:
+    """Ctrl-C (or MemoryError) raised after some leaves were resized: every record is put
+    back, the classes too, and the model goes on as the uninterrupted one."""
+    import reference
+    import reference.dynatree.new_class as new_class
+
+    rng = np.random.default_rng(16)
+    X, y = _rows(rng, 60, 3)
+    model = reference.DynamicTreeClassifier(classes=[0, 1, 2], n_particles=8, seed=5,
+                                            active_size=40, lam=0.9).fit(X, y)
+    if step == "drop":
+        _grow(model, 3)
+    before = _state(model)
+    calls = [0]
+    evidence = new_class.grown_evidence
+
+    def interrupted(st: Any, cfg: Any) -> float:
+        calls[0] += 1
+        if calls[0] == 5:
+            raise KeyboardInterrupt
+        return evidence(st, cfg)
+
+    monkeypatch.setattr(new_class, "grown_evidence", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        if step == "grow":
+            _grow(model, 3)
+        else:
+            drop_class(model)
+    _same(before, _state(model))
+    assert model.classes_ == ([0, 1, 2] if step == "grow" else [0, 1, 2, 3])
+    monkeypatch.setattr(new_class, "grown_evidence", evidence)
+    twin = reference.DynamicTreeClassifier(classes=[0, 1, 2], n_particles=8, seed=5,
+                                           active_size=40, lam=0.9).fit(X, y)
+    if step == "drop":
+        twin._adopt(with_new_class(twin, 3))
+    for one in (model, twin):
+        one.learn_one([0.3, 0.7], 1)
+    _same(_state(twin), _state(model))
