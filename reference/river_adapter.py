@@ -299,11 +299,15 @@ class RiverClassifier(_Adapter, base.MiniBatchClassifier):
             # the grown model is a new one (the model itself is not touched) until it has
             # learned the row: then it is adopted, under the model's lock
             with self.model._lock:
-                if _add_class(self.model, y):         # in place (SGT, three classes on)
+                if _add_class(self.model, y):         # in place (SGT from 3 classes, DT)
+                    seen = getattr(self.model, "n_seen_", None)
                     try:
                         self.model.learn_one(row, y)
                     except BaseException:
-                        _drop_class(self.model)
+                        if seen is not None and self.model.n_seen_ != seen:
+                            self._labels.append(y)    # learned, then interrupted: kept
+                        else:
+                            _drop_class(self.model)
                         raise
                 else:
                     grown = self._grown(y)
@@ -439,16 +443,25 @@ def _label(y: Any) -> Any:
 
 
 def _add_class(model: Any, label: Any) -> bool:
-    """Grow ``model`` by ``label`` in place where its family can (SGT from three classes:
-    :func:`reference.sgt.new_class.add_class`, amortised constant time); False if not."""
-    if type(model).__name__ != "SGTClassifier":
+    """Grow ``model`` by ``label`` in place where its family can (amortised constant time
+    per label): SGT from three classes (:func:`reference.sgt.new_class.add_class`), a
+    dynamic-tree classifier from two (:func:`reference.dynatree.new_class.add_class`);
+    False if not."""
+    name = type(model).__name__
+    if name == "SGTClassifier":
+        from reference.sgt.new_class import add_class
+    elif name == "DynamicTreeClassifier":
+        from reference.dynatree.new_class import add_class
+    else:
         return False
-    from reference.sgt.new_class import add_class
     return add_class(model, label)
 
 
 def _drop_class(model: Any) -> None:
-    from reference.sgt.new_class import drop_class
+    if type(model).__name__ == "SGTClassifier":
+        from reference.sgt.new_class import drop_class
+    else:
+        from reference.dynatree.new_class import drop_class
     drop_class(model)
 
 

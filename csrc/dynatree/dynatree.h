@@ -47,7 +47,9 @@ typedef struct {
     double s20;        /* s0^2, prior scale of sigma^2 */
     double kappa;      /* slope-prior precision, beta ~ N(0, sigma^2/kappa I); 0 = flat */
     int off_counts;    /* class counts c_k (C doubles) */
-    int off_gcounts;   /* retired class counts a_k (C doubles) */
+    int off_gcounts;   /* retired class counts a_k (C doubles; DT_OFF_VEC + the class
+                        * capacity, which dynatree/new_class.c doubles when a class joins a
+                        * full block; the slots past C are zero) */
     int off_xbar;      /* xbar (p) */
     int off_G;         /* G (p*p, row-major) */
     int off_b;         /* b (p) */
@@ -580,6 +582,10 @@ int dt_model_set_retirement(dt_model *m, int32_t active_size, int rule, double l
                             int approx, const double *rect);
 int dt_model_retire(dt_model *m, const int32_t *positions, int32_t n, double lam);
 int dt_model_retired(const dt_model *m, double *out);
+/* a new class in place (dynatree/new_class.c): class C joins every leaf (ST_ENOMEM leaves
+ * the model unchanged); drop_class undoes it while class C - 1 has no count anywhere */
+int32_t dt_model_add_class(dt_model *m);
+int32_t dt_model_drop_class(dt_model *m);
 /* undo log: one learned row or one manual retirement is atomic (dynatree/txn.c, C-only) */
 int dt_log_room(dt_model *m, int64_t bytes);
 int64_t dt_log_bound(const dt_model *m, const dt_particle *t, int with_points);

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -33,6 +34,13 @@ CHUNK_WORK = 2_000_000
 particles), so that Ctrl-C waits for short calls only (:mod:`reference.parallel`)."""
 
 
+def _class_capacity(sw: int) -> int:
+    """Class slots of a class leaf's C block of ``sw`` doubles: counts at 9, retired
+    counts at ``9 + capacity`` (``csrc/dynatree/new_class.c`` doubles the capacity when a
+    class joins a full block; the slots past ``C`` are zero)."""
+    return (sw - 9) // 2
+
+
 def _block_to_list(block: Sequence[float], cfg: LeafConfig) -> list[float | int]:
     """A C stats block in the snapshot order of ``LeafStats.as_list``."""
     # C layout: n, nu, sy, syy, syg, syyg, bb, logdet, ell, then vectors (csrc/dynatree/dynatree.h)
@@ -42,19 +50,23 @@ def _block_to_list(block: Sequence[float], cfg: LeafConfig) -> list[float | int]
     if cfg.kind == CONSTANT:
         return [nu, sy, syy, syg, syyg]
     if cfg.kind == CLASS:
-        c = cfg.n_classes
-        return [nu, *[int(v) for v in vec[:c]], *vec[c:2 * c]]
+        c, cap = cfg.n_classes, _class_capacity(len(block))
+        return [nu, *[int(v) for v in vec[:c]], *vec[cap:cap + c]]
     return [nu, sy, syy, syyg, *vec, bb, logdet]
 
 
-def _list_to_block(values: Sequence[Any], n: int, ell: float, cfg: LeafConfig) -> list[float]:
-    """Inverse of :func:`_block_to_list` (for unpickling)."""
+def _list_to_block(values: Sequence[Any], n: int, ell: float, cfg: LeafConfig,
+                   sw: int) -> list[float]:
+    """Inverse of :func:`_block_to_list` for a block of ``sw`` doubles (for unpickling)."""
     if cfg.kind == CONSTANT:
         nu, sy, syy, syg, syyg = values
         return [float(n), nu, sy, syy, syg, syyg, 0.0, 0.0, ell]
     if cfg.kind == CLASS:
+        c = cfg.n_classes
+        gap = [0.0] * (_class_capacity(sw) - c)
         return [float(n), values[0], 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, ell,
-                *[float(v) for v in values[1:]]]
+                *[float(v) for v in values[1:1 + c]], *gap,
+                *[float(v) for v in values[1 + c:]], *gap]
     nu, sy, syy, syyg = values[0], values[1], values[2], values[3]
     bb, logdet = values[-2], values[-1]
     return [float(n), nu, sy, syy, 0.0, syyg, bb, logdet, ell, *values[4:-2]]
@@ -66,7 +78,8 @@ def _stats_columns(cfg: LeafConfig, sw: int) -> np.ndarray:
     if cfg.kind == CONSTANT:
         return np.array([1, 2, 3, 4, 5])
     if cfg.kind == CLASS:
-        return np.array([1, *range(9, 9 + 2 * cfg.n_classes)])
+        c, cap = cfg.n_classes, _class_capacity(sw)
+        return np.array([1, *range(9, 9 + c), *range(9 + cap, 9 + cap + c)])
     return np.array([1, 2, 3, 5, *range(9, sw), 6, 7])
 
 
@@ -351,7 +364,7 @@ class CDynamicTreeEngine:
                 else:
                     points = rec[2]
                     ints += [rec[0], -1, len(points)]
-                    dbls += [0.0] + _list_to_block(rec[3], len(points), rec[4], self._cfg)
+                    dbls += [0.0] + _list_to_block(rec[3], len(points), rec[4], self._cfg, sw)
                     pts += points
         n = len(snap["y"])
         check(lib.dt_model_import(
@@ -541,7 +554,12 @@ class CDynamicTreeEngine:
         return -1
 
     def _bind_lean_calls(self) -> None:
-        m, buffers = self._m, self._buffers
+        self._install_lean_calls(self._lean_calls(self._buffers, self._cfg.n_classes))
+
+    def _lean_calls(self, buffers: _RowBuffers, n_classes: int) -> tuple[Any, ...]:
+        """The lean one-row calls over this model's C handle and ``buffers``, for a model
+        of ``n_classes`` classes (built, not installed: :meth:`_install_lean_calls`)."""
+        m = self._m
         pack, row, width, out = buffers.pack, buffers.row, buffers.width, buffers.out
         n_total = ffi.addressof(m[0].store, "n_total")   # rows ever learned, read in place
         learn_row = lib.dt_model_learn_row
@@ -551,7 +569,7 @@ class CDynamicTreeEngine:
         predictions.bind(
             (m, buffers), "", handle=address(m), score=address(lib.dt_model_mean_row),
             label=address(lib.dt_model_label_row), out=address(out), probs=address(out),
-            label_out=address(buffers.label), n_probs=self._cfg.n_classes, release_gil=1)
+            label_out=address(buffers.label), n_probs=n_classes, release_gil=1)
 
         set_threads = lib.dt_model_set_threads
         jobs_set: list[Any] = [None]   # the n_jobs the C model was last given
@@ -577,7 +595,35 @@ class CDynamicTreeEngine:
                 raise_status(rc, "dt_model_learn")
             return not rc
 
-        self.learn_one_raw = learn_one_raw  # type: ignore[method-assign]
-        self.predict_one_raw = predictions.score  # type: ignore[method-assign,assignment]
-        self.predict_proba_raw = predictions.proba  # type: ignore[method-assign,assignment]
-        self.predict_label_raw = predictions.label  # type: ignore[method-assign,assignment]
+        return learn_one_raw, predictions.score, predictions.proba, predictions.label
+
+    def _install_lean_calls(self, calls: tuple[Any, ...]) -> None:
+        self.learn_one_raw = calls[0]  # type: ignore[method-assign]
+        self.predict_one_raw = calls[1]  # type: ignore[method-assign]
+        self.predict_proba_raw = calls[2]  # type: ignore[method-assign]
+        self.predict_label_raw = calls[3]  # type: ignore[method-assign]
+
+    # -- a new class in place ([DT-SPEC §12.2], reference.dynatree.new_class) -------------
+    def add_class(self) -> None:
+        """Class C joins every leaf (``dt_model_add_class``). The row buffers (C
+        probabilities) double when full; everything that allocates happens before the C
+        call, which itself changes nothing on ``MemoryError``."""
+        c = self._cfg.n_classes + 1
+        buffers = self._buffers
+        if c > buffers.size:
+            buffers = _RowBuffers(max(2 * buffers.size, c), buffers.width)
+        calls = self._lean_calls(buffers, c)
+        cfg = replace(self._cfg, n_classes=c)
+        check(lib.dt_model_add_class(self._m), "add_class")
+        self._cfg, self._buffers = cfg, buffers
+        self._install_lean_calls(calls)
+
+    def drop_class(self) -> None:
+        """Undo :meth:`add_class` (``dt_model_drop_class``; the buffers are kept)."""
+        c = self._cfg.n_classes - 1
+        calls = self._lean_calls(self._buffers, c)
+        cfg = replace(self._cfg, n_classes=c)
+        check(lib.dt_model_drop_class(self._m),
+              "drop_class (the last class has data: it cannot be dropped)")
+        self._cfg = cfg
+        self._install_lean_calls(calls)

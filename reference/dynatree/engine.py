@@ -29,6 +29,7 @@ from reference.dynatree.leaf_models import (
     add_point,
     refresh,
 )
+from reference.dynatree.new_class import grow_leaves, shrink_leaves
 from reference.dynatree.params import DynamicTreeParams
 from reference.dynatree.particles import (
     class_summaries,
@@ -113,6 +114,13 @@ class DynamicTreeEngine(Protocol):
 
     def retired(self) -> list[float]:
         """Per particle: the retired mass ``sum nu`` of its leaves ([DT-SPEC §6])."""
+
+    def add_class(self) -> None:
+        """Append a class to every leaf in place ([DT-SPEC §12.2]); a ``MemoryError``
+        leaves the engine as it was."""
+
+    def drop_class(self) -> None:
+        """Undo :meth:`add_class` (the last class has no count in any leaf)."""
 
     def retire(self, positions: list[int], lam: float) -> None:
         """Retire the points at (ascending) ``positions``, forgetting ``lam`` ([DT-SPEC §6.1])."""
@@ -334,6 +342,12 @@ class PythonDynamicTreeEngine:
                 nu = nu + leaf.stats.nu
             out.append(nu)
         return out
+
+    def add_class(self) -> None:
+        self._cfg = grow_leaves(self._roots, self._cfg)
+
+    def drop_class(self) -> None:
+        self._cfg = shrink_leaves(self._roots, self._cfg)
 
     def retire(self, positions: list[int], lam: float) -> None:
         for r in positions:

@@ -112,7 +112,7 @@ def test_an_allocation_failure_leaves_the_model_as_it_was(
         both: tuple[ModuleType, ModuleType]) -> None:
     """Every allocation of the in-place step fails in turn: MemoryError, the model as
     before; then the step succeeds and gives the state path's model."""
-    from _alloc_hook import fail_at
+    from _alloc_hook import sweep_allocation_failures
 
     reference, fast = both
     X, y = _rows(60, seed=6)
@@ -121,21 +121,13 @@ def test_an_allocation_failure_leaves_the_model_as_it_was(
         with model._lock:
             add_class(model, label)
     before = _state(model)
-    injected = 0
-    for n in range(200):
-        error = None
-        with fail_at(n) as flag:
-            try:
-                with model._lock:
-                    add_class(model, 5)
-            except MemoryError as exc:
-                error = exc
-        if not flag[0]:
-            assert error is None
-            break
-        injected += 1
-        assert error is not None
-        _same(before, _state(model))
+
+    def grow() -> None:
+        with model._lock:
+            add_class(model, 5)
+
+    injected = sweep_allocation_failures(grow, lambda n: _same(before, _state(model)),
+                                         limit=200)
     assert injected >= 3                      # the trees array, the buffers, the tree
     twin = reference.SGTClassifier(classes=[0, 1, 2], warmup=20, quantization="leaf").fit(X, y)
     for label in range(3, 6):

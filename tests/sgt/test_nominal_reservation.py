@@ -117,7 +117,7 @@ def _splits(model: Any) -> int:
 
 def test_a_nominal_split_that_runs_out_of_memory_leaves_the_model_as_it_was(
         both: tuple[ModuleType, ModuleType]) -> None:
-    from _alloc_hook import fail_at
+    from _alloc_hook import sweep_allocation_failures
     from _compare import assert_snapshot_equal
 
     reference, fast = both
@@ -141,19 +141,8 @@ def test_a_nominal_split_that_runs_out_of_memory_leaves_the_model_as_it_was(
         model.learn_one(list(map(float, row)), float(target))
     before = model.snapshot()
     row, target = list(map(float, X[stop])), float(y[stop])
-    injected = 0
-    for n in range(1000):
-        error = None
-        with fail_at(n) as flag:
-            try:
-                model.learn_one(row, target)
-            except MemoryError as exc:
-                error = exc
-        if not flag[0]:
-            assert error is None
-            break
-        injected += 1
-        assert error is not None
-        assert_snapshot_equal(before, model.snapshot(), step=n)
+    injected = sweep_allocation_failures(
+        lambda: model.learn_one(row, target),
+        lambda n: assert_snapshot_equal(before, model.snapshot(), step=n), limit=1000)
     assert injected >= 2                        # the split's leaves were reserved
     assert_snapshot_equal(probe.snapshot(), model.snapshot())

@@ -118,27 +118,16 @@ def _sweep_warm_up_end(make: Any, items: list[Any], targets: list[Any], both: An
     """Fail every allocation of the call that ends the warm-up in turn: each time
     MemoryError and the model exactly as before the call; then the clean call gives the
     reference's model bit for bit."""
-    from _alloc_hook import fail_at
+    from _alloc_hook import sweep_allocation_failures
     from _compare import assert_snapshot_equal
 
     reference_backend, fast_backend = both
     model = make(fast_backend)
     model.partial_fit(items[:-1], targets[:-1])
     before = model.snapshot()
-    injected = 0
-    for n in range(100000):
-        error = None
-        with fail_at(n) as flag:
-            try:
-                model.partial_fit(items[-1:], targets[-1:])
-            except MemoryError as exc:
-                error = exc
-        if not flag[0]:
-            assert error is None
-            break
-        injected += 1
-        assert error is not None, f"allocation {n}: failure swallowed"
-        assert_snapshot_equal(before, model.snapshot(), step=n)
+    injected = sweep_allocation_failures(
+        lambda: model.partial_fit(items[-1:], targets[-1:]),
+        lambda n: assert_snapshot_equal(before, model.snapshot(), step=n))
     twin = make(reference_backend)
     twin.partial_fit(items, targets)
     assert_snapshot_equal(twin.snapshot(), model.snapshot())
