@@ -366,7 +366,7 @@ typedef struct {
     const dt_node **gone;    /* N: resampling, the dead arena a copy replaces (or NULL) */
     int32_t *gone_n;         /* N: its node count */
     int32_t n_gone;          /* capacity of gone, gone_n */
-    int32_t pad;
+    int32_t wk_sw;           /* the statistics width (cfg.sw) their scratch is sized for */
 } dt_threads;
 
 /* the model: one handle of the family (dt_model_new / dt_model_free) */

@@ -217,8 +217,9 @@ static int worker_scratch(dt_model *m, dt_worker *wk)
     b->t_lbeta = alloc_realloc(b->t_lbeta, sizeof(double) * (lg + 1));
     if (!b->t_lbeta) return ST_ENOMEM;
     for (k = 0; k <= lg; k++) b->t05[k] = b->t_lbeta[k] = NAN;
-    if (b->sbuf == NULL) b->sbuf = alloc_malloc(sizeof(double) * 3 * (size_t)m->cfg.sw);
-    if (b->work == NULL) b->work = alloc_malloc(sizeof(double) * (2 * p * p + 2 * p + 8));
+    b->sbuf = alloc_realloc(b->sbuf, sizeof(double) * 3 * (size_t)m->cfg.sw);
+    if (!b->sbuf) return ST_ENOMEM;
+    b->work = alloc_realloc(b->work, sizeof(double) * (2 * p * p + 2 * p + 8));
     if (wk->grow_memo == NULL) wk->grow_memo = alloc_calloc(DT_GROW_MEMO, sizeof(dt_grow_memo));
     if (wk->wmemo == NULL) wk->wmemo = alloc_calloc(DT_WK_MEMO, sizeof(dt_wk_weight));
     if (wk->pmemo == NULL) wk->pmemo = alloc_calloc(DT_WK_MEMO, sizeof(dt_wk_prune));
@@ -234,7 +235,7 @@ static int threads_reserve(dt_model *m, int32_t nw)
 {
     int32_t w, n = m->par.n_particles;
     int resize = m->thr.wk_cap != m->store.cap || m->thr.wk_nodes != m->pf.cap_nodes ||
-                 m->thr.wk_lg != m->cfg.lg_len;
+                 m->thr.wk_lg != m->cfg.lg_len || m->thr.wk_sw != m->cfg.sw;
     if (m->thr.n_gone < n) {
         const dt_node **g = alloc_realloc((void *)m->thr.gone, sizeof(dt_node *) * (size_t)n);
         int32_t *gn;
@@ -266,6 +267,7 @@ static int threads_reserve(dt_model *m, int32_t nw)
     m->thr.wk_cap = m->store.cap;
     m->thr.wk_nodes = m->pf.cap_nodes;
     m->thr.wk_lg = m->cfg.lg_len;
+    m->thr.wk_sw = m->cfg.sw; /* a class added in place widens the blocks */
     return ST_OK;
 }
 

@@ -167,3 +167,29 @@ def test_threaded_step_under_allocation_failure() -> None:
         clean.learn_one(row, target)
         assert_snapshot_equal(clean.snapshot(), model.snapshot())
     assert raised > 0 and swallowed > 0
+
+
+def test_classes_added_in_place_then_learned_on_threads() -> None:
+    """A classifier that gains classes in place between batches (``add_class``, which
+    widens every statistics block) learns on threads afterwards with the numbers of one
+    thread: the workers' scratch follows the wider blocks."""
+    from conftest import require_fast
+
+    fast = require_fast()
+    from reference.dynatree.new_class import add_class
+
+    X, y = _stream(6, 60, True)
+    models = [fast.DynamicTreeClassifier(classes=[0, 1, 2], n_particles=N_PARTICLES, seed=3,
+                                         n_jobs=jobs) for jobs in (1, 2)]
+    for m in models:
+        m.partial_fit(X[:20], y[:20])
+    for step, label in enumerate((3, 4, 5, 6)):
+        lo = 20 + 10 * step
+        rows, targets = X[lo:lo + 10], y[lo:lo + 10].copy()
+        targets[::3] = label            # the new class appears in the next batch
+        for m in models:
+            assert add_class(m, label)
+            m.partial_fit(rows, targets)
+        assert_snapshot_equal(models[0].snapshot(), models[1].snapshot())
+    from fast._ffi import lib
+    assert lib.dt_step_threads(models[1]._engine._m) == 2
