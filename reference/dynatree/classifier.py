@@ -67,9 +67,11 @@ class DynamicTreeClassifier(ClassifierEstimatorMixin, DynamicTreeFacade):
         ``log_marginal_likelihood_`` sums every step either way.
 
     n_jobs : int or None, default None
-        Threads of the batch predictions (``predict``, ``predict_dist``, ``predict_proba``,
-        ``alc``, ``score``) in the ``fast`` backend: ``None`` or ``1`` one, ``k`` k, ``-1``
-        one per core; the results are identical for every value ([DT-SPEC §8.4]). An
+        Threads of the ``fast`` backend: ``None`` or ``1`` one, ``k`` k, ``-1`` one per core.
+        The batch predictions (``predict``, ``predict_proba``, ``score``) split their rows
+        ([DT-SPEC §8.4]); learning (``partial_fit``, ``fit``, ``learn_one``, automatic
+        retirement) splits the particles of each step over ``min(n_jobs, n_particles //
+        32)`` threads ([DT-SPEC §8.5]). The results are identical for every value. An
         execution setting, not part of the model: ``set_params(n_jobs=...)`` keeps a fitted
         model, and model files do not store it. The ``reference`` backend computes on one
         thread.
