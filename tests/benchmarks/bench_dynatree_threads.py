@@ -24,8 +24,10 @@ The wall times need an idle machine. The CPU model printed under each setting do
 with ``n_jobs=2`` the CPU time of the threads other than the caller's is half the part P
 of the step that runs in parallel, the calling thread's the serial part S plus the other
 half, so the speed-up on k free cores is ``T1 / (S + P / k)`` with T1 the one-thread CPU
-time. Learning runs on one thread in this version ([DT-SPEC §8.4]), so P is 0 and the
-model gives 1x: the column is there to measure a threaded step against.
+time. Learning runs each step on ``min(n_jobs, N // 32)`` threads ([DT-SPEC §8.5]),
+which claim blocks of slots as they go: the model holds when the second thread was running
+whenever a block was left (an idle machine); on a busy one the caller takes more blocks
+and the model overstates S.
 
 Usage::
 
