@@ -44,8 +44,10 @@ static par_lock mu = PAR_LOCK_INIT;     /* guards the fields below */
 static par_cond go = PAR_COND_INIT;     /* a new job (gen changed) */
 static par_cond done = PAR_COND_INIT;   /* pending reached 0 */
 static int n_started;                   /* pool threads running: ids 1..n_started */
-static uint64_t gen;                    /* job counter */
-static int job_n, pending;              /* parts of the job; pool parts not yet done */
+static int32_t gen;                     /* job counter (changed under mu, par_add; read
+                                         * without it by a spinning thread, par_load) */
+static int job_n;                       /* parts of the job */
+static int32_t pending;                 /* pool parts not yet done (as gen) */
 static parallel_fn job_fn;
 static void *job_arg;
 #ifndef _WIN32
@@ -65,12 +67,32 @@ static void after_fork_child(void)
 }
 #endif
 
+/* a pause in a spin-wait (the processor's hint where it has one) */
+static void cpu_relax(void)
+{
+#if defined(_MSC_VER) && !defined(__clang__)
+    YieldProcessor();
+#elif defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
+/* Spin-waits before sleeping: a thread that has finished its part watches the counter it
+ * waits on for PAR_SPINS pauses (tens of microseconds) before it sleeps on the condition
+ * variable, so that the phases of a learning step, which follow each other within
+ * microseconds, do not each pay for waking a sleeping thread */
+enum { PAR_SPINS = 4000 };
+
 /* a pool thread: waits for a job, runs its part (its id), counts it done */
 static void worker_loop(int id)
 {
-    uint64_t seen = 0; /* created inside parallel_run, before gen moves to its job */
-    par_lock_take(&mu);
+    int32_t seen = 0; /* created inside parallel_run, before gen moves to its job */
+    int spins;
     for (;;) {
+        for (spins = 0; spins < PAR_SPINS && par_load(&gen) == seen; spins++) cpu_relax();
+        par_lock_take(&mu);
         while (gen == seen) par_wait(&go, &mu);
         seen = gen;
         if (id < job_n) {
@@ -79,8 +101,9 @@ static void worker_loop(int id)
             par_lock_give(&mu);
             fn(arg, id);
             par_lock_take(&mu);
-            if (--pending == 0) par_wake_all(&done);
+            if (par_add(&pending, -1) == 0) par_wake_all(&done);
         }
+        par_lock_give(&mu);
     }
 }
 
@@ -125,7 +148,7 @@ static int start_thread(int id)
 /* mirrors run_chunks: fn(arg, w) for w = 0..n-1, w = 0 here, the others on the pool */
 int parallel_run(int n, parallel_fn fn, void *arg)
 {
-    int w, k;
+    int w, k, spins;
     if (fn == NULL || n < 1) return ST_EINVAL;
     if (n > PAR_MAX_THREADS) n = PAR_MAX_THREADS;
     if (n == 1 || !par_lock_try(&busy)) {
@@ -138,12 +161,13 @@ int parallel_run(int n, parallel_fn fn, void *arg)
     job_fn = fn;
     job_arg = arg;
     job_n = k;
-    pending = k - 1;
-    gen++;
+    par_add(&pending, k - 1 - pending);
+    par_add(&gen, 1);
     par_wake_all(&go);
     par_lock_give(&mu);
     fn(arg, 0);
     for (w = k; w < n; w++) fn(arg, w);          /* threads that could not start */
+    for (spins = 0; spins < PAR_SPINS && par_load(&pending) > 0; spins++) cpu_relax();
     par_lock_take(&mu);
     while (pending > 0) par_wait(&done, &mu);
     par_lock_give(&mu);
