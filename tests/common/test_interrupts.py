@@ -51,7 +51,8 @@ CHILD = r"""
 import sys, time
 import numpy as np
 backend = __import__(sys.argv[1])
-name, n, d, more = sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+name, _, jobs = sys.argv[2].partition(":")         # "Name:k": the model with n_jobs=k
+n, d, more = int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 rng = np.random.default_rng(0)
 X = rng.uniform(size=(n, d))
 y = X[:, 0] * 10 + np.sin(6 * X[:, 1])
@@ -59,7 +60,7 @@ if "Classifier" in name:
     y = np.where(y > np.median(y), 1, 0)
 kwargs = {"DynamicTreeRegressor": {"n_particles": 100}, "SGTRegressor": {},
           "ABACOCClassifier": {"budget": 2000}, "SGTClassifier": {"classes": [0, 1]}}[name]
-model = getattr(backend, name)(**kwargs)
+model = getattr(backend, name)(**kwargs, **({"n_jobs": int(jobs)} if jobs else {}))
 {announce}try:
     model.partial_fit(X, y)
     print("completed", flush=True)
@@ -79,13 +80,15 @@ print(f"stopped {stopped!r} n_seen {k} of {n} equal {model.snapshot() == twin.sn
 
 CASES = [
     ("fast", "DynamicTreeRegressor", 40_000, 5),
+    ("fast", "DynamicTreeRegressor:2", 40_000, 5),   # learning on two threads
     ("fast", "SGTRegressor", 400_000, 60),
     ("fast", "ABACOCClassifier", 1_500_000, 5),
     ("fast", "SGTClassifier", 400_000, 60),
     ("reference", "SGTRegressor", 200_000, 5),
 ]
 """(backend, model, rows, features): each ``partial_fit`` takes a few seconds uninterrupted,
-with little time spent validating before the learning loop starts."""
+with little time spent validating before the learning loop starts. ``Name:k`` learns with
+``n_jobs=k`` (the twin it is compared with learns on one thread)."""
 
 PROMPT = 3.0
 """Seconds from the signal to the ``KeyboardInterrupt`` (a piece is a small fraction of a
