@@ -23,7 +23,7 @@ from reference.dynatree.engine import Box, RegressionSummary, leaf_config
 from reference.dynatree.leaf_models import CLASS, CONSTANT, LeafConfig
 from reference.dynatree.params import RETIREMENTS, DynamicTreeParams
 from reference.interrupt import Interruptible, pieces
-from reference.parallel import effective_jobs, row_chunks, run_chunks
+from reference.parallel import MAX_THREADS, effective_jobs, row_chunks, run_chunks
 from reference.rng import MASK
 from reference.state import StateFormatError, as_rng_state
 
@@ -105,6 +105,13 @@ class _RowBuffers:
         return (_RowBuffers, (self.size, self.width))
 
 
+def learning_threads(n_jobs: int | None) -> int:
+    """Threads of a learning step for ``n_jobs`` ([DT-SPEC §8.5]): ``effective_jobs``,
+    at most :data:`reference.parallel.MAX_THREADS` (the C pool, like the pool of the
+    predictions, never starts more; the step then also uses at most ``N // 32``)."""
+    return min(effective_jobs(n_jobs), MAX_THREADS)
+
+
 class CDynamicTreeEngine:
     """The particle cloud of a ``fast`` dynamic tree: a ``dt_model`` handle, ``self._m``
     (None until :meth:`start`; before that the generator waits in ``_pending_rng``)."""
@@ -160,7 +167,7 @@ class CDynamicTreeEngine:
         (:func:`reference.parallel.effective_jobs`; [DT-SPEC §0] item 6: the same numbers
         for any value)."""
         if self._m is not None:
-            check(lib.dt_model_set_threads(self._m, effective_jobs(n_jobs)),
+            check(lib.dt_model_set_threads(self._m, learning_threads(n_jobs)),
                   "dt_model_set_threads")
 
     def learn(self, rows: list[list[float]], targets: list[float]) -> list[float]:
@@ -576,7 +583,7 @@ class CDynamicTreeEngine:
 
         def learn_one_raw(model: Any, x: Any, target: Any) -> bool:
             if model._n_jobs != jobs_set[0]:
-                set_threads(m, effective_jobs(model._n_jobs))
+                set_threads(m, learning_threads(model._n_jobs))
                 jobs_set[0] = model._n_jobs
             kind = type(target)
             if kind is not float and (kind is not int or not -INT_EXACT <= target <= INT_EXACT):
