@@ -193,3 +193,38 @@ def test_classes_added_in_place_then_learned_on_threads() -> None:
         assert_snapshot_equal(models[0].snapshot(), models[1].snapshot())
     from fast._ffi import lib
     assert lib.dt_step_threads(models[1]._engine._m) == 2
+
+
+def _learn_in_child(queue: Any, X: np.ndarray, y: np.ndarray) -> None:
+    from fast import DynamicTreeRegressor
+    m = DynamicTreeRegressor(n_particles=N_PARTICLES, seed=7, n_jobs=2)
+    m.partial_fit(X, y)
+    queue.put(m.snapshot())
+
+
+def test_forked_child_learns_on_threads_after_its_parent_did() -> None:
+    """The C pool of the learning step after ``fork``: a child made by multiprocessing's
+    ``fork`` start method, after its parent learned on two threads, learns on two threads
+    itself (its pool is started afresh) and gets the parent's numbers."""
+    import multiprocessing
+    import sys
+
+    from conftest import require_fast
+
+    fast = require_fast()
+    if sys.platform == "win32" or "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    X, y = _stream(8, 30, False)
+    parent = fast.DynamicTreeRegressor(n_particles=N_PARTICLES, seed=7, n_jobs=2)
+    parent.partial_fit(X, y)                    # the parent's pool threads exist now
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    child = ctx.Process(target=_learn_in_child, args=(queue, X, y))
+    child.start()
+    try:
+        got = queue.get(timeout=120)            # a child whose pool hangs never answers
+    finally:
+        child.join(timeout=30)
+        if child.is_alive():
+            child.kill()
+    assert_snapshot_equal(parent.snapshot(), got)
