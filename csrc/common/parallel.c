@@ -80,10 +80,11 @@ static void cpu_relax(void)
 }
 
 /* Spin-waits before sleeping: a thread that has finished its part watches the counter it
- * waits on for PAR_SPINS pauses (tens of microseconds) before it sleeps on the condition
- * variable, so that the phases of a learning step, which follow each other within
- * microseconds, do not each pay for waking a sleeping thread */
-enum { PAR_SPINS = 4000 };
+ * waits on for PAR_SPINS pauses (about half a millisecond on x86) before it sleeps on the
+ * condition variable, so that the phases of a learning step, which follow each other
+ * within microseconds, do not each pay for waking a sleeping thread (measured: 400
+ * pauses made a 2-thread step 1.4x slower than 50,000) */
+enum { PAR_SPINS = 50000 };
 
 /* a pool thread: waits for a job, runs its part (its id), counts it done */
 static void worker_loop(int id)

@@ -351,7 +351,19 @@ typedef struct {
     dt_wk_weight *wmemo;     /* DT_WK_MEMO entries each */
     dt_wk_prune *pmemo;
     dt_wk_share *smemo;
+    int32_t *delta;          /* resampling's copies: the worker's changes of the point
+                              * sets' reference counts (cap_sets), merged in a later phase */
+    int32_t delta_cap;
+    int32_t free_head;       /* the worker's free list: point sets released in its steps
+                              * (linked through next_free), reused by it first so that a
+                              * set's slot stays in one core's cache; -1 = empty */
 } dt_worker;
+
+/* C-only: the claim counter of one range of a phase's items (a cache line of its own) */
+typedef struct {
+    int32_t next;            /* the next block of the range to claim (par_add) */
+    int32_t pad[15];
+} dt_claim;
 
 /* C-only: the threads of the learning step (dynatree/particles.c) */
 typedef struct {
@@ -363,6 +375,7 @@ typedef struct {
     int64_t wk_lg;           /* the cache length (cfg.lg_len) it is sized for */
     dt_worker *wk;           /* n_wk workers */
     void *wms;               /* n_wk copies of the model (dt_model), one per worker */
+    dt_claim *claim;         /* n_wk claim counters, one per range */
     const dt_node **gone;    /* N: resampling, the dead arena a copy replaces (or NULL) */
     int32_t *gone_n;         /* N: its node count */
     int32_t n_gone;          /* capacity of gone, gone_n */
@@ -475,6 +488,7 @@ double dt_pl_step(dt_model *m, int32_t index);
 /* the threads of the learning step (dynatree/particles.c) */
 int dt_model_set_threads(dt_model *m, int32_t n_threads);
 int32_t dt_step_threads(const dt_model *m);
+void dt_refs_merge(dt_model *m, dt_worker *wks, int32_t nw, int32_t lo, int32_t hi);
 int64_t dt_threads_extra_sets(const dt_model *m);
 void dt_threads_free(dt_model *m);
 void dt_regression_summaries(dt_model *m, const double *x, double *out);

@@ -141,8 +141,9 @@ int32_t dt_residual_resample(const double *weights, int32_t n, rng_state *r, int
  * workers as they go (which worker runs a slot changes no number: a memo holds the
  * doubles a miss computes). The sums over particles, the draws of resampling and the step
  * key stay on the calling thread, in slot order. */
-enum { DT_SLOTS_PER_THREAD = 32, DT_BLOCK = 16 };
-enum { DT_PHASE_WEIGHTS = 0, DT_PHASE_COPIES = 1, DT_PHASE_PROPAGATE = 2 };
+enum { DT_SLOTS_PER_THREAD = 32, DT_BLOCK = 64 };
+enum { DT_PHASE_WEIGHTS = 0, DT_PHASE_COPIES = 1, DT_PHASE_PROPAGATE = 2, DT_PHASE_MERGE = 3 };
+enum { DT_MERGE_BLOCK = 2048 }; /* point-set ids per block of the merge phase */
 
 static void worker_free(dt_worker *wk)
 {
@@ -159,6 +160,7 @@ static void worker_free(dt_worker *wk)
     alloc_free(wk->wmemo);
     alloc_free(wk->pmemo);
     alloc_free(wk->smemo);
+    alloc_free(wk->delta);
     memset(wk, 0, sizeof(*wk));
 }
 
@@ -168,6 +170,7 @@ void dt_threads_free(dt_model *m)
     for (w = 0; w < m->thr.n_wk; w++) worker_free(&m->thr.wk[w]);
     alloc_free(m->thr.wk);
     alloc_free(m->thr.wms);
+    alloc_free(m->thr.claim);
     alloc_free((void *)m->thr.gone);
     alloc_free(m->thr.gone_n);
     memset(&m->thr, 0, sizeof(m->thr));
@@ -226,6 +229,13 @@ static int worker_scratch(dt_model *m, dt_worker *wk)
     if (wk->smemo == NULL) wk->smemo = alloc_calloc(DT_WK_MEMO, sizeof(dt_wk_share));
     if (!b->sbuf || !b->work || !wk->grow_memo || !wk->wmemo || !wk->pmemo || !wk->smemo)
         return ST_ENOMEM;
+    if (wk->delta_cap < m->pool.cap_sets) { /* all zero between steps */
+        int32_t *d = alloc_realloc(wk->delta, sizeof(int32_t) * (size_t)m->pool.cap_sets);
+        if (!d) return ST_ENOMEM;
+        memset(d + wk->delta_cap, 0, sizeof(int32_t) * (size_t)(m->pool.cap_sets - wk->delta_cap));
+        wk->delta = d;
+        wk->delta_cap = m->pool.cap_sets;
+    }
     return ST_OK;
 }
 
@@ -235,7 +245,8 @@ static int threads_reserve(dt_model *m, int32_t nw)
 {
     int32_t w, n = m->par.n_particles;
     int resize = m->thr.wk_cap != m->store.cap || m->thr.wk_nodes != m->pf.cap_nodes ||
-                 m->thr.wk_lg != m->cfg.lg_len || m->thr.wk_sw != m->cfg.sw;
+                 m->thr.wk_lg != m->cfg.lg_len || m->thr.wk_sw != m->cfg.sw ||
+                 (m->thr.n_wk > 0 && m->thr.wk[0].delta_cap < m->pool.cap_sets);
     if (m->thr.n_gone < n) {
         const dt_node **g = alloc_realloc((void *)m->thr.gone, sizeof(dt_node *) * (size_t)n);
         int32_t *gn;
@@ -251,10 +262,14 @@ static int threads_reserve(dt_model *m, int32_t nw)
         void *wms;
         if (!wk) return ST_ENOMEM;
         memset(wk + m->thr.n_wk, 0, sizeof(dt_worker) * (size_t)(nw - m->thr.n_wk));
+        for (w = m->thr.n_wk; w < nw; w++) wk[w].free_head = -1;
         m->thr.wk = wk;
         wms = alloc_realloc(m->thr.wms, sizeof(dt_model) * (size_t)nw);
         if (!wms) return ST_ENOMEM;
         m->thr.wms = wms;
+        wms = alloc_realloc(m->thr.claim, sizeof(dt_claim) * (size_t)nw);
+        if (!wms) return ST_ENOMEM;
+        m->thr.claim = wms;
         for (w = m->thr.n_wk; w < nw; w++) {
             m->thr.n_wk = w + 1; /* freed with the model even if incomplete */
             if (worker_scratch(m, &wk[w]) != ST_OK) return ST_ENOMEM;
@@ -311,9 +326,11 @@ static int worker_leaf_weight(dt_model *m, int32_t i, const double *x, double y,
 typedef struct {
     dt_model *m;        /* the model (read by the workers through their copies) */
     int32_t phase;      /* DT_PHASE_* */
-    int32_t next;       /* the next block to claim (par_add) */
     int32_t index;      /* propagate: the store row of the point */
     int32_t leafc_ok;   /* propagate: leafc holds the slots' leaves of x */
+    int32_t n_items;    /* slots, or point-set ids (merge) */
+    int32_t block;      /* items per block */
+    int32_t nw;         /* workers */
     const double *x;    /* weights: x_t, y_t */
     double y;
     uint64_t key;       /* propagate: the step key */
@@ -328,6 +345,10 @@ static void phase_block(dt_model *wm, step_job *job, int32_t lo, int32_t hi)
         dt_find_leaves_range(wm, job->x, lo, hi, wm->pf.leafc);
         for (i = lo; i < hi; i++)
             wm->wk->any_proper |= worker_leaf_weight(wm, i, job->x, job->y, &wm->pf.w[i]);
+        return;
+    }
+    if (job->phase == DT_PHASE_MERGE) {
+        dt_refs_merge(wm, job->m->thr.wk, job->nw, lo, hi);
         return;
     }
     if (job->phase == DT_PHASE_COPIES) {
@@ -347,17 +368,25 @@ static void phase_block(dt_model *wm, step_job *job, int32_t lo, int32_t hi)
     }
 }
 
-/* worker w's part of a phase: blocks claimed until none is left (or an allocation failed) */
+/* worker w's part of a phase. The items are cut into nw ranges, range r first worker r's
+ * (the same slots every step, so a particle's arena and point sets mostly stay in one
+ * core's cache: resampling puts the first copy of particle i near slot i); a worker
+ * claims blocks of its own range, then of the others' (load balance), until none is left
+ * or an allocation failed. A range's counter has a cache line of its own */
 static void phase_part(void *arg, int w)
 {
     step_job *job = arg;
     dt_model *wm = (dt_model *)job->m->thr.wms + w;
-    int32_t n = wm->par.n_particles, b, lo;
-    while (!wm->txn.broken) {
-        b = par_add(&job->next, 1) - 1;
-        lo = b * DT_BLOCK;
-        if (lo >= n) break;
-        phase_block(wm, job, lo, lo + DT_BLOCK < n ? lo + DT_BLOCK : n);
+    int32_t n = job->n_items, size = job->block, nw = job->nw, k, r, b, lo, hi;
+    for (k = 0; k < nw && !wm->txn.broken; k++) {
+        r = (w + k) % nw;
+        lo = (int32_t)((int64_t)n * r / nw);
+        hi = (int32_t)((int64_t)n * (r + 1) / nw);
+        while (!wm->txn.broken) {
+            b = par_add(&job->m->thr.claim[r].next, 1) - 1;
+            if (lo + (int64_t)b * size >= hi) break;
+            phase_block(wm, job, lo + b * size, lo + (b + 1) * size < hi ? lo + (b + 1) * size : hi);
+        }
     }
 }
 
@@ -367,11 +396,17 @@ static void phase_part(void *arg, int w)
 static int run_phase(dt_model *m, int32_t phase, const double *x, double y, int32_t index,
                      uint64_t key, int32_t nw)
 {
-    step_job job = {m, phase, 0, index, m->pf.leafc_ok, x, y, key};
+    step_job job = {m, phase, index, m->pf.leafc_ok, m->par.n_particles, DT_BLOCK, nw,
+                    x, y, key};
     dt_model *wm = m->thr.wms;
     dt_worker *wk;
     int32_t w;
     int any = 0;
+    if (phase == DT_PHASE_MERGE) {
+        job.n_items = m->pool.n_sets;
+        job.block = DT_MERGE_BLOCK;
+    }
+    for (w = 0; w < nw; w++) m->thr.claim[w].next = 0;
     for (w = 0; w < nw; w++) {
         wk = &m->thr.wk[w];
         wm[w] = *m;
@@ -398,8 +433,8 @@ static int run_phase(dt_model *m, int32_t phase, const double *x, double y, int3
     return any;
 }
 
-/* the end of a threaded step: the ids the workers hold and did not use go back to the
- * pool's free list (free: no leaf references them) */
+/* the end of a threaded step: the ids the workers hold and did not use go back to their
+ * own free lists (free: no leaf references them) */
 static double end_step(dt_model *m, double lpred, int32_t nw)
 {
     int32_t w, id;
@@ -408,8 +443,8 @@ static double end_step(dt_model *m, double lpred, int32_t nw)
         wk = &m->thr.wk[w];
         while (wk->n_ids > 0) {
             id = wk->ids[--wk->n_ids];
-            m->pool.sets[id].next_free = m->pool.free_set;
-            m->pool.free_set = id;
+            m->pool.sets[id].next_free = wk->free_head;
+            wk->free_head = id;
         }
     }
     return lpred;
@@ -453,7 +488,10 @@ static void place_copies(dt_model *m, const int32_t *dead, int32_t nw)
             dt_particle_replace(m, &m->pf.tmp[j], gone, m->pf.tmp[j].n_nodes, &m->pf.parts[i]);
         }
     }
-    if (nw > 1) run_phase(m, DT_PHASE_COPIES, NULL, 0.0, 0, 0, nw);
+    if (nw > 1) { /* the copies, then their reference counts (each set's in one block) */
+        run_phase(m, DT_PHASE_COPIES, NULL, 0.0, 0, 0, nw);
+        run_phase(m, DT_PHASE_MERGE, NULL, 0.0, 0, 0, nw);
+    }
 }
 
 /* [DT-SPEC §5.2] resample on nw workers (1: this thread); returns lpred */

@@ -466,8 +466,8 @@ static void set_freed(dt_model *m, int32_t id)
 static void release_slot(dt_model *m, const dt_node *nd)
 {
     int32_t *refs = m->pool.refs, live = dt_live_leaf(nd), id = nd->set & -live;
-    if (m->wk != NULL) { /* a worker: other workers change the same counts */
-        if (live && par_add(&refs[id], -1) == 0) set_freed(m, id);
+    if (m->wk != NULL) { /* a worker's copies: its own counts, merged later (particles.c) */
+        m->wk->delta[id] -= live;
         return;
     }
     refs[id] -= live;
@@ -480,10 +480,29 @@ static void take_slot(const dt_model *m, int32_t *refs, const dt_node *nd)
 {
     int32_t live = dt_live_leaf(nd);
     if (m->wk != NULL) {
-        if (live) par_add(&refs[nd->set], 1);
+        m->wk->delta[nd->set & -live] += live;
         return;
     }
     refs[nd->set & -live] += live;
+}
+
+/* the reference counts of sets lo..hi-1 after the threaded copies: each gains the sum
+ * of the nw workers' changes (which go back to 0); a set left without any reference is
+ * freed (m: a worker's copy, whose log records it). The counts end as the serial copies
+ * leave them */
+void dt_refs_merge(dt_model *m, dt_worker *wks, int32_t nw, int32_t lo, int32_t hi)
+{
+    int32_t s, w, sum, *refs = m->pool.refs;
+    for (s = lo; s < hi; s++) {
+        sum = 0;
+        for (w = 0; w < nw; w++) {
+            sum += wks[w].delta[s];
+            wks[w].delta[s] = 0;
+        }
+        if (sum == 0) continue;
+        refs[s] += sum;
+        if (refs[s] == 0) set_freed(m, s);
+    }
 }
 
 /* resampling's replacement of a dead particle by a copy of src (mirrors copy_tree): dst is
@@ -681,13 +700,19 @@ static int32_t pool_take(dt_model *m)
     return id;
 }
 
-/* a worker's next id: from the ids it holds, refilled DT_WK_IDS / 2 at a time from the
- * model's pool under the pool's lock (the pool's capacity covers the ids every worker
+/* a worker's next id: from the ids it holds, refilled from its own free list, else
+ * DT_WK_IDS / 2 at a time from the model's pool under the pool's lock (the pool's capacity covers the ids every worker
  * may hold: dt_threads_extra_sets) */
 static int32_t worker_take(dt_model *m)
 {
     dt_worker *wk = m->wk;
     dt_model *o = m->origin;
+    int32_t id;
+    while (wk->n_ids < DT_WK_IDS / 2 && wk->free_head >= 0) { /* its own first */
+        id = wk->free_head;
+        wk->free_head = m->pool.sets[id].next_free;
+        wk->ids[wk->n_ids++] = id;
+    }
     if (wk->n_ids == 0) {
         par_lock_spin(&o->thr.id_lock);
         while (wk->n_ids < DT_WK_IDS / 2) wk->ids[wk->n_ids++] = pool_take(o);
