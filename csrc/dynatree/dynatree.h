@@ -332,7 +332,7 @@ typedef struct {
     int32_t pad;
 } dt_wk_share;
 
-enum { DT_WK_MEMO = 2048, DT_WK_IDS = 64 };
+enum { DT_WK_MEMO = 2048 };
 
 /* C-only: one worker of the threaded step: its scratch, its undo log (records of the
  * changes it made in the open transaction: dynatree/txn.c walks them with the model's),
@@ -345,8 +345,8 @@ typedef struct {
     int32_t broken;          /* an allocation failed in this worker */
     int32_t lost;            /* its log could not grow */
     int32_t any_proper;      /* weights phase: a proper leaf predictive was found */
-    int32_t n_ids;           /* ids[0..n_ids): free point-set ids held by the worker */
-    int32_t ids[DT_WK_IDS];
+    int32_t n_free;          /* length of free_head's list */
+    int32_t pad;
     dt_grow_memo *grow_memo; /* DT_GROW_MEMO entries */
     dt_wk_weight *wmemo;     /* DT_WK_MEMO entries each */
     dt_wk_prune *pmemo;
@@ -354,9 +354,10 @@ typedef struct {
     int32_t *delta;          /* resampling's copies: the worker's changes of the point
                               * sets' reference counts (cap_sets), merged in a later phase */
     int32_t delta_cap;
-    int32_t free_head;       /* the worker's free list: point sets released in its steps
-                              * (linked through next_free), reused by it first so that a
-                              * set's slot stays in one core's cache; -1 = empty */
+    int32_t free_head;       /* the worker's free list (linked through next_free): the
+                              * point sets its steps released, reused by it so that a set's
+                              * slot stays in one core's cache, topped up from the model's
+                              * before each propagation phase; -1 = empty */
 } dt_worker;
 
 /* C-only: the claim counter of one range of a phase's items (a cache line of its own) */
@@ -371,7 +372,7 @@ typedef struct {
     int32_t n_wk;            /* workers allocated */
     int64_t wk_cap;          /* the store capacity their scratch is sized for */
     int32_t wk_nodes;        /* the node capacity it is sized for */
-    int32_t id_lock;         /* spin lock of the pool's free list while workers take ids */
+    int32_t pad0;
     int64_t wk_lg;           /* the cache length (cfg.lg_len) it is sized for */
     dt_worker *wk;           /* n_wk workers */
     void *wms;               /* n_wk copies of the model (dt_model), one per worker */
@@ -489,6 +490,7 @@ double dt_pl_step(dt_model *m, int32_t index);
 int dt_model_set_threads(dt_model *m, int32_t n_threads);
 int32_t dt_step_threads(const dt_model *m);
 void dt_refs_merge(dt_model *m, dt_worker *wks, int32_t nw, int32_t lo, int32_t hi);
+int dt_worker_balance(dt_model *m, dt_worker *wk, int32_t want);
 int64_t dt_threads_extra_sets(const dt_model *m);
 void dt_threads_free(dt_model *m);
 void dt_regression_summaries(dt_model *m, const double *x, double *out);

@@ -195,11 +195,12 @@ int32_t dt_step_threads(const dt_model *m)
     return nw < 1 ? 1 : nw;
 }
 
-/* point-set ids the workers of a step may hold beyond those it uses (dt_sets_reserve) */
+/* point-set ids the workers of a step hold beyond those it uses (dt_sets_reserve): each
+ * worker's free list is brought to 3 N ids before a propagation (dt_worker_balance) */
 int64_t dt_threads_extra_sets(const dt_model *m)
 {
     int32_t nw = dt_step_threads(m);
-    return nw > 1 ? (int64_t)nw * DT_WK_IDS : 0;
+    return nw > 1 ? (int64_t)nw * 3 * m->par.n_particles : 0;
 }
 
 /* a worker's scratch at the model's capacities (the sizes of the model's own) */
@@ -368,6 +369,33 @@ static void phase_block(dt_model *wm, step_job *job, int32_t lo, int32_t hi)
     }
 }
 
+/* worker w's copy of the model, made on its own thread (the model is only read during a
+ * phase, so the copy reads lines its core already holds), with its own scratch, log and
+ * memos */
+static void worker_enter(dt_model *wm, const dt_model *m, dt_worker *wk)
+{
+    *wm = *m;
+    wm->buf = wk->buf;
+    wm->txn.log = wk->log;
+    wm->txn.log_len = wk->log_len;
+    wm->txn.log_cap = wk->log_cap;
+    wm->txn.broken = 0;
+    wm->pool.grow_memo = wk->grow_memo;
+    wm->wk = wk;
+    wm->origin = (void *)m;
+    wk->any_proper = 0;
+}
+
+/* the worker's log back in its record (it may have grown); failures for the caller */
+static void worker_leave(dt_model *wm, dt_worker *wk)
+{
+    wk->log = wm->txn.log;
+    wk->log_len = wm->txn.log_len;
+    wk->log_cap = wm->txn.log_cap;
+    wk->broken = wm->txn.broken;
+    wk->lost = wm->txn.lost;
+}
+
 /* worker w's part of a phase. The items are cut into nw ranges, range r first worker r's
  * (the same slots every step, so a particle's arena and point sets mostly stay in one
  * core's cache: resampling puts the first copy of particle i near slot i); a worker
@@ -378,6 +406,7 @@ static void phase_part(void *arg, int w)
     step_job *job = arg;
     dt_model *wm = (dt_model *)job->m->thr.wms + w;
     int32_t n = job->n_items, size = job->block, nw = job->nw, k, r, b, lo, hi;
+    worker_enter(wm, job->m, &job->m->thr.wk[w]);
     for (k = 0; k < nw && !wm->txn.broken; k++) {
         r = (w + k) % nw;
         lo = (int32_t)((int64_t)n * r / nw);
@@ -388,17 +417,16 @@ static void phase_part(void *arg, int w)
             phase_block(wm, job, lo + b * size, lo + (b + 1) * size < hi ? lo + (b + 1) * size : hi);
         }
     }
+    worker_leave(wm, &job->m->thr.wk[w]);
 }
 
-/* one phase on nw workers: each gets a copy of the model with its own scratch, log and
- * memos (made here, before any runs); their logs and failures are taken back after.
- * Returns the weights' any_proper (other phases: 0) */
+/* one phase on nw workers (each makes its copy of the model: worker_enter); their
+ * failures are taken back after. Returns the weights' any_proper (other phases: 0) */
 static int run_phase(dt_model *m, int32_t phase, const double *x, double y, int32_t index,
                      uint64_t key, int32_t nw)
 {
     step_job job = {m, phase, index, m->pf.leafc_ok, m->par.n_particles, DT_BLOCK, nw,
                     x, y, key};
-    dt_model *wm = m->thr.wms;
     dt_worker *wk;
     int32_t w;
     int any = 0;
@@ -407,47 +435,14 @@ static int run_phase(dt_model *m, int32_t phase, const double *x, double y, int3
         job.block = DT_MERGE_BLOCK;
     }
     for (w = 0; w < nw; w++) m->thr.claim[w].next = 0;
-    for (w = 0; w < nw; w++) {
-        wk = &m->thr.wk[w];
-        wm[w] = *m;
-        wm[w].buf = wk->buf;
-        wm[w].txn.log = wk->log;
-        wm[w].txn.log_len = wk->log_len;
-        wm[w].txn.log_cap = wk->log_cap;
-        wm[w].txn.broken = 0;
-        wm[w].pool.grow_memo = wk->grow_memo;
-        wm[w].wk = wk;
-        wm[w].origin = m;
-        wk->any_proper = 0;
-    }
     parallel_run(nw, phase_part, &job);
     for (w = 0; w < nw; w++) {
         wk = &m->thr.wk[w];
-        wk->log = wm[w].txn.log;
-        wk->log_len = wm[w].txn.log_len;
-        wk->log_cap = wm[w].txn.log_cap;
-        m->txn.broken |= wm[w].txn.broken;
-        m->txn.lost |= wm[w].txn.lost;
+        m->txn.broken |= wk->broken;
+        m->txn.lost |= wk->lost;
         any |= wk->any_proper;
     }
     return any;
-}
-
-/* the end of a threaded step: the ids the workers hold and did not use go back to their
- * own free lists (free: no leaf references them) */
-static double end_step(dt_model *m, double lpred, int32_t nw)
-{
-    int32_t w, id;
-    dt_worker *wk;
-    for (w = 0; nw > 1 && w < m->thr.n_wk; w++) {
-        wk = &m->thr.wk[w];
-        while (wk->n_ids > 0) {
-            id = wk->ids[--wk->n_ids];
-            m->pool.sets[id].next_free = wk->free_head;
-            wk->free_head = id;
-        }
-    }
-    return lpred;
 }
 
 /* the weights of the step's particles (w) and their leaves of x (leafc), on nw workers
@@ -566,11 +561,16 @@ double dt_pl_step(dt_model *m, int32_t index)
     double lpred;
     if (nw > 1 && threads_reserve(m, nw) != ST_OK) nw = 1; /* serially: the same result */
     lpred = resample_on(m, m->store.X + (int64_t)index * m->par.d, m->store.y[index], nw);
-    if (m->txn.broken) return end_step(m, lpred, nw);
+    if (m->txn.broken) return lpred;
     key = rng_next_u64(&m->rng);
-    if (nw > 1) {
+    if (nw > 1) { /* each worker holds ids for every set it could create (3 per slot) */
+        for (i = 0; i < nw; i++)
+            if (dt_worker_balance(m, &m->thr.wk[i], 3 * m->par.n_particles) != ST_OK) {
+                m->txn.broken = 1;
+                return lpred;
+            }
         run_phase(m, DT_PHASE_PROPAGATE, NULL, 0.0, index, key, nw);
-        return end_step(m, lpred, nw);
+        return lpred;
     }
     for (i = 0; i < m->par.n_particles && !m->txn.broken; i++) {
         if (dt_log_room(m, dt_log_bound(m, &m->pf.parts[i], 0)) != ST_OK) {

@@ -700,25 +700,40 @@ static int32_t pool_take(dt_model *m)
     return id;
 }
 
-/* a worker's next id: from the ids it holds, refilled from its own free list, else
- * DT_WK_IDS / 2 at a time from the model's pool under the pool's lock (the pool's capacity covers the ids every worker
- * may hold: dt_threads_extra_sets) */
+/* a worker's next id: the head of its own free list, which dt_worker_balance filled
+ * before the phase with more ids than its slots can use (so a worker never touches the
+ * model's free list, nor any field of the model, during a phase) */
 static int32_t worker_take(dt_model *m)
 {
     dt_worker *wk = m->wk;
-    dt_model *o = m->origin;
+    int32_t id = wk->free_head;
+    wk->free_head = m->pool.sets[id].next_free;
+    wk->n_free--;
+    return id;
+}
+
+/* before a threaded propagation: the worker's free list brought to exactly want ids, the
+ * excess given to the model's free list, the deficit taken from it (or above n_sets; the
+ * pool's capacity covers it: dt_threads_extra_sets). ST_ENOMEM if it does not (nothing
+ * lost: the ids stay free) */
+int dt_worker_balance(dt_model *m, dt_worker *wk, int32_t want)
+{
     int32_t id;
-    while (wk->n_ids < DT_WK_IDS / 2 && wk->free_head >= 0) { /* its own first */
+    while (wk->n_free > want) {
         id = wk->free_head;
         wk->free_head = m->pool.sets[id].next_free;
-        wk->ids[wk->n_ids++] = id;
+        wk->n_free--;
+        m->pool.sets[id].next_free = m->pool.free_set;
+        m->pool.free_set = id;
     }
-    if (wk->n_ids == 0) {
-        par_lock_spin(&o->thr.id_lock);
-        while (wk->n_ids < DT_WK_IDS / 2) wk->ids[wk->n_ids++] = pool_take(o);
-        par_unlock_spin(&o->thr.id_lock);
+    while (wk->n_free < want) {
+        if (m->pool.free_set < 0 && m->pool.n_sets >= m->pool.cap_sets) return ST_ENOMEM;
+        id = pool_take(m);
+        m->pool.sets[id].next_free = wk->free_head;
+        wk->free_head = id;
+        wk->n_free++;
     }
-    return wk->ids[--wk->n_ids];
+    return ST_OK;
 }
 
 int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)

@@ -275,7 +275,8 @@ dt_node *dt_spare_take(dt_model *m, dt_node *dead)
 }
 
 /* the sets released in a log (log_len bytes) join the free list whose head is *head */
-static void free_released(dt_model *m, unsigned char *log, int64_t log_len, int32_t *head)
+static void free_released(dt_model *m, unsigned char *log, int64_t log_len, int32_t *head,
+                          int32_t *count)
 {
     int64_t pos = log_len;
     dt_log_trailer *tr;
@@ -287,6 +288,7 @@ static void free_released(dt_model *m, unsigned char *log, int64_t log_len, int3
             if (m->pool.refs[id] == 0) {
                 m->pool.sets[id].next_free = *head;
                 *head = id;
+                if (count != NULL) (*count)++;
             }
         }
         pos -= TRAILER + tr->size;
@@ -297,9 +299,10 @@ void dt_txn_commit(dt_model *m)
 {
     int32_t w;
     /* the sets released in the transaction join the free list now */
-    free_released(m, m->txn.log, m->txn.log_len, &m->pool.free_set);
+    free_released(m, m->txn.log, m->txn.log_len, &m->pool.free_set, NULL);
     for (w = 0; w < m->thr.n_wk; w++) { /* a worker's to its own list (dt_worker) */
-        free_released(m, m->thr.wk[w].log, m->thr.wk[w].log_len, &m->thr.wk[w].free_head);
+        free_released(m, m->thr.wk[w].log, m->thr.wk[w].log_len, &m->thr.wk[w].free_head,
+                      &m->thr.wk[w].n_free);
         m->thr.wk[w].log_len = 0;
     }
     m->txn.n_spare += m->txn.n_taken; /* the dead particles' arenas, in the taken slots */
@@ -375,6 +378,7 @@ void dt_txn_rollback(dt_model *m)
         undo_log(m, m->thr.wk[i].log, m->thr.wk[i].log_len);
         m->thr.wk[i].log_len = 0;
         m->thr.wk[i].free_head = -1; /* the one free list is rebuilt below */
+        m->thr.wk[i].n_free = 0;
     }
     undo_log(m, m->txn.log, m->txn.log_len);
     memcpy(m->pf.parts, m->txn.txn_parts, sizeof(dt_particle) * (size_t)m->par.n_particles);
