@@ -376,7 +376,13 @@ typedef struct {
     int64_t wk_lg;           /* the cache length (cfg.lg_len) it is sized for */
     dt_worker *wk;           /* n_wk workers */
     void *wms;               /* n_wk copies of the model (dt_model), one per worker */
-    dt_claim *claim;         /* n_wk claim counters, one per range */
+    dt_claim *claim;         /* n_wk claim counters, one per worker's list */
+    int32_t *home;           /* N: the worker whose cache holds slot k's particle (the last
+                              * to process it); -1 = none yet */
+    int32_t *order;          /* N: the slots grouped by home (start[w] .. start[w + 1]) */
+    int32_t *start;          /* n_wk + 1 */
+    int32_t home_nw;         /* the worker count home was made for */
+    int32_t pad1;
     const dt_node **gone;    /* N: resampling, the dead arena a copy replaces (or NULL) */
     int32_t *gone_n;         /* N: its node count */
     int32_t n_gone;          /* capacity of gone, gone_n */
@@ -448,8 +454,8 @@ int32_t dt_forest_set(const dt_dag_node *dag, int32_t root, const double *x, int
 void dt_forest_free(dt_forest *f);
 void dt_prefetch_particle(const dt_model *m, int32_t i);
 void dt_find_leaves(const dt_model *m, const double *x, int32_t *out); /* C only: all N */
-void dt_find_leaves_range(const dt_model *m, const double *x, int32_t lo, int32_t hi,
-                          int32_t *out);
+void dt_find_leaves_at(const dt_model *m, const double *x, const int32_t *slots, int32_t lo,
+                       int32_t hi, int32_t *out);
 double dt_prior_split(const dt_model *m, int32_t depth);
 double dt_prior_leaf(const dt_model *m, int32_t depth);
 int dt_particle_init(dt_particle *t, int32_t cap_nodes);

@@ -171,6 +171,9 @@ void dt_threads_free(dt_model *m)
     alloc_free(m->thr.wk);
     alloc_free(m->thr.wms);
     alloc_free(m->thr.claim);
+    alloc_free(m->thr.home);
+    alloc_free(m->thr.order);
+    alloc_free(m->thr.start);
     alloc_free((void *)m->thr.gone);
     alloc_free(m->thr.gone_n);
     memset(&m->thr, 0, sizeof(m->thr));
@@ -256,6 +259,13 @@ static int threads_reserve(dt_model *m, int32_t nw)
         gn = alloc_realloc(m->thr.gone_n, sizeof(int32_t) * (size_t)n);
         if (!gn) return ST_ENOMEM;
         m->thr.gone_n = gn;
+        gn = alloc_realloc(m->thr.home, sizeof(int32_t) * (size_t)n);
+        if (!gn) return ST_ENOMEM;
+        m->thr.home = gn;
+        gn = alloc_realloc(m->thr.order, sizeof(int32_t) * (size_t)n);
+        if (!gn) return ST_ENOMEM;
+        m->thr.order = gn;
+        m->thr.home_nw = 0; /* homes made afresh */
         m->thr.n_gone = n;
     }
     if (m->thr.n_wk < nw) {
@@ -271,6 +281,9 @@ static int threads_reserve(dt_model *m, int32_t nw)
         wms = alloc_realloc(m->thr.claim, sizeof(dt_claim) * (size_t)nw);
         if (!wms) return ST_ENOMEM;
         m->thr.claim = wms;
+        wms = alloc_realloc(m->thr.start, sizeof(int32_t) * (size_t)(nw + 1));
+        if (!wms) return ST_ENOMEM;
+        m->thr.start = wms;
         for (w = m->thr.n_wk; w < nw; w++) {
             m->thr.n_wk = w + 1; /* freed with the model even if incomplete */
             if (worker_scratch(m, &wk[w]) != ST_OK) return ST_ENOMEM;
@@ -284,6 +297,10 @@ static int threads_reserve(dt_model *m, int32_t nw)
     m->thr.wk_nodes = m->pf.cap_nodes;
     m->thr.wk_lg = m->cfg.lg_len;
     m->thr.wk_sw = m->cfg.sw; /* a class added in place widens the blocks */
+    if (m->thr.home_nw != nw) { /* contiguous ranges to start with */
+        for (w = 0; w < n; w++) m->thr.home[w] = (int32_t)((int64_t)w * nw / n);
+        m->thr.home_nw = nw;
+    }
     return ST_OK;
 }
 
@@ -337,29 +354,36 @@ typedef struct {
     uint64_t key;       /* propagate: the step key */
 } step_job;
 
-/* the slots lo..hi-1 of one phase, on the worker's copy wm of the model */
-static void phase_block(dt_model *wm, step_job *job, int32_t lo, int32_t hi)
+/* the slots slots[lo..hi) of one phase, on worker w's copy wm of the model (w becomes
+ * their home), or (merge) the point sets lo..hi-1 */
+static void phase_block(dt_model *wm, step_job *job, const int32_t *slots, int32_t lo,
+                        int32_t hi, int32_t w)
 {
-    int32_t i;
+    int32_t a, i;
     rng_state r;
-    if (job->phase == DT_PHASE_WEIGHTS) {
-        dt_find_leaves_range(wm, job->x, lo, hi, wm->pf.leafc);
-        for (i = lo; i < hi; i++)
-            wm->wk->any_proper |= worker_leaf_weight(wm, i, job->x, job->y, &wm->pf.w[i]);
-        return;
-    }
     if (job->phase == DT_PHASE_MERGE) {
         dt_refs_merge(wm, job->m->thr.wk, job->nw, lo, hi);
         return;
     }
+    for (a = lo; a < hi; a++) wm->thr.home[slots[a]] = w;
+    if (job->phase == DT_PHASE_WEIGHTS) {
+        dt_find_leaves_at(wm, job->x, slots, lo, hi, wm->pf.leafc);
+        for (a = lo; a < hi; a++)
+            wm->wk->any_proper |= worker_leaf_weight(wm, slots[a], job->x, job->y,
+                                                     &wm->pf.w[slots[a]]);
+        return;
+    }
     if (job->phase == DT_PHASE_COPIES) {
-        for (i = lo; i < hi; i++)
+        for (a = lo; a < hi; a++) {
+            i = slots[a];
             if (wm->thr.gone[i] != NULL)
                 dt_particle_replace(wm, &wm->pf.tmp[i], wm->thr.gone[i], wm->thr.gone_n[i],
                                     &wm->pf.parts[wm->pf.chosen[i]]);
+        }
         return;
     }
-    for (i = lo; i < hi && !wm->txn.broken; i++) {
+    for (a = lo; a < hi && !wm->txn.broken; a++) {
+        i = slots[a];
         if (dt_log_room(wm, dt_log_bound(wm, &wm->pf.parts[i], 0)) != ST_OK) {
             wm->txn.broken = 1;
             break;
@@ -396,28 +420,48 @@ static void worker_leave(dt_model *wm, dt_worker *wk)
     wk->lost = wm->txn.lost;
 }
 
-/* worker w's part of a phase. The items are cut into nw ranges, range r first worker r's
- * (the same slots every step, so a particle's arena and point sets mostly stay in one
- * core's cache: resampling puts the first copy of particle i near slot i); a worker
- * claims blocks of its own range, then of the others' (load balance), until none is left
- * or an allocation failed. A range's counter has a cache line of its own */
+/* worker w's part of a phase. The slots are grouped by home worker (order, start: the
+ * worker whose core last processed the slot's particle, or its source's before a
+ * resampling copy, so that its tree and point sets are in that core's cache); a worker
+ * claims blocks of its own group, then of the others' (load balance), until none is left
+ * or an allocation failed. The merge phase cuts the point-set ids into nw ranges the same
+ * way. A group's counter has a cache line of its own */
 static void phase_part(void *arg, int w)
 {
     step_job *job = arg;
-    dt_model *wm = (dt_model *)job->m->thr.wms + w;
-    int32_t n = job->n_items, size = job->block, nw = job->nw, k, r, b, lo, hi;
-    worker_enter(wm, job->m, &job->m->thr.wk[w]);
+    const dt_threads *thr = &job->m->thr;
+    dt_model *wm = (dt_model *)thr->wms + w;
+    int32_t n = job->n_items, size = job->block, nw = job->nw, k, r, b, lo, hi, at;
+    worker_enter(wm, job->m, &thr->wk[w]);
     for (k = 0; k < nw && !wm->txn.broken; k++) {
         r = (w + k) % nw;
-        lo = (int32_t)((int64_t)n * r / nw);
-        hi = (int32_t)((int64_t)n * (r + 1) / nw);
+        if (job->phase == DT_PHASE_MERGE) {
+            lo = (int32_t)((int64_t)n * r / nw);
+            hi = (int32_t)((int64_t)n * (r + 1) / nw);
+        } else {
+            lo = thr->start[r];
+            hi = thr->start[r + 1];
+        }
         while (!wm->txn.broken) {
-            b = par_add(&job->m->thr.claim[r].next, 1) - 1;
-            if (lo + (int64_t)b * size >= hi) break;
-            phase_block(wm, job, lo + b * size, lo + (b + 1) * size < hi ? lo + (b + 1) * size : hi);
+            b = par_add(&thr->claim[r].next, 1) - 1;
+            at = lo + b * size;
+            if ((int64_t)lo + (int64_t)b * size >= hi) break;
+            phase_block(wm, job, thr->order, at, at + size < hi ? at + size : hi, w);
         }
     }
-    worker_leave(wm, &job->m->thr.wk[w]);
+    worker_leave(wm, &thr->wk[w]);
+}
+
+/* the slots grouped by home worker (a counting sort, slot order within a group) */
+static void group_slots(dt_model *m, int32_t nw)
+{
+    int32_t n = m->par.n_particles, k, w, *start = m->thr.start;
+    for (w = 0; w <= nw; w++) start[w] = 0;
+    for (k = 0; k < n; k++) start[m->thr.home[k] + 1]++;
+    for (w = 0; w < nw; w++) start[w + 1] += start[w];
+    for (k = 0; k < n; k++) m->thr.order[start[m->thr.home[k]]++] = k;
+    for (w = nw; w > 0; w--) start[w] = start[w - 1];
+    start[0] = 0;
 }
 
 /* one phase on nw workers (each makes its copy of the model: worker_enter); their
@@ -435,6 +479,7 @@ static int run_phase(dt_model *m, int32_t phase, const double *x, double y, int3
         job.block = DT_MERGE_BLOCK;
     }
     for (w = 0; w < nw; w++) m->thr.claim[w].next = 0;
+    if (phase != DT_PHASE_MERGE) group_slots(m, nw);
     parallel_run(nw, phase_part, &job);
     for (w = 0; w < nw; w++) {
         wk = &m->thr.wk[w];
@@ -484,6 +529,8 @@ static void place_copies(dt_model *m, const int32_t *dead, int32_t nw)
         }
     }
     if (nw > 1) { /* the copies, then their reference counts (each set's in one block) */
+        for (j = 0; j < n; j++) placed[j] = m->thr.home[m->pf.chosen[j]]; /* homes follow */
+        memcpy(m->thr.home, placed, sizeof(int32_t) * (size_t)n);
         run_phase(m, DT_PHASE_COPIES, NULL, 0.0, 0, 0, nw);
         run_phase(m, DT_PHASE_MERGE, NULL, 0.0, 0, 0, nw);
     }

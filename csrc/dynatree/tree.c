@@ -348,20 +348,22 @@ enum { DT_LANES = 8 };
 
 void dt_find_leaves(const dt_model *m, const double *x, int32_t *out)
 {
-    dt_find_leaves_range(m, x, 0, m->par.n_particles, out);
+    dt_find_leaves_at(m, x, NULL, 0, m->par.n_particles, out);
 }
 
-/* dt_find_leaves of particles lo..hi-1 (out[i] for i in that range) */
-void dt_find_leaves_range(const dt_model *m, const double *x, int32_t lo, int32_t hi,
-                          int32_t *out)
+/* dt_find_leaves of the particles slots[lo..hi) (slots NULL: lo..hi-1), out[i] for each
+ * particle i */
+void dt_find_leaves_at(const dt_model *m, const double *x, const int32_t *slots, int32_t lo,
+                       int32_t hi, int32_t *out)
 {
-    int32_t n = hi, i, l, w, k[DT_LANES], live;
+    int32_t n = hi, i, l, w, k[DT_LANES], p[DT_LANES], live;
     const dt_node *nd[DT_LANES], *q;
     for (i = lo; i < n; i += DT_LANES) {
         w = n - i < DT_LANES ? n - i : DT_LANES;
         for (l = 0; l < w; l++) {
-            nd[l] = m->pf.parts[i + l].nodes;
-            k[l] = m->pf.parts[i + l].root;
+            p[l] = slots != NULL ? slots[i + l] : i + l;
+            nd[l] = m->pf.parts[p[l]].nodes;
+            k[l] = m->pf.parts[p[l]].root;
         }
         do {
             live = 0;
@@ -374,7 +376,7 @@ void dt_find_leaves_range(const dt_model *m, const double *x, int32_t lo, int32_
             }
         } while (live);
         for (l = 0; l < w; l++) {
-            out[i + l] = k[l];
+            out[p[l]] = k[l];
 #if defined(__GNUC__)
             __builtin_prefetch(m->pool.set_stats + (int64_t)nd[l][k[l]].set * m->cfg.sw);
             __builtin_prefetch(m->pool.sets + nd[l][k[l]].set);
