@@ -190,6 +190,16 @@ int32_t par_load(const int32_t *p)
     return (int32_t)_InterlockedOr((volatile long *)p, 0); /* a full barrier */
 }
 
+int64_t par_load64(const int64_t *p)
+{
+    return (int64_t)_InterlockedCompareExchange64((volatile __int64 *)p, 0, 0);
+}
+
+int par_cas64(int64_t *p, int64_t expected, int64_t desired)
+{
+    return _InterlockedCompareExchange64((volatile __int64 *)p, desired, expected) == expected;
+}
+
 void par_lock_spin(int32_t *flag)
 {
     while (_InterlockedExchange((volatile long *)flag, 1) != 0) {
@@ -211,6 +221,17 @@ int32_t par_load(const int32_t *p)
     return __atomic_load_n(p, __ATOMIC_ACQUIRE);
 }
 
+int64_t par_load64(const int64_t *p)
+{
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE);
+}
+
+int par_cas64(int64_t *p, int64_t expected, int64_t desired)
+{
+    return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
+
 void par_lock_spin(int32_t *flag)
 {
     while (__atomic_exchange_n(flag, 1, __ATOMIC_ACQUIRE) != 0) {
@@ -222,3 +243,22 @@ void par_unlock_spin(int32_t *flag)
     __atomic_store_n(flag, 0, __ATOMIC_RELEASE);
 }
 #endif
+
+/* *p + 1 stored if *p > 0 (atomically: a count that has reached 0 stays there); returns
+ * the count before, 0 if nothing was added */
+int32_t par_add_if_positive(int32_t *p)
+{
+    int32_t v = par_load(p);
+#if defined(_MSC_VER) && !defined(__clang__)
+    while (v > 0) {
+        int32_t seen = (int32_t)_InterlockedCompareExchange((volatile long *)p, v + 1, v);
+        if (seen == v) return v;
+        v = seen;
+    }
+#else
+    while (v > 0 && !__atomic_compare_exchange_n(p, &v, v + 1, 0, __ATOMIC_ACQ_REL,
+                                                 __ATOMIC_ACQUIRE)) {
+    }
+#endif
+    return v > 0 ? v : 0;
+}

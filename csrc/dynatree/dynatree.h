@@ -107,6 +107,10 @@ typedef struct {
     int32_t prune_right;
     uint32_t prune_ver;
     double prune_ell;
+    int64_t share;     /* C-only, the threaded step: (txn << 32) | id of the copy of this
+                        * set that received the row's point in transaction txn, published
+                        * (atomically) once complete, taken by every worker's leaves that
+                        * hold this set (dynatree/tree.c worker_append_shared) */
     double ent;        /* C-only entropy cache [AG13, §4.4]: dt_leaf_entropy of the set's
                         * stats, invalidated with alc_ok whenever the stats change */
     double *alc;       /* C-only ALC cache: leaf rectangle (lo[mc], hi[mc]), then one value
@@ -304,7 +308,7 @@ typedef struct {
 } dt_alc_cache;
 
 /* C-only memos of one worker of the threaded step (dynatree/particles.c), in place of the
- * memos a serial step keeps in the point sets (w_*, prune_*, memo_*), which a worker must
+ * memos a serial step keeps in the point sets (w_*, prune_*, kth_*), which a worker must
  * not write: a set may be shared by particles of several workers. Direct-mapped, keyed by
  * the transaction and the sets; a miss computes (the memos hold the doubles computed) */
 typedef struct {
@@ -327,10 +331,12 @@ typedef struct {
 
 typedef struct {
     int32_t txn;
-    int32_t from;
-    int32_t to;
-    int32_t pad;
-} dt_wk_share;
+    int32_t set;
+    uint32_t ver;
+    int32_t j;
+    double lo;
+    double hi;
+} dt_wk_kth;
 
 enum { DT_WK_MEMO = 2048 };
 
@@ -350,7 +356,7 @@ typedef struct {
     dt_grow_memo *grow_memo; /* DT_GROW_MEMO entries */
     dt_wk_weight *wmemo;     /* DT_WK_MEMO entries each */
     dt_wk_prune *pmemo;
-    dt_wk_share *smemo;
+    dt_wk_kth *kmemo;
     int32_t *delta;          /* resampling's copies: the worker's changes of the point
                               * sets' reference counts (cap_sets), merged in a later phase */
     int32_t delta_cap;
@@ -497,6 +503,7 @@ int dt_model_set_threads(dt_model *m, int32_t n_threads);
 int32_t dt_step_threads(const dt_model *m);
 void dt_refs_merge(dt_model *m, dt_worker *wks, int32_t nw, int32_t lo, int32_t hi);
 int dt_worker_balance(dt_model *m, dt_worker *wk, int32_t want);
+void dt_share_publish(dt_model *m, int32_t from, int32_t to);
 int64_t dt_threads_extra_sets(const dt_model *m);
 void dt_threads_free(dt_model *m);
 void dt_regression_summaries(dt_model *m, const double *x, double *out);

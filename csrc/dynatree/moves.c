@@ -102,6 +102,20 @@ static void memo_column_kth(dt_model *m, int32_t set, int32_t j, const int32_t *
         column_kth(m, m->store.X + j, points, n, lo, hi);
         return;
     }
+    if (m->wk != NULL) { /* the set may be shared with other workers: the worker's memo */
+        uint32_t h = ((uint32_t)set * 2654435761u) ^ ((uint32_t)j * 40503u);
+        dt_wk_kth *e = &m->wk->kmemo[(h ^ (h >> 15)) & (DT_WK_MEMO - 1)];
+        if (!(e->txn == m->txn.txn_id && e->set == set && e->ver == ps->ver && e->j == j)) {
+            column_kth(m, m->store.X + j, points, n, &e->lo, &e->hi);
+            e->txn = m->txn.txn_id;
+            e->set = set;
+            e->ver = ps->ver;
+            e->j = j;
+        }
+        *lo = e->lo;
+        *hi = e->hi;
+        return;
+    }
     pair = m->pool.set_kth + ((int64_t)set * DT_KTH_COLS(m->par.d) + j) * 2;
     if (ps->kth_txn != m->txn.txn_id) {
         ps->kth_txn = m->txn.txn_id;
@@ -548,12 +562,13 @@ void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf, rng_
 {
     const dt_leaf_config *c = &m->cfg;
     const double *x = m->store.X + (int64_t)index * m->par.d;
-    int32_t parent, top, j = 0, nl = 0, nr = 0, n_points = 0;
+    int32_t parent, top, j = 0, nl = 0, nr = 0, n_points = 0, from;
     const int32_t *pts = NULL;
     double *st, xi = 0.0, l_stay, l_grow, l_prune = -INFINITY;
     int have_children = 0, have_merged = 0, move, added;
 
     if (leaf < 0) leaf = dt_find_leaf(t, x);
+    from = t->nodes[leaf].set;
     /* may copy a shared point set, or share a copy made by a duplicate of this particle
      * (added = 1: the statistics already hold the point); stats pointer after */
     added = dt_leaf_append_shared(m, t, leaf, index);
@@ -569,6 +584,8 @@ void dt_propagate(dt_model *m, dt_particle *t, int32_t index, int32_t leaf, rng_
     }
     if (!added)
         dt_add_point(st, c, pts, n_points, index, m->store.X, m->store.y, m->par.d, m->buf.work);
+    if (m->wk != NULL && !added && t->nodes[leaf].set != from) /* a copy, now complete */
+        dt_share_publish(m, from, t->nodes[leaf].set);
     parent = t->nodes[leaf].parent;
     top = parent >= 0 ? parent : leaf;
     /* scores have no side effects: stay is scored with grow when the children exist */

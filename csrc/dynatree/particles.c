@@ -159,7 +159,7 @@ static void worker_free(dt_worker *wk)
     alloc_free(wk->grow_memo);
     alloc_free(wk->wmemo);
     alloc_free(wk->pmemo);
-    alloc_free(wk->smemo);
+    alloc_free(wk->kmemo);
     alloc_free(wk->delta);
     memset(wk, 0, sizeof(*wk));
 }
@@ -230,8 +230,8 @@ static int worker_scratch(dt_model *m, dt_worker *wk)
     if (wk->grow_memo == NULL) wk->grow_memo = alloc_calloc(DT_GROW_MEMO, sizeof(dt_grow_memo));
     if (wk->wmemo == NULL) wk->wmemo = alloc_calloc(DT_WK_MEMO, sizeof(dt_wk_weight));
     if (wk->pmemo == NULL) wk->pmemo = alloc_calloc(DT_WK_MEMO, sizeof(dt_wk_prune));
-    if (wk->smemo == NULL) wk->smemo = alloc_calloc(DT_WK_MEMO, sizeof(dt_wk_share));
-    if (!b->sbuf || !b->work || !wk->grow_memo || !wk->wmemo || !wk->pmemo || !wk->smemo)
+    if (wk->kmemo == NULL) wk->kmemo = alloc_calloc(DT_WK_MEMO, sizeof(dt_wk_kth));
+    if (!b->sbuf || !b->work || !wk->grow_memo || !wk->wmemo || !wk->pmemo || !wk->kmemo)
         return ST_ENOMEM;
     if (wk->delta_cap < m->pool.cap_sets) { /* all zero between steps */
         int32_t *d = alloc_realloc(wk->delta, sizeof(int32_t) * (size_t)m->pool.cap_sets);

@@ -747,6 +747,7 @@ int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
     m->pool.sets[id].next_free = -1;
     m->pool.sets[id].mark = 0;
     m->pool.sets[id].memo_txn = 0;
+    m->pool.sets[id].share = 0;
     dt_set_changed(&m->pool.sets[id]);
     if (n > 0 && set_reserve(m, id, n)) {
         memcpy(m->pool.sets[id].pts, pts, sizeof(int32_t) * (size_t)n);
@@ -791,32 +792,36 @@ void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
     dt_set_changed(&m->pool.sets[id]); /* the caller updates the statistics next */
 }
 
-/* dt_leaf_append_shared in a worker of the threaded step: the same sharing, through the
- * worker's own memo (smemo, keyed by the source set): a copy is shared only by the
- * worker's slots, so no other worker reads or counts it. The source set, shared when the
- * copy was made, is not changed in the transaction (copy on write), and its id is not
- * reused in it (dynatree/txn.c), so the key stays valid */
+/* dt_leaf_append_shared in a worker of the threaded step: the same sharing across
+ * workers, through the source set's share word: a worker that copied the set publishes the
+ * copy once it holds the point and its statistics (dt_share_publish, after dt_add_point),
+ * and every leaf holding the source set takes it from then on. Two workers may copy one
+ * set before either publishes (the second keeps its own copy: the same points and
+ * statistics). A published copy whose leaves all released it meanwhile is not taken (as
+ * in the serial step): the reference count is raised only while it is above 0 */
 static int worker_append_shared(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
 {
     int32_t id = t->nodes[leaf].set, to;
-    dt_wk_share *e = &m->wk->smemo[((uint32_t)id * 2654435761u >> 8) & (DT_WK_MEMO - 1)];
-    if (e->txn == m->txn.txn_id && e->from == id) {
-        to = e->to;
-        if (m->pool.refs[to] > 0) {
-            par_add(&m->pool.refs[to], 1);
-            dt_set_release(m, id);
-            dt_log_node(m, &t->nodes[leaf]);
-            t->nodes[leaf].set = to;
-            return 1;
-        }
+    int64_t w = par_load64(&m->pool.sets[id].share);
+    to = (int32_t)(w & 0xffffffff);
+    /* a copy whose leaves all released it is not revived (its id is logged as freed) */
+    if ((int32_t)(w >> 32) == m->txn.txn_id && par_add_if_positive(&m->pool.refs[to]) > 0) {
+        dt_set_release(m, id);
+        dt_log_node(m, &t->nodes[leaf]);
+        t->nodes[leaf].set = to;
+        return 1;
     }
     dt_leaf_append(m, t, leaf, point);
-    if (!m->txn.broken && t->nodes[leaf].set != id) {
-        e->txn = m->txn.txn_id;
-        e->from = id;
-        e->to = t->nodes[leaf].set;
-    }
     return 0;
+}
+
+/* the copy `to` of set `from` (the row's point added, its statistics complete) offered to
+ * the other leaves that hold `from` (worker_append_shared); the first copy published wins */
+void dt_share_publish(dt_model *m, int32_t from, int32_t to)
+{
+    int64_t old = par_load64(&m->pool.sets[from].share);
+    if ((int32_t)(old >> 32) == m->txn.txn_id) return;
+    par_cas64(&m->pool.sets[from].share, old, ((int64_t)m->txn.txn_id << 32) | (int64_t)to);
 }
 
 /* dt_leaf_append for the new point of a learned row (the same point for every leaf of the

@@ -134,7 +134,7 @@ static void forget_worker_memos(dt_model *m)
         for (s = 0; s < DT_GROW_MEMO && wk->grow_memo != NULL; s++) wk->grow_memo[s].txn = 0;
         for (s = 0; s < DT_WK_MEMO && wk->wmemo != NULL; s++) wk->wmemo[s].txn = 0;
         for (s = 0; s < DT_WK_MEMO && wk->pmemo != NULL; s++) wk->pmemo[s].txn = 0;
-        for (s = 0; s < DT_WK_MEMO && wk->smemo != NULL; s++) wk->smemo[s].txn = 0;
+        for (s = 0; s < DT_WK_MEMO && wk->kmemo != NULL; s++) wk->kmemo[s].txn = 0;
     }
 }
 
@@ -151,6 +151,7 @@ void dt_txn_begin(dt_model *m)
             m->pool.sets[s].w_txn = 0;
             m->pool.sets[s].kth_txn = 0;
             m->pool.sets[s].prune_txn = 0;
+            m->pool.sets[s].share = 0;
         }
         for (s = 0; s < DT_GROW_MEMO && m->pool.grow_memo != NULL; s++)
             m->pool.grow_memo[s].txn = 0;
