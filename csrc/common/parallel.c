@@ -11,6 +11,9 @@
  * call whose threads could not be started. After fork() the child starts a new pool.
  * POSIX threads, or the Windows API under _WIN32 (no OpenMP).
  */
+#if !defined(_WIN32) && !defined(_POSIX_C_SOURCE)
+#define _POSIX_C_SOURCE 200809L /* sched_yield under -std=c99 */
+#endif
 #include "common/common.h"
 
 #ifdef _WIN32
@@ -26,6 +29,7 @@ typedef CONDITION_VARIABLE par_cond;
 #define par_wake_all(c) WakeAllConditionVariable(c)
 #else
 #include <pthread.h>
+#include <sched.h>
 typedef pthread_mutex_t par_lock;
 typedef pthread_cond_t par_cond;
 #define PAR_LOCK_INIT PTHREAD_MUTEX_INITIALIZER
@@ -67,9 +71,19 @@ static void after_fork_child(void)
 }
 #endif
 
-/* a pause in a spin-wait (the processor's hint where it has one) */
-static void cpu_relax(void)
+/* a pause in a spin-wait (the processor's hint where it has one); every 64th pause gives
+ * the core to another runnable thread, so that a spinning thread does not hold up the one
+ * it waits for when there are more threads than free cores */
+static void cpu_relax(int spins)
 {
+    if ((spins & 63) == 63) {
+#ifdef _WIN32
+        SwitchToThread();
+#else
+        sched_yield();
+#endif
+        return;
+    }
 #if defined(_MSC_VER) && !defined(__clang__)
     YieldProcessor();
 #elif defined(__x86_64__) || defined(__i386__)
@@ -92,7 +106,7 @@ static void worker_loop(int id)
     int32_t seen = 0; /* created inside parallel_run, before gen moves to its job */
     int spins;
     for (;;) {
-        for (spins = 0; spins < PAR_SPINS && par_load(&gen) == seen; spins++) cpu_relax();
+        for (spins = 0; spins < PAR_SPINS && par_load(&gen) == seen; spins++) cpu_relax(spins);
         par_lock_take(&mu);
         while (gen == seen) par_wait(&go, &mu);
         seen = gen;
@@ -168,7 +182,7 @@ int parallel_run(int n, parallel_fn fn, void *arg)
     par_lock_give(&mu);
     fn(arg, 0);
     for (w = k; w < n; w++) fn(arg, w);          /* threads that could not start */
-    for (spins = 0; spins < PAR_SPINS && par_load(&pending) > 0; spins++) cpu_relax();
+    for (spins = 0; spins < PAR_SPINS && par_load(&pending) > 0; spins++) cpu_relax(spins);
     par_lock_take(&mu);
     while (pending > 0) par_wait(&done, &mu);
     par_lock_give(&mu);
