@@ -65,8 +65,9 @@ its own wheel. What it costs a one-row call: ``tests/benchmarks/bench_limited_ap
 LIMITED_API_VERSION = "0x030B0000"
 """``Py_LIMITED_API`` of ``rows.c`` when :data:`LIMITED_API`: the 3.11 limited API."""
 LIBRARIES = [] if sys.platform == "win32" else ["m", "pthread"]
-"""Link libraries: the maths library ``m`` on POSIX; on Windows it is part of the C
-runtime and MSVC has no ``m.lib``."""
+"""Link libraries: the maths library ``m`` and the POSIX threads ``pthread`` (the C pool
+of the dynamic trees' learning step, ``csrc/common/parallel.c``) on POSIX; on Windows both
+are part of the C runtime and the Windows API, and MSVC has no ``m.lib``."""
 
 
 def compiler_command() -> list[str]:

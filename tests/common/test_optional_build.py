@@ -146,8 +146,12 @@ def test_msvc_gets_its_own_value_safe_flags(build: ModuleType) -> None:
         assert "-ffp-contract=off" in flags and flags == link == build.BUILD_FLAGS
 
 
-def test_the_maths_library_is_linked_only_outside_windows(build: ModuleType) -> None:
-    assert build.LIBRARIES == ([] if sys.platform == "win32" else ["m"])
+def test_the_maths_and_thread_libraries_are_linked_only_outside_windows(
+        build: ModuleType) -> None:
+    """POSIX links libm and libpthread (the C pool of the learning step; part of the C
+    library on glibc 2.34+ and macOS, a library of its own on older glibc); on Windows
+    both are part of the C runtime and the Windows API."""
+    assert build.LIBRARIES == ([] if sys.platform == "win32" else ["m", "pthread"])
 
 
 def test_abi3_from_python_311_on(build: ModuleType) -> None:
