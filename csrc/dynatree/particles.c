@@ -243,6 +243,15 @@ static int worker_scratch(dt_model *m, dt_worker *wk)
     return ST_OK;
 }
 
+/* *p reallocated to n ints (contents kept); ST_ENOMEM leaves *p as it was */
+static int grow_ints(int32_t **p, int32_t n)
+{
+    int32_t *q = alloc_realloc(*p, sizeof(int32_t) * (size_t)n);
+    if (!q) return ST_ENOMEM;
+    *p = q;
+    return ST_OK;
+}
+
 /* nw workers at the model's capacities and room for the copies' records; ST_ENOMEM: the
  * step runs serially (nothing of the model changed) */
 static int threads_reserve(dt_model *m, int32_t nw)
@@ -253,18 +262,11 @@ static int threads_reserve(dt_model *m, int32_t nw)
                  (m->thr.n_wk > 0 && m->thr.wk[0].delta_cap < m->pool.cap_sets);
     if (m->thr.n_gone < n) {
         const dt_node **g = alloc_realloc((void *)m->thr.gone, sizeof(dt_node *) * (size_t)n);
-        int32_t *gn;
         if (!g) return ST_ENOMEM;
         m->thr.gone = g;
-        gn = alloc_realloc(m->thr.gone_n, sizeof(int32_t) * (size_t)n);
-        if (!gn) return ST_ENOMEM;
-        m->thr.gone_n = gn;
-        gn = alloc_realloc(m->thr.home, sizeof(int32_t) * (size_t)n);
-        if (!gn) return ST_ENOMEM;
-        m->thr.home = gn;
-        gn = alloc_realloc(m->thr.order, sizeof(int32_t) * (size_t)n);
-        if (!gn) return ST_ENOMEM;
-        m->thr.order = gn;
+        if (grow_ints(&m->thr.gone_n, n) != ST_OK || grow_ints(&m->thr.home, n) != ST_OK ||
+            grow_ints(&m->thr.order, n) != ST_OK)
+            return ST_ENOMEM;
         m->thr.home_nw = 0; /* homes made afresh */
         m->thr.n_gone = n;
     }
@@ -281,9 +283,7 @@ static int threads_reserve(dt_model *m, int32_t nw)
         wms = alloc_realloc(m->thr.claim, sizeof(dt_claim) * (size_t)nw);
         if (!wms) return ST_ENOMEM;
         m->thr.claim = wms;
-        wms = alloc_realloc(m->thr.start, sizeof(int32_t) * (size_t)(nw + 1));
-        if (!wms) return ST_ENOMEM;
-        m->thr.start = wms;
+        if (grow_ints(&m->thr.start, nw + 1) != ST_OK) return ST_ENOMEM;
         for (w = m->thr.n_wk; w < nw; w++) {
             m->thr.n_wk = w + 1; /* freed with the model even if incomplete */
             if (worker_scratch(m, &wk[w]) != ST_OK) return ST_ENOMEM;
