@@ -228,3 +228,22 @@ def test_forked_child_learns_on_threads_after_its_parent_did() -> None:
         if child.is_alive():
             child.kill()
     assert_snapshot_equal(parent.snapshot(), got)
+
+
+def test_learning_threads_are_capped_at_max_threads() -> None:
+    """The C pool of the learning step never uses more than ``MAX_THREADS`` threads, like
+    the pool of the predictions: ``n_jobs = MAX_THREADS`` gives that many, one more gives
+    the same (on a model with enough particles that ``N // 32`` does not cap first)."""
+    from conftest import require_fast
+
+    fast = require_fast()
+    from fast._ffi import lib
+    from fast.dynatree.engine import learning_threads
+    from reference.parallel import MAX_THREADS
+
+    assert learning_threads(MAX_THREADS) == MAX_THREADS
+    assert learning_threads(MAX_THREADS + 1) == MAX_THREADS
+    for jobs in (MAX_THREADS, MAX_THREADS + 1):
+        m = fast.DynamicTreeRegressor(n_particles=32 * (MAX_THREADS + 1), n_jobs=jobs, seed=0)
+        m.partial_fit(np.zeros((3, 2)), np.zeros(3))      # nstart rows: no step yet
+        assert lib.dt_step_threads(m._engine._m) == MAX_THREADS
