@@ -357,8 +357,11 @@ typedef struct {
     dt_wk_weight *wmemo;     /* DT_WK_MEMO entries each */
     dt_wk_prune *pmemo;
     dt_wk_kth *kmemo;
-    int32_t *delta;          /* resampling's copies: the worker's changes of the point
-                              * sets' reference counts (cap_sets), merged in a later phase */
+    int32_t *delta;          /* the worker's changes of the point sets' reference counts
+                              * in a phase (cap_sets), merged after it (dt_refs_merge) */
+    int32_t *touched;        /* the ids whose delta this phase changed (n_touched of them) */
+    unsigned char *seen;     /* cap_sets: 1 for the ids in touched */
+    int32_t n_touched;
     int32_t delta_cap;
     int32_t free_head;       /* the worker's free list (linked through next_free): the
                               * point sets its steps released, reused by it so that a set's
@@ -393,6 +396,9 @@ typedef struct {
     int32_t *gone_n;         /* N: its node count */
     int32_t n_gone;          /* capacity of gone, gone_n */
     int32_t wk_sw;           /* the statistics width (cfg.sw) their scratch is sized for */
+    int32_t *mark;           /* mark_cap: the merge's marks (0, or 1 + a worker), all 0 */
+    int32_t *merged;         /* mark_cap: the ids a merge changed */
+    int32_t mark_cap;
 } dt_threads;
 
 /* the model: one handle of the family (dt_model_new / dt_model_free) */
@@ -501,7 +507,7 @@ double dt_pl_step(dt_model *m, int32_t index);
 /* the threads of the learning step (dynatree/particles.c) */
 int dt_model_set_threads(dt_model *m, int32_t n_threads);
 int32_t dt_step_threads(const dt_model *m);
-void dt_refs_merge(dt_model *m, dt_worker *wks, int32_t nw, int32_t lo, int32_t hi);
+int dt_refs_merge(dt_model *m, int32_t nw);
 int dt_worker_balance(dt_model *m, dt_worker *wk, int32_t want);
 void dt_share_publish(dt_model *m, int32_t from, int32_t to);
 int64_t dt_threads_extra_sets(const dt_model *m);
@@ -617,6 +623,7 @@ int32_t dt_model_add_class(dt_model *m);
 int32_t dt_model_drop_class(dt_model *m);
 /* undo log: one learned row or one manual retirement is atomic (dynatree/txn.c, C-only) */
 int dt_log_room(dt_model *m, int64_t bytes);
+int dt_log_room_freed(dt_model *m, int64_t n);
 int64_t dt_log_bound(const dt_model *m, const dt_particle *t, int with_points);
 void dt_txn_begin(dt_model *m);
 void dt_txn_commit(dt_model *m);

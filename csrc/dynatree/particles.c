@@ -142,8 +142,7 @@ int32_t dt_residual_resample(const double *weights, int32_t n, rng_state *r, int
  * doubles a miss computes). The sums over particles, the draws of resampling and the step
  * key stay on the calling thread, in slot order. */
 enum { DT_SLOTS_PER_THREAD = 32, DT_BLOCK = 64 };
-enum { DT_PHASE_WEIGHTS = 0, DT_PHASE_COPIES = 1, DT_PHASE_PROPAGATE = 2, DT_PHASE_MERGE = 3 };
-enum { DT_MERGE_BLOCK = 2048 }; /* point-set ids per block of the merge phase */
+enum { DT_PHASE_WEIGHTS = 0, DT_PHASE_COPIES = 1, DT_PHASE_PROPAGATE = 2 };
 
 static void worker_free(dt_worker *wk)
 {
@@ -161,6 +160,8 @@ static void worker_free(dt_worker *wk)
     alloc_free(wk->pmemo);
     alloc_free(wk->kmemo);
     alloc_free(wk->delta);
+    alloc_free(wk->touched);
+    alloc_free(wk->seen);
     memset(wk, 0, sizeof(*wk));
 }
 
@@ -176,6 +177,8 @@ void dt_threads_free(dt_model *m)
     alloc_free(m->thr.start);
     alloc_free((void *)m->thr.gone);
     alloc_free(m->thr.gone_n);
+    alloc_free(m->thr.mark);
+    alloc_free(m->thr.merged);
     memset(&m->thr, 0, sizeof(m->thr));
     m->thr.n_threads = n_threads;
 }
@@ -206,6 +209,15 @@ int64_t dt_threads_extra_sets(const dt_model *m)
     return nw > 1 ? (int64_t)nw * 3 * m->par.n_particles : 0;
 }
 
+/* *p reallocated to n ints (contents kept); ST_ENOMEM leaves *p as it was */
+static int grow_ints(int32_t **p, int32_t n)
+{
+    int32_t *q = alloc_realloc(*p, sizeof(int32_t) * (size_t)n);
+    if (!q) return ST_ENOMEM;
+    *p = q;
+    return ST_OK;
+}
+
 /* a worker's scratch at the model's capacities (the sizes of the model's own) */
 static int worker_scratch(dt_model *m, dt_worker *wk)
 {
@@ -233,22 +245,19 @@ static int worker_scratch(dt_model *m, dt_worker *wk)
     if (wk->kmemo == NULL) wk->kmemo = alloc_calloc(DT_WK_MEMO, sizeof(dt_wk_kth));
     if (!b->sbuf || !b->work || !wk->grow_memo || !wk->wmemo || !wk->pmemo || !wk->kmemo)
         return ST_ENOMEM;
-    if (wk->delta_cap < m->pool.cap_sets) { /* all zero between steps */
-        int32_t *d = alloc_realloc(wk->delta, sizeof(int32_t) * (size_t)m->pool.cap_sets);
-        if (!d) return ST_ENOMEM;
-        memset(d + wk->delta_cap, 0, sizeof(int32_t) * (size_t)(m->pool.cap_sets - wk->delta_cap));
-        wk->delta = d;
+    if (wk->delta_cap < m->pool.cap_sets) { /* delta and seen all 0 between phases */
+        size_t more = (size_t)(m->pool.cap_sets - wk->delta_cap);
+        unsigned char *seen;
+        if (grow_ints(&wk->delta, m->pool.cap_sets) != ST_OK ||
+            grow_ints(&wk->touched, m->pool.cap_sets) != ST_OK)
+            return ST_ENOMEM;
+        memset(wk->delta + wk->delta_cap, 0, sizeof(int32_t) * more);
+        seen = alloc_realloc(wk->seen, (size_t)m->pool.cap_sets);
+        if (!seen) return ST_ENOMEM;
+        memset(seen + wk->delta_cap, 0, more);
+        wk->seen = seen;
         wk->delta_cap = m->pool.cap_sets;
     }
-    return ST_OK;
-}
-
-/* *p reallocated to n ints (contents kept); ST_ENOMEM leaves *p as it was */
-static int grow_ints(int32_t **p, int32_t n)
-{
-    int32_t *q = alloc_realloc(*p, sizeof(int32_t) * (size_t)n);
-    if (!q) return ST_ENOMEM;
-    *p = q;
     return ST_OK;
 }
 
@@ -257,6 +266,7 @@ static int grow_ints(int32_t **p, int32_t n)
 static int threads_reserve(dt_model *m, int32_t nw)
 {
     int32_t w, n = m->par.n_particles;
+    int32_t cap_sets = m->pool.cap_sets;
     int resize = m->thr.wk_cap != m->store.cap || m->thr.wk_nodes != m->pf.cap_nodes ||
                  m->thr.wk_lg != m->cfg.lg_len || m->thr.wk_sw != m->cfg.sw ||
                  (m->thr.n_wk > 0 && m->thr.wk[0].delta_cap < m->pool.cap_sets);
@@ -269,6 +279,12 @@ static int threads_reserve(dt_model *m, int32_t nw)
             return ST_ENOMEM;
         m->thr.home_nw = 0; /* homes made afresh */
         m->thr.n_gone = n;
+    }
+    if (m->thr.mark_cap < cap_sets) { /* the merge's marks: all 0 between merges */
+        if (grow_ints(&m->thr.mark, cap_sets) != ST_OK || grow_ints(&m->thr.merged, cap_sets) != ST_OK)
+            return ST_ENOMEM;
+        memset(m->thr.mark + m->thr.mark_cap, 0, sizeof(int32_t) * (size_t)(cap_sets - m->thr.mark_cap));
+        m->thr.mark_cap = cap_sets;
     }
     if (m->thr.n_wk < nw) {
         dt_worker *wk = alloc_realloc(m->thr.wk, sizeof(dt_worker) * (size_t)nw);
@@ -346,7 +362,6 @@ typedef struct {
     int32_t phase;      /* DT_PHASE_* */
     int32_t index;      /* propagate: the store row of the point */
     int32_t leafc_ok;   /* propagate: leafc holds the slots' leaves of x */
-    int32_t n_items;    /* slots, or point-set ids (merge) */
     int32_t block;      /* items per block */
     int32_t nw;         /* workers */
     const double *x;    /* weights: x_t, y_t */
@@ -355,16 +370,12 @@ typedef struct {
 } step_job;
 
 /* the slots slots[lo..hi) of one phase, on worker w's copy wm of the model (w becomes
- * their home), or (merge) the point sets lo..hi-1 */
+ * their home) */
 static void phase_block(dt_model *wm, step_job *job, const int32_t *slots, int32_t lo,
                         int32_t hi, int32_t w)
 {
     int32_t a, i;
     rng_state r;
-    if (job->phase == DT_PHASE_MERGE) {
-        dt_refs_merge(wm, job->m->thr.wk, job->nw, lo, hi);
-        return;
-    }
     for (a = lo; a < hi; a++) wm->thr.home[slots[a]] = w;
     if (job->phase == DT_PHASE_WEIGHTS) {
         dt_find_leaves_at(wm, job->x, slots, lo, hi, wm->pf.leafc);
@@ -424,24 +435,18 @@ static void worker_leave(dt_model *wm, dt_worker *wk)
  * worker whose core last processed the slot's particle, or its source's before a
  * resampling copy, so that its tree and point sets are in that core's cache); a worker
  * claims blocks of its own group, then of the others' (load balance), until none is left
- * or an allocation failed. The merge phase cuts the point-set ids into nw ranges the same
- * way. A group's counter has a cache line of its own */
+ * or an allocation failed. A group's counter has a cache line of its own */
 static void phase_part(void *arg, int w)
 {
     step_job *job = arg;
     const dt_threads *thr = &job->m->thr;
     dt_model *wm = (dt_model *)thr->wms + w;
-    int32_t n = job->n_items, size = job->block, nw = job->nw, k, r, b, lo, hi, at;
+    int32_t size = job->block, nw = job->nw, k, r, b, lo, hi, at;
     worker_enter(wm, job->m, &thr->wk[w]);
     for (k = 0; k < nw && !wm->txn.broken; k++) {
         r = (w + k) % nw;
-        if (job->phase == DT_PHASE_MERGE) {
-            lo = (int32_t)((int64_t)n * r / nw);
-            hi = (int32_t)((int64_t)n * (r + 1) / nw);
-        } else {
-            lo = thr->start[r];
-            hi = thr->start[r + 1];
-        }
+        lo = thr->start[r];
+        hi = thr->start[r + 1];
         while (!wm->txn.broken) {
             b = par_add(&thr->claim[r].next, 1) - 1;
             at = lo + b * size;
@@ -469,17 +474,13 @@ static void group_slots(dt_model *m, int32_t nw)
 static int run_phase(dt_model *m, int32_t phase, const double *x, double y, int32_t index,
                      uint64_t key, int32_t nw)
 {
-    step_job job = {m, phase, index, m->pf.leafc_ok, m->par.n_particles, DT_BLOCK, nw,
+    step_job job = {m, phase, index, m->pf.leafc_ok, DT_BLOCK, nw,
                     x, y, key};
     dt_worker *wk;
     int32_t w;
     int any = 0;
-    if (phase == DT_PHASE_MERGE) {
-        job.n_items = m->pool.n_sets;
-        job.block = DT_MERGE_BLOCK;
-    }
     for (w = 0; w < nw; w++) m->thr.claim[w].next = 0;
-    if (phase != DT_PHASE_MERGE) group_slots(m, nw);
+    group_slots(m, nw);
     parallel_run(nw, phase_part, &job);
     for (w = 0; w < nw; w++) {
         wk = &m->thr.wk[w];
@@ -532,7 +533,7 @@ static void place_copies(dt_model *m, const int32_t *dead, int32_t nw)
         for (j = 0; j < n; j++) placed[j] = m->thr.home[m->pf.chosen[j]]; /* homes follow */
         memcpy(m->thr.home, placed, sizeof(int32_t) * (size_t)n);
         run_phase(m, DT_PHASE_COPIES, NULL, 0.0, 0, 0, nw);
-        run_phase(m, DT_PHASE_MERGE, NULL, 0.0, 0, 0, nw);
+        dt_refs_merge(m, nw);
     }
 }
 
@@ -617,6 +618,7 @@ double dt_pl_step(dt_model *m, int32_t index)
                 return lpred;
             }
         run_phase(m, DT_PHASE_PROPAGATE, NULL, 0.0, index, key, nw);
+        dt_refs_merge(m, nw);
         return lpred;
     }
     for (i = 0; i < m->par.n_particles && !m->txn.broken; i++) {

@@ -462,14 +462,25 @@ static void set_freed(dt_model *m, int32_t id)
     }
 }
 
+/* a worker's change d of set id's reference count, kept in its own delta during a phase
+ * (dt_refs_merge adds them up after it), the id noted the first time it changes */
+static void wk_note(dt_worker *wk, int32_t id, int32_t d)
+{
+    if (!wk->seen[id]) {
+        wk->seen[id] = 1;
+        wk->touched[wk->n_touched++] = id;
+    }
+    wk->delta[id] += d;
+}
+
 /* the reference of the live leaf in slot nd (if it is one) dropped without a branch: the
  * slot subtracts live (0 or 1) from its set's count if live, else from refs[0]
  * (subtracting 0); only a count that reaches 0 takes the branch to the freeing path */
 static void release_slot(dt_model *m, const dt_node *nd)
 {
     int32_t *refs = m->pool.refs, live = dt_live_leaf(nd), id = nd->set & -live;
-    if (m->wk != NULL) { /* a worker's copies: its own counts, merged later (particles.c) */
-        m->wk->delta[id] -= live;
+    if (m->wk != NULL) { /* a worker: its own counts, merged after the phase */
+        wk_note(m->wk, id, -live);
         return;
     }
     refs[id] -= live;
@@ -482,29 +493,80 @@ static void take_slot(const dt_model *m, int32_t *refs, const dt_node *nd)
 {
     int32_t live = dt_live_leaf(nd);
     if (m->wk != NULL) {
-        m->wk->delta[nd->set & -live] += live;
+        wk_note(m->wk, nd->set & -live, live);
         return;
     }
     refs[nd->set & -live] += live;
 }
 
-/* the reference counts of sets lo..hi-1 after the threaded copies: each gains the sum
- * of the nw workers' changes (which go back to 0); a set left without any reference is
- * freed (m: a worker's copy, whose log records it). The counts end as the serial copies
- * leave them */
-void dt_refs_merge(dt_model *m, dt_worker *wks, int32_t nw, int32_t lo, int32_t hi)
+/* after a phase on nw workers (the copies of resampling, or the propagations): each point
+ * set's reference count gains the sum of the workers' changes (which go back to 0), and a
+ * set left without any reference is freed into the log of a worker that dropped one of its
+ * references (whose free list takes it at commit: dynatree/txn.c). Only the ids the
+ * workers noted are visited. During the phase the stored counts are those it started
+ * with: a worker never reads a count another one changes, and a count it reads as 1 is
+ * that of a set its own leaf alone holds (the counts only fall in the phase but for the
+ * copies a worker publishes, which no leaf appends to again in the step: tree.c
+ * worker_append_shared), so a set is changed in place only by its one holder and freed
+ * only here. The counts end as the serial step leaves them. ST_ENOMEM (and the model
+ * broken: the row rolls back) if a worker's log cannot take the freed records */
+int dt_refs_merge(dt_model *m, int32_t nw)
 {
-    int32_t s, w, sum, *refs = m->pool.refs;
-    for (s = lo; s < hi; s++) {
-        sum = 0;
-        for (w = 0; w < nw; w++) {
-            sum += wks[w].delta[s];
-            wks[w].delta[s] = 0;
+    dt_threads *thr = &m->thr;
+    dt_model *wm = thr->wms;
+    int32_t w, a, id, d, n = 0, n_freed = 0, *refs = m->pool.refs, *mark = thr->mark;
+    int rc = ST_OK;
+    dt_worker *wk;
+    for (w = 0; w < nw; w++) {
+        wk = &thr->wk[w];
+        for (a = 0; a < wk->n_touched; a++) {
+            id = wk->touched[a];
+            d = wk->delta[id];
+            wk->seen[id] = 0;
+            if (d == 0) continue;
+            wk->delta[id] = 0;
+            refs[id] += d;
+            if (mark[id] == 0) thr->merged[n++] = id;
+            if (mark[id] == 0 || d < 0) mark[id] = w + 1; /* a worker that dropped one */
         }
-        if (sum == 0) continue;
-        refs[s] += sum;
-        if (refs[s] == 0) set_freed(m, s);
+        wk->n_touched = 0;
     }
+    for (a = 0; a < n; a++) { /* the sets left without references, in first-noted order */
+        id = thr->merged[a];
+        if (refs[id] == 0)
+            thr->merged[n_freed++] = id;
+        else
+            mark[id] = 0;
+    }
+    if (n_freed > 0 && m->txn.in_txn) { /* each log has room for every freed record */
+        for (w = 0; w < nw; w++) {
+            wk = &thr->wk[w];
+            wm[w] = *m;
+            wm[w].txn.log = wk->log;
+            wm[w].txn.log_len = wk->log_len;
+            wm[w].txn.log_cap = wk->log_cap;
+            if (rc == ST_OK && dt_log_room_freed(&wm[w], n_freed) != ST_OK) rc = ST_ENOMEM;
+        }
+    }
+    for (a = 0; a < n_freed; a++) {
+        id = thr->merged[a];
+        w = mark[id] - 1;
+        mark[id] = 0;
+        if (!m->txn.in_txn)
+            set_freed(m, id);
+        else if (rc == ST_OK)
+            set_freed(&wm[w], id);
+    }
+    if (n_freed > 0 && m->txn.in_txn) {
+        for (w = 0; w < nw; w++) {
+            wk = &thr->wk[w];
+            wk->log = wm[w].txn.log;
+            wk->log_len = wm[w].txn.log_len;
+            wk->log_cap = wm[w].txn.log_cap;
+        }
+    }
+    if (rc != ST_OK) m->txn.broken = 1;
+    return rc;
 }
 
 /* resampling's replacement of a dead particle by a copy of src (mirrors copy_tree): dst is
@@ -759,8 +821,8 @@ int32_t dt_set_new(dt_model *m, const int32_t *pts, int32_t n)
 /* drop one reference; a set left without any is freed (set_freed) */
 void dt_set_release(dt_model *m, int32_t id)
 {
-    if (m->wk != NULL) {
-        if (par_add(&m->pool.refs[id], -1) == 0) set_freed(m, id);
+    if (m->wk != NULL) { /* a worker: merged after the phase (dt_refs_merge) */
+        wk_note(m->wk, id, -1);
         return;
     }
     if (--m->pool.refs[id] == 0) set_freed(m, id);
@@ -770,9 +832,8 @@ void dt_set_release(dt_model *m, int32_t id)
 void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
 {
     int32_t id = t->nodes[leaf].set, fresh;
-    /* a set with one reference is this leaf's alone; in a worker, a count read as 1 no
-     * other worker can raise (only a worker's own copies are shared by its slots) */
-    if ((m->wk != NULL ? par_load(&m->pool.refs[id]) : m->pool.refs[id]) > 1) {
+    /* a set with one reference is this leaf's alone (in a worker too: dt_refs_merge) */
+    if (m->pool.refs[id] > 1) {
         fresh = dt_set_new(m, NULL, 0);
         memcpy(m->pool.set_stats + (int64_t)fresh * m->cfg.sw, m->pool.set_stats + (int64_t)id * m->cfg.sw,
                sizeof(double) * (size_t)m->cfg.sw);
@@ -797,18 +858,19 @@ void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
  * copy once it holds the point and its statistics (dt_share_publish, after dt_add_point),
  * and every leaf holding the source set takes it from then on. Two workers may copy one
  * set before either publishes (the second keeps its own copy: the same points and
- * statistics). A published copy whose leaves all released it meanwhile is not taken (as
- * in the serial step): the reference count is raised only while it is above 0 */
+ * statistics). A published copy is taken even if the leaves that held it released it
+ * meanwhile (the serial step would make a copy of its own): the copy is not changed after
+ * it is published and its id is not reused before the row commits, so it holds what a
+ * new copy would; the counts are merged after the phase (dt_refs_merge) */
 static int worker_append_shared(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
 {
-    int32_t id = t->nodes[leaf].set, to;
+    int32_t id = t->nodes[leaf].set;
     int64_t w = par_load64(&m->pool.sets[id].share);
-    to = (int32_t)(w & 0xffffffff);
-    /* a copy whose leaves all released it is not revived (its id is logged as freed) */
-    if ((int32_t)(w >> 32) == m->txn.txn_id && par_add_if_positive(&m->pool.refs[to]) > 0) {
+    if ((int32_t)(w >> 32) == m->txn.txn_id) {
+        wk_note(m->wk, (int32_t)(w & 0xffffffff), 1);
         dt_set_release(m, id);
         dt_log_node(m, &t->nodes[leaf]);
-        t->nodes[leaf].set = to;
+        t->nodes[leaf].set = (int32_t)(w & 0xffffffff);
         return 1;
     }
     dt_leaf_append(m, t, leaf, point);

@@ -88,6 +88,12 @@ int dt_log_room(dt_model *m, int64_t bytes)
     return ST_OK;
 }
 
+/* room for n records of freed sets (dt_log_freed) */
+int dt_log_room_freed(dt_model *m, int64_t n)
+{
+    return dt_log_room(m, n * TRAILER);
+}
+
 /* room for one record; NULL (and the model lost) if the log cannot grow */
 static unsigned char *push(dt_model *m, int type, int32_t id, void *addr, int64_t aux,
                            int64_t payload)
