@@ -246,6 +246,11 @@ typedef struct {
     unsigned char *log;   /* undo records, each payload then trailer (dynatree/txn.c) */
     int64_t log_len;      /* bytes used */
     int64_t log_cap;      /* bytes allocated */
+    int32_t *freed;       /* the sets released in the open transaction (n_freed of them, in
+                           * order), which join the free list at commit; freed_cap >=
+                           * pool.cap_sets (dt_sets_reserve): a set is freed once at most */
+    int32_t n_freed;
+    int32_t freed_cap;
 } dt_undo;
 
 /* C-only: one node of the forest of dt_forest_build: the particles' trees with equal
@@ -359,7 +364,11 @@ typedef struct {
     dt_wk_kth *kmemo;
     int32_t *delta;          /* the worker's changes of the point sets' reference counts
                               * in a phase (cap_sets), merged after it (dt_refs_merge) */
-    int32_t *touched;        /* the ids whose delta this phase changed (n_touched of them) */
+    int32_t *touched;        /* the ids whose delta the last phase changed (n_touched) */
+    int32_t *freed;          /* as dt_undo.freed: the sets the worker released (n_freed),
+                              * which join its free list at commit */
+    int32_t n_freed;
+    int32_t freed_cap;
     unsigned char *seen;     /* cap_sets: 1 for the ids in touched */
     int32_t n_touched;
     int32_t delta_cap;
@@ -396,9 +405,6 @@ typedef struct {
     int32_t *gone_n;         /* N: its node count */
     int32_t n_gone;          /* capacity of gone, gone_n */
     int32_t wk_sw;           /* the statistics width (cfg.sw) their scratch is sized for */
-    int32_t *mark;           /* mark_cap: the merge's marks (0, or 1 + a worker), all 0 */
-    int32_t *merged;         /* mark_cap: the ids a merge changed */
-    int32_t mark_cap;
 } dt_threads;
 
 /* the model: one handle of the family (dt_model_new / dt_model_free) */
@@ -507,7 +513,8 @@ double dt_pl_step(dt_model *m, int32_t index);
 /* the threads of the learning step (dynatree/particles.c) */
 int dt_model_set_threads(dt_model *m, int32_t n_threads);
 int32_t dt_step_threads(const dt_model *m);
-int dt_refs_merge(dt_model *m, int32_t nw);
+void dt_refs_merge(dt_model *m, dt_worker *wks, int32_t nw, int32_t self, int32_t lo,
+                   int32_t hi);
 int dt_worker_balance(dt_model *m, dt_worker *wk, int32_t want);
 void dt_share_publish(dt_model *m, int32_t from, int32_t to);
 int64_t dt_threads_extra_sets(const dt_model *m);
@@ -623,7 +630,6 @@ int32_t dt_model_add_class(dt_model *m);
 int32_t dt_model_drop_class(dt_model *m);
 /* undo log: one learned row or one manual retirement is atomic (dynatree/txn.c, C-only) */
 int dt_log_room(dt_model *m, int64_t bytes);
-int dt_log_room_freed(dt_model *m, int64_t n);
 int64_t dt_log_bound(const dt_model *m, const dt_particle *t, int with_points);
 void dt_txn_begin(dt_model *m);
 void dt_txn_commit(dt_model *m);

@@ -76,6 +76,7 @@ void dt_model_free(dt_model *m)
     alloc_free(m->txn.spare);
     alloc_free(m->txn.taken);
     alloc_free(m->txn.log);
+    alloc_free(m->txn.freed);
     alloc_free(m->store.X);
     alloc_free(m->store.y);
     free_scratch(m);

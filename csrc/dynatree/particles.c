@@ -142,7 +142,7 @@ int32_t dt_residual_resample(const double *weights, int32_t n, rng_state *r, int
  * doubles a miss computes). The sums over particles, the draws of resampling and the step
  * key stay on the calling thread, in slot order. */
 enum { DT_SLOTS_PER_THREAD = 32, DT_BLOCK = 64 };
-enum { DT_PHASE_WEIGHTS = 0, DT_PHASE_COPIES = 1, DT_PHASE_PROPAGATE = 2 };
+enum { DT_PHASE_WEIGHTS = 0, DT_PHASE_COPIES = 1, DT_PHASE_PROPAGATE = 2, DT_PHASE_MERGE = 3 };
 
 static void worker_free(dt_worker *wk)
 {
@@ -161,6 +161,7 @@ static void worker_free(dt_worker *wk)
     alloc_free(wk->kmemo);
     alloc_free(wk->delta);
     alloc_free(wk->touched);
+    alloc_free(wk->freed);
     alloc_free(wk->seen);
     memset(wk, 0, sizeof(*wk));
 }
@@ -177,8 +178,6 @@ void dt_threads_free(dt_model *m)
     alloc_free(m->thr.start);
     alloc_free((void *)m->thr.gone);
     alloc_free(m->thr.gone_n);
-    alloc_free(m->thr.mark);
-    alloc_free(m->thr.merged);
     memset(&m->thr, 0, sizeof(m->thr));
     m->thr.n_threads = n_threads;
 }
@@ -249,8 +248,10 @@ static int worker_scratch(dt_model *m, dt_worker *wk)
         size_t more = (size_t)(m->pool.cap_sets - wk->delta_cap);
         unsigned char *seen;
         if (grow_ints(&wk->delta, m->pool.cap_sets) != ST_OK ||
-            grow_ints(&wk->touched, m->pool.cap_sets) != ST_OK)
+            grow_ints(&wk->touched, m->pool.cap_sets) != ST_OK ||
+            grow_ints(&wk->freed, m->pool.cap_sets) != ST_OK)
             return ST_ENOMEM;
+        wk->freed_cap = m->pool.cap_sets;
         memset(wk->delta + wk->delta_cap, 0, sizeof(int32_t) * more);
         seen = alloc_realloc(wk->seen, (size_t)m->pool.cap_sets);
         if (!seen) return ST_ENOMEM;
@@ -266,7 +267,6 @@ static int worker_scratch(dt_model *m, dt_worker *wk)
 static int threads_reserve(dt_model *m, int32_t nw)
 {
     int32_t w, n = m->par.n_particles;
-    int32_t cap_sets = m->pool.cap_sets;
     int resize = m->thr.wk_cap != m->store.cap || m->thr.wk_nodes != m->pf.cap_nodes ||
                  m->thr.wk_lg != m->cfg.lg_len || m->thr.wk_sw != m->cfg.sw ||
                  (m->thr.n_wk > 0 && m->thr.wk[0].delta_cap < m->pool.cap_sets);
@@ -280,12 +280,7 @@ static int threads_reserve(dt_model *m, int32_t nw)
         m->thr.home_nw = 0; /* homes made afresh */
         m->thr.n_gone = n;
     }
-    if (m->thr.mark_cap < cap_sets) { /* the merge's marks: all 0 between merges */
-        if (grow_ints(&m->thr.mark, cap_sets) != ST_OK || grow_ints(&m->thr.merged, cap_sets) != ST_OK)
-            return ST_ENOMEM;
-        memset(m->thr.mark + m->thr.mark_cap, 0, sizeof(int32_t) * (size_t)(cap_sets - m->thr.mark_cap));
-        m->thr.mark_cap = cap_sets;
-    }
+
     if (m->thr.n_wk < nw) {
         dt_worker *wk = alloc_realloc(m->thr.wk, sizeof(dt_worker) * (size_t)nw);
         void *wms;
@@ -414,6 +409,9 @@ static void worker_enter(dt_model *wm, const dt_model *m, dt_worker *wk)
     wm->txn.log = wk->log;
     wm->txn.log_len = wk->log_len;
     wm->txn.log_cap = wk->log_cap;
+    wm->txn.freed = wk->freed;
+    wm->txn.n_freed = wk->n_freed;
+    wm->txn.freed_cap = wk->freed_cap;
     wm->txn.broken = 0;
     wm->pool.grow_memo = wk->grow_memo;
     wm->wk = wk;
@@ -427,6 +425,7 @@ static void worker_leave(dt_model *wm, dt_worker *wk)
     wk->log = wm->txn.log;
     wk->log_len = wm->txn.log_len;
     wk->log_cap = wm->txn.log_cap;
+    wk->n_freed = wm->txn.n_freed;
     wk->broken = wm->txn.broken;
     wk->lost = wm->txn.lost;
 }
@@ -443,6 +442,13 @@ static void phase_part(void *arg, int w)
     dt_model *wm = (dt_model *)thr->wms + w;
     int32_t size = job->block, nw = job->nw, k, r, b, lo, hi, at;
     worker_enter(wm, job->m, &thr->wk[w]);
+    if (job->phase == DT_PHASE_MERGE) { /* the point-set ids cut into nw ranges */
+        dt_refs_merge(wm, thr->wk, nw, w, (int32_t)((int64_t)job->m->pool.n_sets * w / nw),
+                      (int32_t)((int64_t)job->m->pool.n_sets * (w + 1) / nw));
+        worker_leave(wm, &thr->wk[w]);
+        return;
+    }
+    if (job->phase != DT_PHASE_WEIGHTS) thr->wk[w].n_touched = 0; /* merged: ids noted anew */
     for (k = 0; k < nw && !wm->txn.broken; k++) {
         r = (w + k) % nw;
         lo = thr->start[r];
@@ -480,7 +486,7 @@ static int run_phase(dt_model *m, int32_t phase, const double *x, double y, int3
     int32_t w;
     int any = 0;
     for (w = 0; w < nw; w++) m->thr.claim[w].next = 0;
-    group_slots(m, nw);
+    if (phase != DT_PHASE_MERGE) group_slots(m, nw);
     parallel_run(nw, phase_part, &job);
     for (w = 0; w < nw; w++) {
         wk = &m->thr.wk[w];
@@ -533,7 +539,7 @@ static void place_copies(dt_model *m, const int32_t *dead, int32_t nw)
         for (j = 0; j < n; j++) placed[j] = m->thr.home[m->pf.chosen[j]]; /* homes follow */
         memcpy(m->thr.home, placed, sizeof(int32_t) * (size_t)n);
         run_phase(m, DT_PHASE_COPIES, NULL, 0.0, 0, 0, nw);
-        dt_refs_merge(m, nw);
+        run_phase(m, DT_PHASE_MERGE, NULL, 0.0, 0, 0, nw);
     }
 }
 
@@ -607,6 +613,7 @@ double dt_pl_step(dt_model *m, int32_t index)
     uint64_t key;
     rng_state r;
     double lpred;
+    if (!m->txn.in_txn) nw = 1; /* the workers' records join the row's transaction */
     if (nw > 1 && threads_reserve(m, nw) != ST_OK) nw = 1; /* serially: the same result */
     lpred = resample_on(m, m->store.X + (int64_t)index * m->par.d, m->store.y[index], nw);
     if (m->txn.broken) return lpred;
@@ -618,7 +625,7 @@ double dt_pl_step(dt_model *m, int32_t index)
                 return lpred;
             }
         run_phase(m, DT_PHASE_PROPAGATE, NULL, 0.0, index, key, nw);
-        dt_refs_merge(m, nw);
+        run_phase(m, DT_PHASE_MERGE, NULL, 0.0, 0, 0, nw);
         return lpred;
     }
     for (i = 0; i < m->par.n_particles && !m->txn.broken; i++) {

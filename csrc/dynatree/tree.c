@@ -499,74 +499,40 @@ static void take_slot(const dt_model *m, int32_t *refs, const dt_node *nd)
     refs[nd->set & -live] += live;
 }
 
-/* after a phase on nw workers (the copies of resampling, or the propagations): each point
- * set's reference count gains the sum of the workers' changes (which go back to 0), and a
- * set left without any reference is freed into the log of a worker that dropped one of its
- * references (whose free list takes it at commit: dynatree/txn.c). Only the ids the
- * workers noted are visited. During the phase the stored counts are those it started
- * with: a worker never reads a count another one changes, and a count it reads as 1 is
- * that of a set its own leaf alone holds (the counts only fall in the phase but for the
- * copies a worker publishes, which no leaf appends to again in the step: tree.c
- * worker_append_shared), so a set is changed in place only by its one holder and freed
- * only here. The counts end as the serial step leaves them. ST_ENOMEM (and the model
- * broken: the row rolls back) if a worker's log cannot take the freed records */
-int dt_refs_merge(dt_model *m, int32_t nw)
+/* the merge phase after the copies of resampling and after the propagations, worker
+ * `self`'s part (m: its copy of the model): each point set of id lo..hi-1 that a worker's
+ * delta changed gains the sum of the nw workers' changes (which go back to 0), and a set
+ * left without any reference is freed (into the log of this worker, whose free list takes
+ * it at commit: dynatree/txn.c). The workers' ranges split the ids, so each count and
+ * delta entry has one writer; only the ids the workers noted are visited. During the
+ * phases before, the stored counts are those they started with: a worker never reads a
+ * count another one changes, and a count it reads as 1 is that of a set its own leaf alone
+ * holds (counts only fall in a phase but for the copies a worker publishes, which no leaf
+ * appends to again in the step: worker_append_shared), so a set is changed in place only
+ * by its one holder and freed only here. The counts end as the serial step leaves them */
+void dt_refs_merge(dt_model *m, dt_worker *wks, int32_t nw, int32_t self, int32_t lo,
+                   int32_t hi)
 {
-    dt_threads *thr = &m->thr;
-    dt_model *wm = thr->wms;
-    int32_t w, a, id, d, n = 0, n_freed = 0, *refs = m->pool.refs, *mark = thr->mark;
-    int rc = ST_OK;
-    dt_worker *wk;
-    for (w = 0; w < nw; w++) {
-        wk = &thr->wk[w];
-        for (a = 0; a < wk->n_touched; a++) {
-            id = wk->touched[a];
-            d = wk->delta[id];
-            wk->seen[id] = 0;
-            if (d == 0) continue;
-            wk->delta[id] = 0;
-            refs[id] += d;
-            if (mark[id] == 0) thr->merged[n++] = id;
-            if (mark[id] == 0 || d < 0) mark[id] = w + 1; /* a worker that dropped one */
-        }
-        wk->n_touched = 0;
-    }
-    for (a = 0; a < n; a++) { /* the sets left without references, in first-noted order */
-        id = thr->merged[a];
-        if (refs[id] == 0)
-            thr->merged[n_freed++] = id;
-        else
-            mark[id] = 0;
-    }
-    if (n_freed > 0 && m->txn.in_txn) { /* each log has room for every freed record */
-        for (w = 0; w < nw; w++) {
-            wk = &thr->wk[w];
-            wm[w] = *m;
-            wm[w].txn.log = wk->log;
-            wm[w].txn.log_len = wk->log_len;
-            wm[w].txn.log_cap = wk->log_cap;
-            if (rc == ST_OK && dt_log_room_freed(&wm[w], n_freed) != ST_OK) rc = ST_ENOMEM;
+    int32_t v, u, a, id, sum, n, *refs = m->pool.refs;
+    const int32_t *ids;
+    dt_worker *own = &wks[self];
+    for (a = 0; a < own->n_touched; a++) own->seen[own->touched[a]] = 0;
+    for (v = 0; v < nw; v++) {
+        ids = wks[v].touched;
+        n = wks[v].n_touched;
+        for (a = 0; a < n; a++) {
+            id = ids[a];
+            if (id < lo || id >= hi) continue;
+            sum = 0;
+            for (u = 0; u < nw; u++) { /* a second visit of the id finds them all 0 */
+                sum += wks[u].delta[id];
+                wks[u].delta[id] = 0;
+            }
+            if (sum == 0) continue;
+            refs[id] += sum;
+            if (refs[id] == 0) set_freed(m, id);
         }
     }
-    for (a = 0; a < n_freed; a++) {
-        id = thr->merged[a];
-        w = mark[id] - 1;
-        mark[id] = 0;
-        if (!m->txn.in_txn)
-            set_freed(m, id);
-        else if (rc == ST_OK)
-            set_freed(&wm[w], id);
-    }
-    if (n_freed > 0 && m->txn.in_txn) {
-        for (w = 0; w < nw; w++) {
-            wk = &thr->wk[w];
-            wk->log = wm[w].txn.log;
-            wk->log_len = wm[w].txn.log_len;
-            wk->log_cap = wm[w].txn.log_cap;
-        }
-    }
-    if (rc != ST_OK) m->txn.broken = 1;
-    return rc;
 }
 
 /* resampling's replacement of a dead particle by a copy of src (mirrors copy_tree): dst is
@@ -694,6 +660,19 @@ int32_t dt_gather_points(const dt_model *m, const dt_particle *t, int32_t leaf, 
 /* ensure a set's capacity (contents kept); on allocation failure the model is marked
  * broken: inside a transaction the caller stops and rolls back (dynatree/txn.c), outside one
  * (restoring a pickle) the model is lost */
+/* the transaction's record of released sets at the pool's capacity (each set is released
+ * once at most in a transaction) */
+static int reserve_freed(dt_model *m)
+{
+    int32_t *f;
+    if (m->txn.freed_cap >= m->pool.cap_sets) return ST_OK;
+    f = alloc_realloc(m->txn.freed, sizeof(int32_t) * (size_t)m->pool.cap_sets);
+    if (!f) return ST_ENOMEM;
+    m->txn.freed = f;
+    m->txn.freed_cap = m->pool.cap_sets;
+    return ST_OK;
+}
+
 /* room in the point-set pool for one step: per particle at most one copy-on-write
  * clone and two new sets (grow) or one (prune), plus `extra` more sets */
 int dt_sets_reserve(dt_model *m, int64_t extra)
@@ -707,7 +686,7 @@ int dt_sets_reserve(dt_model *m, int64_t extra)
         m->pool.grow_memo = alloc_calloc(DT_GROW_MEMO, sizeof(dt_grow_memo));
         if (m->pool.grow_memo == NULL) return ST_ENOMEM;
     }
-    if (need <= cap) return ST_OK;
+    if (need <= cap) return reserve_freed(m);
     if (need > 2147483000) return ST_ENOMEM;
     while (cap < need) cap = cap < 64 ? 64 : 2 * cap;
     if (cap > 2147483000) cap = 2147483000;
@@ -728,7 +707,7 @@ int dt_sets_reserve(dt_model *m, int64_t extra)
     if (!nst) return ST_ENOMEM;
     m->pool.set_kth = nst;
     m->pool.cap_sets = (int32_t)cap;
-    return ST_OK;
+    return reserve_freed(m);
 }
 
 static int set_reserve(dt_model *m, int32_t id, int32_t need)

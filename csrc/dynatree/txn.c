@@ -42,7 +42,7 @@
 #include <string.h>
 #include "dynatree/dynatree.h"
 
-enum { LOG_NODE = 1, LOG_SET, LOG_PTS, LOG_FREED, LOG_STORE, LOG_RENUMBER };
+enum { LOG_NODE = 1, LOG_SET, LOG_PTS, LOG_STORE, LOG_RENUMBER };
 
 typedef struct {
     int32_t type;
@@ -86,12 +86,6 @@ int dt_log_room(dt_model *m, int64_t bytes)
     m->txn.log = nl;
     m->txn.log_cap = cap;
     return ST_OK;
-}
-
-/* room for n records of freed sets (dt_log_freed) */
-int dt_log_room_freed(dt_model *m, int64_t n)
-{
-    return dt_log_room(m, n * TRAILER);
 }
 
 /* room for one record; NULL (and the model lost) if the log cannot grow */
@@ -168,7 +162,8 @@ void dt_txn_begin(dt_model *m)
     m->txn.in_txn = 1;
     m->txn.broken = 0;
     m->txn.log_len = 0;
-    for (s = 0; s < m->thr.n_wk; s++) m->thr.wk[s].log_len = 0;
+    m->txn.n_freed = 0;
+    for (s = 0; s < m->thr.n_wk; s++) m->thr.wk[s].log_len = m->thr.wk[s].n_freed = 0;
     m->txn.txn_rng = m->rng;
     m->txn.txn_n = m->store.n;
     m->txn.txn_n_total = m->store.n_total;
@@ -222,9 +217,16 @@ void dt_log_created(dt_model *m, int32_t id)
     m->pool.sets[id].txn_pts = m->txn.txn_id;
 }
 
+/* a set released in the open transaction: recorded (not in the undo log: a rollback
+ * recounts the references) so that the commit frees exactly these */
 void dt_log_freed(dt_model *m, int32_t id)
 {
-    push(m, LOG_FREED, id, NULL, 0, 0);
+    if (m->txn.n_freed >= m->txn.freed_cap) { /* cannot happen: freed_cap >= cap_sets */
+        m->txn.lost = 1;
+        m->txn.broken = 1;
+        return;
+    }
+    m->txn.freed[m->txn.n_freed++] = id;
 }
 
 void dt_log_store(dt_model *m, int32_t index)
@@ -281,24 +283,19 @@ dt_node *dt_spare_take(dt_model *m, dt_node *dead)
     return nd;
 }
 
-/* the sets released in a log (log_len bytes) join the free list whose head is *head */
-static void free_released(dt_model *m, unsigned char *log, int64_t log_len, int32_t *head,
+/* the n sets released ids[0..n) join the free list whose head is *head, the last
+ * released first (so the first released is the next one taken) */
+static void free_released(dt_model *m, const int32_t *ids, int32_t n, int32_t *head,
                           int32_t *count)
 {
-    int64_t pos = log_len;
-    dt_log_trailer *tr;
-    int32_t id;
-    while (pos > 0) {
-        tr = (dt_log_trailer *)(log + pos - TRAILER);
-        if (tr->type == LOG_FREED) {
-            id = tr->id;
-            if (m->pool.refs[id] == 0) {
-                m->pool.sets[id].next_free = *head;
-                *head = id;
-                if (count != NULL) (*count)++;
-            }
+    int32_t a, id;
+    for (a = n - 1; a >= 0; a--) {
+        id = ids[a];
+        if (m->pool.refs[id] == 0) {
+            m->pool.sets[id].next_free = *head;
+            *head = id;
+            if (count != NULL) (*count)++;
         }
-        pos -= TRAILER + tr->size;
     }
 }
 
@@ -306,10 +303,12 @@ void dt_txn_commit(dt_model *m)
 {
     int32_t w;
     /* the sets released in the transaction join the free list now */
-    free_released(m, m->txn.log, m->txn.log_len, &m->pool.free_set, NULL);
+    free_released(m, m->txn.freed, m->txn.n_freed, &m->pool.free_set, NULL);
+    m->txn.n_freed = 0;
     for (w = 0; w < m->thr.n_wk; w++) { /* a worker's to its own list (dt_worker) */
-        free_released(m, m->thr.wk[w].log, m->thr.wk[w].log_len, &m->thr.wk[w].free_head,
+        free_released(m, m->thr.wk[w].freed, m->thr.wk[w].n_freed, &m->thr.wk[w].free_head,
                       &m->thr.wk[w].n_free);
+        m->thr.wk[w].n_freed = 0;
         m->thr.wk[w].log_len = 0;
     }
     m->txn.n_spare += m->txn.n_taken; /* the dead particles' arenas, in the taken slots */
@@ -360,7 +359,7 @@ static void undo(dt_model *m, const dt_log_trailer *tr, unsigned char *p)
                 if (ps->pts[b] >= index) ps->pts[b]++;
         }
         break;
-    default: /* LOG_FREED: nothing to undo, the set's references are recounted */
+    default:
         break;
     }
 }
@@ -384,10 +383,12 @@ void dt_txn_rollback(dt_model *m)
     for (i = m->thr.n_wk - 1; i >= 0; i--) {
         undo_log(m, m->thr.wk[i].log, m->thr.wk[i].log_len);
         m->thr.wk[i].log_len = 0;
+        m->thr.wk[i].n_freed = 0;
         m->thr.wk[i].free_head = -1; /* the one free list is rebuilt below */
         m->thr.wk[i].n_free = 0;
     }
     undo_log(m, m->txn.log, m->txn.log_len);
+    m->txn.n_freed = 0;
     memcpy(m->pf.parts, m->txn.txn_parts, sizeof(dt_particle) * (size_t)m->par.n_particles);
     for (i = 0; i < m->txn.n_taken; i++) m->txn.spare[m->txn.txn_n_spare - 1 - i] = m->txn.taken[i];
     m->txn.n_spare = m->txn.txn_n_spare;
