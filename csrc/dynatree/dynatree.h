@@ -356,7 +356,7 @@ typedef struct {
     int32_t broken;          /* an allocation failed in this worker */
     int32_t lost;            /* its log could not grow */
     int32_t any_proper;      /* weights phase: a proper leaf predictive was found */
-    int32_t n_free;          /* length of free_head's list */
+    int32_t n_free;          /* ids in free_ids */
     int32_t pad;
     dt_grow_memo *grow_memo; /* DT_GROW_MEMO entries */
     dt_wk_weight *wmemo;     /* DT_WK_MEMO entries each */
@@ -372,10 +372,13 @@ typedef struct {
     unsigned char *seen;     /* cap_sets: 1 for the ids in touched */
     int32_t n_touched;
     int32_t delta_cap;
-    int32_t free_head;       /* the worker's free list (linked through next_free): the
-                              * point sets its steps released, reused by it so that a set's
-                              * slot stays in one core's cache, topped up from the model's
-                              * before each propagation phase; -1 = empty */
+    int32_t shared;          /* propagation: the slot's particle has another copy in the
+                              * step (its leaves' sets are shared: dt_leaf_append) */
+    int32_t pad2;
+    int32_t *free_ids;       /* cap_sets: the worker's free ids (a stack, n_free of them):
+                              * the point sets its merges released, reused by it so that a
+                              * set's slot stays in one core's cache, brought to 3 N before
+                              * each propagation phase (dt_workers_balance) */
 } dt_worker;
 
 /* C-only: the claim counter of one range of a phase's items (a cache line of its own) */
@@ -403,6 +406,9 @@ typedef struct {
     int32_t pad1;
     const dt_node **gone;    /* N: resampling, the dead arena a copy replaces (or NULL) */
     int32_t *gone_n;         /* N: its node count */
+    int32_t *multi;          /* N: 1 if slot k's particle has another copy in the step */
+    int32_t resampled;       /* the step resampled (multi is current) */
+    int32_t dirty;           /* the workers hold reference-count changes not yet merged */
     int32_t n_gone;          /* capacity of gone, gone_n */
     int32_t wk_sw;           /* the statistics width (cfg.sw) their scratch is sized for */
 } dt_threads;
@@ -515,7 +521,7 @@ int dt_model_set_threads(dt_model *m, int32_t n_threads);
 int32_t dt_step_threads(const dt_model *m);
 void dt_refs_merge(dt_model *m, dt_worker *wks, int32_t nw, int32_t self, int32_t lo,
                    int32_t hi);
-int dt_worker_balance(dt_model *m, dt_worker *wk, int32_t want);
+int dt_workers_balance(dt_model *m, dt_worker *wks, int32_t nw, int32_t want);
 void dt_share_publish(dt_model *m, int32_t from, int32_t to);
 int64_t dt_threads_extra_sets(const dt_model *m);
 void dt_threads_free(dt_model *m);

@@ -162,6 +162,7 @@ static void worker_free(dt_worker *wk)
     alloc_free(wk->delta);
     alloc_free(wk->touched);
     alloc_free(wk->freed);
+    alloc_free(wk->free_ids);
     alloc_free(wk->seen);
     memset(wk, 0, sizeof(*wk));
 }
@@ -178,6 +179,7 @@ void dt_threads_free(dt_model *m)
     alloc_free(m->thr.start);
     alloc_free((void *)m->thr.gone);
     alloc_free(m->thr.gone_n);
+    alloc_free(m->thr.multi);
     memset(&m->thr, 0, sizeof(m->thr));
     m->thr.n_threads = n_threads;
 }
@@ -201,7 +203,7 @@ int32_t dt_step_threads(const dt_model *m)
 }
 
 /* point-set ids the workers of a step hold beyond those it uses (dt_sets_reserve): each
- * worker's free list is brought to 3 N ids before a propagation (dt_worker_balance) */
+ * worker's free list is brought to 3 N ids before a propagation (dt_workers_balance) */
 int64_t dt_threads_extra_sets(const dt_model *m)
 {
     int32_t nw = dt_step_threads(m);
@@ -249,7 +251,8 @@ static int worker_scratch(dt_model *m, dt_worker *wk)
         unsigned char *seen;
         if (grow_ints(&wk->delta, m->pool.cap_sets) != ST_OK ||
             grow_ints(&wk->touched, m->pool.cap_sets) != ST_OK ||
-            grow_ints(&wk->freed, m->pool.cap_sets) != ST_OK)
+            grow_ints(&wk->freed, m->pool.cap_sets) != ST_OK ||
+            grow_ints(&wk->free_ids, m->pool.cap_sets) != ST_OK)
             return ST_ENOMEM;
         wk->freed_cap = m->pool.cap_sets;
         memset(wk->delta + wk->delta_cap, 0, sizeof(int32_t) * more);
@@ -275,7 +278,7 @@ static int threads_reserve(dt_model *m, int32_t nw)
         if (!g) return ST_ENOMEM;
         m->thr.gone = g;
         if (grow_ints(&m->thr.gone_n, n) != ST_OK || grow_ints(&m->thr.home, n) != ST_OK ||
-            grow_ints(&m->thr.order, n) != ST_OK)
+            grow_ints(&m->thr.order, n) != ST_OK || grow_ints(&m->thr.multi, n) != ST_OK)
             return ST_ENOMEM;
         m->thr.home_nw = 0; /* homes made afresh */
         m->thr.n_gone = n;
@@ -286,7 +289,6 @@ static int threads_reserve(dt_model *m, int32_t nw)
         void *wms;
         if (!wk) return ST_ENOMEM;
         memset(wk + m->thr.n_wk, 0, sizeof(dt_worker) * (size_t)(nw - m->thr.n_wk));
-        for (w = m->thr.n_wk; w < nw; w++) wk[w].free_head = -1;
         m->thr.wk = wk;
         wms = alloc_realloc(m->thr.wms, sizeof(dt_model) * (size_t)nw);
         if (!wms) return ST_ENOMEM;
@@ -395,6 +397,7 @@ static void phase_block(dt_model *wm, step_job *job, const int32_t *slots, int32
             break;
         }
         rng_seed(&r, rng_stream_seed(job->key, (uint64_t)i));
+        wm->wk->shared = wm->thr.resampled && wm->thr.multi[i];
         dt_propagate(wm, &wm->pf.parts[i], job->index, job->leafc_ok ? wm->pf.leafc[i] : -1, &r);
     }
 }
@@ -448,7 +451,6 @@ static void phase_part(void *arg, int w)
         worker_leave(wm, &thr->wk[w]);
         return;
     }
-    if (job->phase != DT_PHASE_WEIGHTS) thr->wk[w].n_touched = 0; /* merged: ids noted anew */
     for (k = 0; k < nw && !wm->txn.broken; k++) {
         r = (w + k) % nw;
         lo = thr->start[r];
@@ -488,6 +490,7 @@ static int run_phase(dt_model *m, int32_t phase, const double *x, double y, int3
     for (w = 0; w < nw; w++) m->thr.claim[w].next = 0;
     if (phase != DT_PHASE_MERGE) group_slots(m, nw);
     parallel_run(nw, phase_part, &job);
+    for (w = 0; phase == DT_PHASE_MERGE && w < nw; w++) m->thr.wk[w].n_touched = 0;
     for (w = 0; w < nw; w++) {
         wk = &m->thr.wk[w];
         m->txn.broken |= wk->broken;
@@ -509,13 +512,41 @@ static int step_weights(dt_model *m, const double *x, double y, int32_t nw)
     return any_proper;
 }
 
+/* the dead particles grouped by home (thr.order from thr.start[w], a cursor per group in
+ * thr.claim[w].next; run_phase makes both afresh for the phase after) */
+static void group_dead(dt_model *m, const int32_t *dead, int32_t n_dead, int32_t nw)
+{
+    int32_t k, w, *start = m->thr.start;
+    for (w = 0; w <= nw; w++) start[w] = 0;
+    for (k = 0; k < n_dead; k++) start[m->thr.home[dead[k]] + 1]++;
+    for (w = 0; w < nw; w++) start[w + 1] += start[w];
+    for (w = 0; w < nw; w++) m->thr.claim[w].next = start[w];
+    for (k = 0; k < n_dead; k++) m->thr.order[m->thr.claim[m->thr.home[dead[k]]].next++] = dead[k];
+    for (w = 0; w < nw; w++) m->thr.claim[w].next = start[w];
+}
+
+/* the dead particle a further copy of a particle of home h replaces: one of home h while
+ * any is left (its arena is in the cache of the core that makes the copy), else one of
+ * the next home that has one. Which dead particle a copy replaces changes no number: the
+ * copy overwrites its header and nodes (the serial step takes them in index order) */
+static int32_t take_dead(dt_model *m, int32_t h, int32_t nw)
+{
+    int32_t k, w;
+    for (k = 0; k < nw; k++) {
+        w = (h + k) % nw;
+        if (m->thr.claim[w].next < m->thr.start[w + 1]) return m->thr.order[m->thr.claim[w].next++];
+    }
+    return -1; /* not reached: one dead particle per further copy */
+}
+
 /* resampling's moves: slot j takes particle chosen[j]; the first copy of a particle keeps
  * its buffers, each further one replaces a dead particle (dead[0..]) in a spare arena
  * (dt_particle_replace: on nw workers when nw > 1, the arenas taken here, in slot order) */
-static void place_copies(dt_model *m, const int32_t *dead, int32_t nw)
+static void place_copies(dt_model *m, const int32_t *dead, int32_t n_dead_all, int32_t nw)
 {
     int32_t n = m->par.n_particles, i, j, n_dead = 0, *placed = m->pf.flags;
     const dt_node *gone;
+    if (nw > 1) group_dead(m, dead, n_dead_all, nw);
     for (i = 0; i < n; i++) placed[i] = 0;
     for (j = 0; j < n; j++) {
         i = m->pf.chosen[j];
@@ -525,7 +556,7 @@ static void place_copies(dt_model *m, const int32_t *dead, int32_t nw)
             m->pf.tmp[j] = m->pf.parts[i];
             continue;
         }
-        m->pf.tmp[j] = m->pf.parts[dead[n_dead++]];
+        m->pf.tmp[j] = m->pf.parts[nw > 1 ? take_dead(m, m->thr.home[i], nw) : dead[n_dead++]];
         gone = m->pf.tmp[j].nodes;
         m->pf.tmp[j].nodes = dt_spare_take(m, m->pf.tmp[j].nodes);
         if (nw > 1) {
@@ -535,11 +566,11 @@ static void place_copies(dt_model *m, const int32_t *dead, int32_t nw)
             dt_particle_replace(m, &m->pf.tmp[j], gone, m->pf.tmp[j].n_nodes, &m->pf.parts[i]);
         }
     }
-    if (nw > 1) { /* the copies, then their reference counts (each set's in one block) */
+    if (nw > 1) { /* the copies (their reference counts are merged after the propagation) */
         for (j = 0; j < n; j++) placed[j] = m->thr.home[m->pf.chosen[j]]; /* homes follow */
         memcpy(m->thr.home, placed, sizeof(int32_t) * (size_t)n);
+        m->thr.dirty = 1;
         run_phase(m, DT_PHASE_COPIES, NULL, 0.0, 0, 0, nw);
-        run_phase(m, DT_PHASE_MERGE, NULL, 0.0, 0, 0, nw);
     }
 }
 
@@ -576,6 +607,10 @@ static double resample_on(dt_model *m, const double *x, double y, int32_t nw)
     for (j = 0; j < n; j++) counts[m->pf.chosen[j]]++;
     for (i = 0; i < n; i++)
         if (counts[i] == 0) dead[n_dead++] = i;
+    if (nw > 1) { /* a slot whose particle has several copies holds shared sets */
+        for (j = 0; j < n; j++) m->thr.multi[j] = counts[m->pf.chosen[j]] > 1;
+        m->thr.resampled = 1;
+    }
     /* undo-log room for the sets the dead particles release, and one spare arena per
      * copy: a dead particle's arena is kept intact until the row commits (dynatree/txn.c) */
     {
@@ -587,7 +622,7 @@ static double resample_on(dt_model *m, const double *x, double y, int32_t nw)
             return lpred;
         }
     }
-    place_copies(m, dead, nw);
+    place_copies(m, dead, n_dead, nw);
     if (m->txn.broken) return lpred;
     memcpy(m->pf.parts, m->pf.tmp, sizeof(dt_particle) * (size_t)n);
     /* copies keep arena indices, so the cached leaves follow their particles */
@@ -615,19 +650,23 @@ double dt_pl_step(dt_model *m, int32_t index)
     double lpred;
     if (!m->txn.in_txn) nw = 1; /* the workers' records join the row's transaction */
     if (nw > 1 && threads_reserve(m, nw) != ST_OK) nw = 1; /* serially: the same result */
+    if (nw > 1) m->thr.resampled = 0;
     lpred = resample_on(m, m->store.X + (int64_t)index * m->par.d, m->store.y[index], nw);
-    if (m->txn.broken) return lpred;
-    key = rng_next_u64(&m->rng);
     if (nw > 1) { /* each worker holds ids for every set it could create (3 per slot) */
-        for (i = 0; i < nw; i++)
-            if (dt_worker_balance(m, &m->thr.wk[i], 3 * m->par.n_particles) != ST_OK) {
+        if (!m->txn.broken) {
+            key = rng_next_u64(&m->rng);
+            if (dt_workers_balance(m, m->thr.wk, nw, 3 * m->par.n_particles) != ST_OK)
                 m->txn.broken = 1;
-                return lpred;
-            }
-        run_phase(m, DT_PHASE_PROPAGATE, NULL, 0.0, index, key, nw);
-        run_phase(m, DT_PHASE_MERGE, NULL, 0.0, 0, 0, nw);
+            else
+                m->thr.dirty = 1;
+            if (!m->txn.broken) run_phase(m, DT_PHASE_PROPAGATE, NULL, 0.0, index, key, nw);
+        }
+        if (m->thr.dirty) run_phase(m, DT_PHASE_MERGE, NULL, 0.0, 0, 0, nw); /* even broken */
+        m->thr.dirty = 0;
         return lpred;
     }
+    if (m->txn.broken) return lpred;
+    key = rng_next_u64(&m->rng);
     for (i = 0; i < m->par.n_particles && !m->txn.broken; i++) {
         if (dt_log_room(m, dt_log_bound(m, &m->pf.parts[i], 0)) != ST_OK) {
             m->txn.broken = 1;

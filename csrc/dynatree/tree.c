@@ -499,17 +499,19 @@ static void take_slot(const dt_model *m, int32_t *refs, const dt_node *nd)
     refs[nd->set & -live] += live;
 }
 
-/* the merge phase after the copies of resampling and after the propagations, worker
- * `self`'s part (m: its copy of the model): each point set of id lo..hi-1 that a worker's
- * delta changed gains the sum of the nw workers' changes (which go back to 0), and a set
- * left without any reference is freed (into the log of this worker, whose free list takes
- * it at commit: dynatree/txn.c). The workers' ranges split the ids, so each count and
- * delta entry has one writer; only the ids the workers noted are visited. During the
- * phases before, the stored counts are those they started with: a worker never reads a
- * count another one changes, and a count it reads as 1 is that of a set its own leaf alone
- * holds (counts only fall in a phase but for the copies a worker publishes, which no leaf
- * appends to again in the step: worker_append_shared), so a set is changed in place only
- * by its one holder and freed only here. The counts end as the serial step leaves them */
+/* the merge phase at the end of a threaded step, worker `self`'s part (m: its copy of the
+ * model): each point set of id lo..hi-1 (the worker's range) that a worker's delta changed (in the copies of
+ * resampling or in the propagations) gains the sum of the nw workers' changes (which go
+ * back to 0), and a set left without any reference is freed (into the log of this worker,
+ * whose free list takes it at commit: dynatree/txn.c). Each count and delta entry has one
+ * writer; only the ids the workers noted are
+ * visited. Until then the stored counts are those the step started with, and a worker
+ * never reads a count another one changes. A set is changed in place only by its one
+ * holder: a propagating slot reads its leaf's set as its own when the stored count is 1
+ * and its particle has no other copy in the step (wk->shared: the copies add references
+ * only to the sets of particles copied more than once; the other changes in the step only
+ * drop references, or add them to the copies a worker publishes, which no leaf appends to
+ * again: worker_append_shared). The counts end as the serial step leaves them */
 void dt_refs_merge(dt_model *m, dt_worker *wks, int32_t nw, int32_t self, int32_t lo,
                    int32_t hi)
 {
@@ -743,38 +745,36 @@ static int32_t pool_take(dt_model *m)
     return id;
 }
 
-/* a worker's next id: the head of its own free list, which dt_worker_balance filled
- * before the phase with more ids than its slots can use (so a worker never touches the
- * model's free list, nor any field of the model, during a phase) */
+/* a worker's next id: the top of its own stack, which dt_workers_balance filled before
+ * the phase with more ids than its slots can use (so a worker never touches the model's
+ * free list, nor any field of the model, during a phase) */
 static int32_t worker_take(dt_model *m)
 {
-    dt_worker *wk = m->wk;
-    int32_t id = wk->free_head;
-    wk->free_head = m->pool.sets[id].next_free;
-    wk->n_free--;
-    return id;
+    return m->wk->free_ids[--m->wk->n_free];
 }
 
-/* before a threaded propagation: the worker's free list brought to exactly want ids, the
- * excess given to the model's free list, the deficit taken from it (or above n_sets; the
- * pool's capacity covers it: dt_threads_extra_sets). ST_ENOMEM if it does not (nothing
- * lost: the ids stay free) */
-int dt_worker_balance(dt_model *m, dt_worker *wk, int32_t want)
+/* before a threaded propagation: each of the nw workers' stacks brought to exactly want
+ * ids, the excess of one moved to the others first (no set is touched), then to the
+ * model's free list, the deficit taken from it (or above n_sets; the pool's capacity
+ * covers it: dt_threads_extra_sets). ST_ENOMEM if it does not (nothing lost: the ids stay
+ * free) */
+int dt_workers_balance(dt_model *m, dt_worker *wks, int32_t nw, int32_t want)
 {
-    int32_t id;
-    while (wk->n_free > want) {
-        id = wk->free_head;
-        wk->free_head = m->pool.sets[id].next_free;
-        wk->n_free--;
-        m->pool.sets[id].next_free = m->pool.free_set;
-        m->pool.free_set = id;
-    }
-    while (wk->n_free < want) {
-        if (m->pool.free_set < 0 && m->pool.n_sets >= m->pool.cap_sets) return ST_ENOMEM;
-        id = pool_take(m);
-        m->pool.sets[id].next_free = wk->free_head;
-        wk->free_head = id;
-        wk->n_free++;
+    int32_t a, b, id;
+    for (a = 0; a < nw; a++)
+        for (b = 0; b < nw && wks[a].n_free > want; b++)
+            while (wks[b].n_free < want && wks[a].n_free > want)
+                wks[b].free_ids[wks[b].n_free++] = wks[a].free_ids[--wks[a].n_free];
+    for (a = 0; a < nw; a++) {
+        while (wks[a].n_free > want) {
+            id = wks[a].free_ids[--wks[a].n_free];
+            m->pool.sets[id].next_free = m->pool.free_set;
+            m->pool.free_set = id;
+        }
+        while (wks[a].n_free < want) {
+            if (m->pool.free_set < 0 && m->pool.n_sets >= m->pool.cap_sets) return ST_ENOMEM;
+            wks[a].free_ids[wks[a].n_free++] = pool_take(m);
+        }
     }
     return ST_OK;
 }
@@ -811,8 +811,9 @@ void dt_set_release(dt_model *m, int32_t id)
 void dt_leaf_append(dt_model *m, dt_particle *t, int32_t leaf, int32_t point)
 {
     int32_t id = t->nodes[leaf].set, fresh;
-    /* a set with one reference is this leaf's alone (in a worker too: dt_refs_merge) */
-    if (m->pool.refs[id] > 1) {
+    /* a set with one reference is this leaf's alone; in a worker the count is the step's
+     * first, and the set is shared too if the slot's particle was copied (dt_refs_merge) */
+    if (m->pool.refs[id] > 1 || (m->wk != NULL && m->wk->shared)) {
         fresh = dt_set_new(m, NULL, 0);
         memcpy(m->pool.set_stats + (int64_t)fresh * m->cfg.sw, m->pool.set_stats + (int64_t)id * m->cfg.sw,
                sizeof(double) * (size_t)m->cfg.sw);

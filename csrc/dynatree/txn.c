@@ -283,32 +283,32 @@ dt_node *dt_spare_take(dt_model *m, dt_node *dead)
     return nd;
 }
 
-/* the n sets released ids[0..n) join the free list whose head is *head, the last
- * released first (so the first released is the next one taken) */
-static void free_released(dt_model *m, const int32_t *ids, int32_t n, int32_t *head,
-                          int32_t *count)
+/* the n sets released ids[0..n) join the model's free list, the last released first (so
+ * the first released is the next one taken) */
+static void free_released(dt_model *m, const int32_t *ids, int32_t n)
 {
     int32_t a, id;
     for (a = n - 1; a >= 0; a--) {
         id = ids[a];
         if (m->pool.refs[id] == 0) {
-            m->pool.sets[id].next_free = *head;
-            *head = id;
-            if (count != NULL) (*count)++;
+            m->pool.sets[id].next_free = m->pool.free_set;
+            m->pool.free_set = id;
         }
     }
 }
 
 void dt_txn_commit(dt_model *m)
 {
-    int32_t w;
+    int32_t w, a;
+    dt_worker *wk;
     /* the sets released in the transaction join the free list now */
-    free_released(m, m->txn.freed, m->txn.n_freed, &m->pool.free_set, NULL);
+    free_released(m, m->txn.freed, m->txn.n_freed);
     m->txn.n_freed = 0;
-    for (w = 0; w < m->thr.n_wk; w++) { /* a worker's to its own list (dt_worker) */
-        free_released(m, m->thr.wk[w].freed, m->thr.wk[w].n_freed, &m->thr.wk[w].free_head,
-                      &m->thr.wk[w].n_free);
-        m->thr.wk[w].n_freed = 0;
+    for (w = 0; w < m->thr.n_wk; w++) { /* a worker's to its own stack (dt_worker) */
+        wk = &m->thr.wk[w];
+        for (a = wk->n_freed - 1; a >= 0; a--)
+            if (m->pool.refs[wk->freed[a]] == 0) wk->free_ids[wk->n_free++] = wk->freed[a];
+        wk->n_freed = 0;
         m->thr.wk[w].log_len = 0;
     }
     m->txn.n_spare += m->txn.n_taken; /* the dead particles' arenas, in the taken slots */
@@ -384,8 +384,7 @@ void dt_txn_rollback(dt_model *m)
         undo_log(m, m->thr.wk[i].log, m->thr.wk[i].log_len);
         m->thr.wk[i].log_len = 0;
         m->thr.wk[i].n_freed = 0;
-        m->thr.wk[i].free_head = -1; /* the one free list is rebuilt below */
-        m->thr.wk[i].n_free = 0;
+        m->thr.wk[i].n_free = 0; /* the one free list is rebuilt below */
     }
     undo_log(m, m->txn.log, m->txn.log_len);
     m->txn.n_freed = 0;
