@@ -123,24 +123,31 @@ int32_t dt_residual_resample(const double *weights, int32_t n, rng_state *r, int
     return count;
 }
 
-/* ---- the threaded step ----
+/* ---- the threaded step ([DT-SPEC §8.5]) ----
  * Stream rule 2 gives each slot its own generator, so the slots of a step are independent
  * but for the state they share, which the workers handle as follows (each worker w runs on
  * a copy of the model, dt_model.wk set, whose scratch, undo log and memos are its own):
- *   - point sets: a set with several references is never changed (copy on write); the
- *     reference counts change atomically (par_add), and a worker shares the copies it
- *     makes only between its own slots (dt_leaf_append_shared); new sets take ids the
- *     worker holds, taken from the pool under a lock (dt_set_new);
+ *   - point sets: a set with several references is never changed (copy on write). During
+ *     a step the stored reference counts stay those it started with: each worker adds its
+ *     changes to its own deltas (tree.c wk_note), and the merge phase at the end adds them
+ *     up and frees the sets left without a reference (dt_refs_merge). A propagating slot
+ *     treats its leaf's set as shared if the count is above 1 or its particle has another
+ *     copy in the step (thr.multi); the copy a worker makes of a set (the row's point
+ *     added) is published in the source set's share word and taken by every leaf that
+ *     holds the source (dt_leaf_append_shared); new sets take ids from the worker's own
+ *     stack, filled before the propagations (dt_workers_balance);
  *   - memos: those a serial step keeps in shared sets (the weights', the prune's, the
  *     shared copy's) are the worker's own tables (dt_worker); the others are kept in sets
  *     the worker alone references (the leaf that received the point);
- *   - the undo log: the worker's own; commit and rollback walk it (dynatree/txn.c).
- * Three phases per step, each a parallel_run with a barrier: the weights (leaves found,
+ *   - the undo log and the record of released sets: the worker's own; commit and
+ *     rollback take them with the model's (dynatree/txn.c).
+ * Four phases per step, each a parallel_run with a barrier: the weights (leaves found,
  * weights taken), the copies of resampling (dt_particle_replace into arenas taken in slot
- * order beforehand), the propagations. Blocks of DT_BLOCK slots are claimed by the
- * workers as they go (which worker runs a slot changes no number: a memo holds the
- * doubles a miss computes). The sums over particles, the draws of resampling and the step
- * key stay on the calling thread, in slot order. */
+ * order beforehand), the propagations, the merge of the reference counts. The slots are
+ * grouped by the worker that last ran their particle (thr.home), and blocks of DT_BLOCK
+ * slots are claimed by the workers as they go (which worker runs a slot changes no
+ * number: a memo holds the doubles a miss computes). The sums over particles, the draws
+ * of resampling and the step key stay on the calling thread, in slot order. */
 enum { DT_SLOTS_PER_THREAD = 32, DT_BLOCK = 64 };
 enum { DT_PHASE_WEIGHTS = 0, DT_PHASE_COPIES = 1, DT_PHASE_PROPAGATE = 2, DT_PHASE_MERGE = 3 };
 

@@ -31,12 +31,15 @@
  * path any known input takes.
  * Record layout: payload (padded to 8 bytes) followed by a trailer, so the log can be
  * walked backwards from its end.
- * The threaded step (dynatree/particles.c) gives each worker a log of its own, written
- * through the worker's copy of the model (the same functions, m->txn.log being the
- * worker's). The workers change disjoint nodes and sets (a particle belongs to one
- * worker; a set changed in place has one reference), and their records come after the
- * model's own in the step, so commit walks every log and rollback undoes the workers'
- * logs first, then the model's.
+ * The sets released in a transaction are recorded apart from the log (txn.freed): commit
+ * puts exactly those on the free list, without walking the log.
+ * The threaded step (dynatree/particles.c) gives each worker a log and a record of
+ * released sets of its own, written through the worker's copy of the model (the same
+ * functions, m->txn.log and m->txn.freed being the worker's). The workers change disjoint
+ * nodes and sets (a particle belongs to one worker; a set changed in place has one
+ * reference), and their records come after the model's own in the step, so commit frees
+ * every worker's released sets (to the worker's own stack of free ids) and rollback undoes
+ * the workers' logs first, then the model's.
  */
 #include <stdint.h>
 #include <string.h>
