@@ -345,6 +345,13 @@ typedef struct {
 
 enum { DT_WK_MEMO = 2048 };
 
+/* C-only: a worker's change of one point set's reference count in a step (delta), and
+ * whether its id is in the worker's touched list (noted); both 0 between steps */
+typedef struct {
+    int32_t delta;
+    int32_t noted;
+} dt_wk_ref;
+
 /* C-only: one worker of the threaded step: its scratch, its undo log (records of the
  * changes it made in the open transaction: dynatree/txn.c walks them with the model's),
  * its memos, and point-set ids taken from the pool for the sets it creates */
@@ -362,14 +369,13 @@ typedef struct {
     dt_wk_weight *wmemo;     /* DT_WK_MEMO entries each */
     dt_wk_prune *pmemo;
     dt_wk_kth *kmemo;
-    int32_t *delta;          /* the worker's changes of the point sets' reference counts
-                              * in a phase (cap_sets), merged after it (dt_refs_merge) */
-    int32_t *touched;        /* the ids whose delta the last phase changed (n_touched) */
+    dt_wk_ref *refd;         /* cap_sets: the worker's changes of the point sets' reference
+                              * counts in a step, merged at its end (dt_refs_merge) */
+    int32_t *touched;        /* the ids noted in refd this step (n_touched of them) */
     int32_t *freed;          /* as dt_undo.freed: the sets the worker released (n_freed),
                               * which join its free list at commit */
     int32_t n_freed;
     int32_t freed_cap;
-    unsigned char *seen;     /* cap_sets: 1 for the ids in touched */
     int32_t n_touched;
     int32_t delta_cap;
     int32_t shared;          /* propagation: the slot's particle has another copy in the
@@ -409,6 +415,8 @@ typedef struct {
     int32_t *multi;          /* N: 1 if slot k's particle has another copy in the step */
     int32_t resampled;       /* the step resampled (multi is current) */
     int32_t dirty;           /* the workers hold reference-count changes not yet merged */
+    int32_t grouped;         /* order and start group the slots by the current homes (but
+                              * for the slots a worker took from another's group since) */
     int32_t n_gone;          /* capacity of gone, gone_n */
     int32_t wk_sw;           /* the statistics width (cfg.sw) their scratch is sized for */
 } dt_threads;
@@ -519,8 +527,7 @@ double dt_pl_step(dt_model *m, int32_t index);
 /* the threads of the learning step (dynatree/particles.c) */
 int dt_model_set_threads(dt_model *m, int32_t n_threads);
 int32_t dt_step_threads(const dt_model *m);
-void dt_refs_merge(dt_model *m, dt_worker *wks, int32_t nw, int32_t self, int32_t lo,
-                   int32_t hi);
+void dt_refs_merge(dt_model *m, dt_worker *wks, int32_t nw, int32_t lo, int32_t hi);
 int dt_workers_balance(dt_model *m, dt_worker *wks, int32_t nw, int32_t want);
 void dt_share_publish(dt_model *m, int32_t from, int32_t to);
 int64_t dt_threads_extra_sets(const dt_model *m);

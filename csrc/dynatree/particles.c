@@ -166,11 +166,10 @@ static void worker_free(dt_worker *wk)
     alloc_free(wk->wmemo);
     alloc_free(wk->pmemo);
     alloc_free(wk->kmemo);
-    alloc_free(wk->delta);
+    alloc_free(wk->refd);
     alloc_free(wk->touched);
     alloc_free(wk->freed);
     alloc_free(wk->free_ids);
-    alloc_free(wk->seen);
     memset(wk, 0, sizeof(*wk));
 }
 
@@ -210,7 +209,8 @@ int32_t dt_step_threads(const dt_model *m)
 }
 
 /* point-set ids the workers of a step hold beyond those it uses (dt_sets_reserve): each
- * worker's free list is brought to 3 N ids before a propagation (dt_workers_balance) */
+ * worker's stack of free ids is brought to at least 3 N before a propagation
+ * (dt_workers_balance) */
 int64_t dt_threads_extra_sets(const dt_model *m)
 {
     int32_t nw = dt_step_threads(m);
@@ -253,20 +253,17 @@ static int worker_scratch(dt_model *m, dt_worker *wk)
     if (wk->kmemo == NULL) wk->kmemo = alloc_calloc(DT_WK_MEMO, sizeof(dt_wk_kth));
     if (!b->sbuf || !b->work || !wk->grow_memo || !wk->wmemo || !wk->pmemo || !wk->kmemo)
         return ST_ENOMEM;
-    if (wk->delta_cap < m->pool.cap_sets) { /* delta and seen all 0 between phases */
+    if (wk->delta_cap < m->pool.cap_sets) { /* refd all 0 between steps */
         size_t more = (size_t)(m->pool.cap_sets - wk->delta_cap);
-        unsigned char *seen;
-        if (grow_ints(&wk->delta, m->pool.cap_sets) != ST_OK ||
-            grow_ints(&wk->touched, m->pool.cap_sets) != ST_OK ||
+        dt_wk_ref *refd = alloc_realloc(wk->refd, sizeof(dt_wk_ref) * (size_t)m->pool.cap_sets);
+        if (!refd) return ST_ENOMEM;
+        memset(refd + wk->delta_cap, 0, sizeof(dt_wk_ref) * more);
+        wk->refd = refd;
+        if (grow_ints(&wk->touched, m->pool.cap_sets) != ST_OK ||
             grow_ints(&wk->freed, m->pool.cap_sets) != ST_OK ||
             grow_ints(&wk->free_ids, m->pool.cap_sets) != ST_OK)
             return ST_ENOMEM;
         wk->freed_cap = m->pool.cap_sets;
-        memset(wk->delta + wk->delta_cap, 0, sizeof(int32_t) * more);
-        seen = alloc_realloc(wk->seen, (size_t)m->pool.cap_sets);
-        if (!seen) return ST_ENOMEM;
-        memset(seen + wk->delta_cap, 0, more);
-        wk->seen = seen;
         wk->delta_cap = m->pool.cap_sets;
     }
     return ST_OK;
@@ -320,6 +317,7 @@ static int threads_reserve(dt_model *m, int32_t nw)
     if (m->thr.home_nw != nw) { /* contiguous ranges to start with */
         for (w = 0; w < n; w++) m->thr.home[w] = (int32_t)((int64_t)w * nw / n);
         m->thr.home_nw = nw;
+        m->thr.grouped = 0;
     }
     return ST_OK;
 }
@@ -453,7 +451,7 @@ static void phase_part(void *arg, int w)
     int32_t size = job->block, nw = job->nw, k, r, b, lo, hi, at;
     worker_enter(wm, job->m, &thr->wk[w]);
     if (job->phase == DT_PHASE_MERGE) { /* the point-set ids cut into nw ranges */
-        dt_refs_merge(wm, thr->wk, nw, w, (int32_t)((int64_t)job->m->pool.n_sets * w / nw),
+        dt_refs_merge(wm, thr->wk, nw, (int32_t)((int64_t)job->m->pool.n_sets * w / nw),
                       (int32_t)((int64_t)job->m->pool.n_sets * (w + 1) / nw));
         worker_leave(wm, &thr->wk[w]);
         return;
@@ -495,7 +493,10 @@ static int run_phase(dt_model *m, int32_t phase, const double *x, double y, int3
     int32_t w;
     int any = 0;
     for (w = 0; w < nw; w++) m->thr.claim[w].next = 0;
-    if (phase != DT_PHASE_MERGE) group_slots(m, nw);
+    if (phase != DT_PHASE_MERGE && !m->thr.grouped) { /* homes moved with resampling */
+        group_slots(m, nw);
+        m->thr.grouped = 1;
+    }
     parallel_run(nw, phase_part, &job);
     for (w = 0; phase == DT_PHASE_MERGE && w < nw; w++) m->thr.wk[w].n_touched = 0;
     for (w = 0; w < nw; w++) {
@@ -524,6 +525,7 @@ static int step_weights(dt_model *m, const double *x, double y, int32_t nw)
 static void group_dead(dt_model *m, const int32_t *dead, int32_t n_dead, int32_t nw)
 {
     int32_t k, w, *start = m->thr.start;
+    m->thr.grouped = 0; /* order and start are the dead particles' now */
     for (w = 0; w <= nw; w++) start[w] = 0;
     for (k = 0; k < n_dead; k++) start[m->thr.home[dead[k]] + 1]++;
     for (w = 0; w < nw; w++) start[w + 1] += start[w];
@@ -576,6 +578,7 @@ static void place_copies(dt_model *m, const int32_t *dead, int32_t n_dead_all, i
     if (nw > 1) { /* the copies (their reference counts are merged after the propagation) */
         for (j = 0; j < n; j++) placed[j] = m->thr.home[m->pf.chosen[j]]; /* homes follow */
         memcpy(m->thr.home, placed, sizeof(int32_t) * (size_t)n);
+        m->thr.grouped = 0;
         m->thr.dirty = 1;
         run_phase(m, DT_PHASE_COPIES, NULL, 0.0, 0, 0, nw);
     }
@@ -657,6 +660,8 @@ double dt_pl_step(dt_model *m, int32_t index)
     double lpred;
     if (!m->txn.in_txn) nw = 1; /* the workers' records join the row's transaction */
     if (nw > 1 && threads_reserve(m, nw) != ST_OK) nw = 1; /* serially: the same result */
+    if (m->thr.n_wk > (nw > 1 ? nw : 0)) /* the ids of workers this step leaves idle */
+        dt_workers_balance(m, m->thr.wk + (nw > 1 ? nw : 0), m->thr.n_wk - (nw > 1 ? nw : 0), 0);
     if (nw > 1) m->thr.resampled = 0;
     lpred = resample_on(m, m->store.X + (int64_t)index * m->par.d, m->store.y[index], nw);
     if (nw > 1) { /* each worker holds ids for every set it could create (3 per slot) */

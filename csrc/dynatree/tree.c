@@ -466,11 +466,12 @@ static void set_freed(dt_model *m, int32_t id)
  * (dt_refs_merge adds them up after it), the id noted the first time it changes */
 static void wk_note(dt_worker *wk, int32_t id, int32_t d)
 {
-    if (!wk->seen[id]) {
-        wk->seen[id] = 1;
+    dt_wk_ref *r = &wk->refd[id];
+    if (!r->noted) {
+        r->noted = 1;
         wk->touched[wk->n_touched++] = id;
     }
-    wk->delta[id] += d;
+    r->delta += d;
 }
 
 /* the reference of the live leaf in slot nd (if it is one) dropped without a branch: the
@@ -499,7 +500,7 @@ static void take_slot(const dt_model *m, int32_t *refs, const dt_node *nd)
     refs[nd->set & -live] += live;
 }
 
-/* the merge phase at the end of a threaded step, worker `self`'s part (m: its copy of the
+/* the merge phase at the end of a threaded step, one worker's part (m: its copy of the
  * model): each point set of id lo..hi-1 (the worker's range) that a worker's delta changed (in the copies of
  * resampling or in the propagations) gains the sum of the nw workers' changes (which go
  * back to 0), and a set left without any reference is freed (into the log of this worker,
@@ -512,13 +513,10 @@ static void take_slot(const dt_model *m, int32_t *refs, const dt_node *nd)
  * only to the sets of particles copied more than once; the other changes in the step only
  * drop references, or add them to the copies a worker publishes, which no leaf appends to
  * again: worker_append_shared). The counts end as the serial step leaves them */
-void dt_refs_merge(dt_model *m, dt_worker *wks, int32_t nw, int32_t self, int32_t lo,
-                   int32_t hi)
+void dt_refs_merge(dt_model *m, dt_worker *wks, int32_t nw, int32_t lo, int32_t hi)
 {
     int32_t v, u, a, id, sum, n, *refs = m->pool.refs;
     const int32_t *ids;
-    dt_worker *own = &wks[self];
-    for (a = 0; a < own->n_touched; a++) own->seen[own->touched[a]] = 0;
     for (v = 0; v < nw; v++) {
         ids = wks[v].touched;
         n = wks[v].n_touched;
@@ -527,8 +525,9 @@ void dt_refs_merge(dt_model *m, dt_worker *wks, int32_t nw, int32_t self, int32_
             if (id < lo || id >= hi) continue;
             sum = 0;
             for (u = 0; u < nw; u++) { /* a second visit of the id finds them all 0 */
-                sum += wks[u].delta[id];
-                wks[u].delta[id] = 0;
+                sum += wks[u].refd[id].delta;
+                wks[u].refd[id].delta = 0;
+                wks[u].refd[id].noted = 0;
             }
             if (sum == 0) continue;
             refs[id] += sum;
@@ -753,20 +752,22 @@ static int32_t worker_take(dt_model *m)
     return m->wk->free_ids[--m->wk->n_free];
 }
 
-/* before a threaded propagation: each of the nw workers' stacks brought to exactly want
- * ids, the excess of one moved to the others first (no set is touched), then to the
- * model's free list, the deficit taken from it (or above n_sets; the pool's capacity
- * covers it: dt_threads_extra_sets). ST_ENOMEM if it does not (nothing lost: the ids stay
+/* before a threaded propagation: each of the nw workers' stacks brought to at least want
+ * ids and at most 2 want (want = 0: emptied), the deficit of one filled from the others'
+ * surplus first (no set is touched), then from the model's free list (or above n_sets;
+ * the pool's capacity covers it: dt_threads_extra_sets), the excess above 2 want given to
+ * the model's free list (the slack keeps the ids a step frees for the next one, without
+ * touching the list's sets). ST_ENOMEM if the pool cannot (nothing lost: the ids stay
  * free) */
 int dt_workers_balance(dt_model *m, dt_worker *wks, int32_t nw, int32_t want)
 {
-    int32_t a, b, id;
+    int32_t a, b, id, most = 2 * want;
     for (a = 0; a < nw; a++)
         for (b = 0; b < nw && wks[a].n_free > want; b++)
             while (wks[b].n_free < want && wks[a].n_free > want)
                 wks[b].free_ids[wks[b].n_free++] = wks[a].free_ids[--wks[a].n_free];
     for (a = 0; a < nw; a++) {
-        while (wks[a].n_free > want) {
+        while (wks[a].n_free > most) {
             id = wks[a].free_ids[--wks[a].n_free];
             m->pool.sets[id].next_free = m->pool.free_set;
             m->pool.free_set = id;
