@@ -527,6 +527,8 @@ double dt_pl_step(dt_model *m, int32_t index);
 /* the threads of the learning step (dynatree/particles.c) */
 int dt_model_set_threads(dt_model *m, int32_t n_threads);
 int32_t dt_step_threads(const dt_model *m);
+int32_t dt_threads_held_ids(const dt_model *m, int32_t w);
+int dt_model_check_sets(const dt_model *m);
 void dt_refs_merge(dt_model *m, dt_worker *wks, int32_t nw, int32_t lo, int32_t hi);
 int dt_workers_balance(dt_model *m, dt_worker *wks, int32_t nw, int32_t want);
 void dt_share_publish(dt_model *m, int32_t from, int32_t to);

@@ -208,6 +208,13 @@ int32_t dt_step_threads(const dt_model *m)
     return nw < 1 ? 1 : nw;
 }
 
+/* the free point-set ids learning thread w holds (a test hook), -1 if there is no such
+ * thread */
+int32_t dt_threads_held_ids(const dt_model *m, int32_t w)
+{
+    return w >= 0 && w < m->thr.n_wk ? m->thr.wk[w].n_free : -1;
+}
+
 /* point-set ids the workers of a step hold beyond those it uses (dt_sets_reserve): each
  * worker's stack of free ids is brought to at least 3 N before a propagation
  * (dt_workers_balance) */

@@ -922,3 +922,42 @@ int32_t dt_height(dt_model *m, const dt_particle *t)
     }
     return best;
 }
+
+/* the point-set pool checked against the trees (a test hook, between calls): 0 if every
+ * set's reference count is the number of live leaves that hold it and every id below
+ * n_sets without a reference is free exactly once (on the model's free list or a learning
+ * thread's stack of free ids); 1 a count differs, 2 a free id is lost or listed twice, 3 a
+ * listed id has references, -1 no memory for the check */
+int dt_model_check_sets(const dt_model *m)
+{
+    int32_t n = m->pool.n_sets, i, k, s, id, steps, *count;
+    const dt_particle *t;
+    int rc = 0;
+    count = alloc_calloc(n > 0 ? (size_t)n : 1, sizeof(int32_t));
+    if (!count) return -1;
+    for (i = 0; i < m->par.n_particles; i++) {
+        t = &m->pf.parts[i];
+        for (k = 0; k < t->n_nodes; k++)
+            if (dt_live_leaf(&t->nodes[k]) && t->nodes[k].set >= 0 && t->nodes[k].set < n)
+                count[t->nodes[k].set]++;
+    }
+    for (s = 0; s < n && rc == 0; s++)
+        if (count[s] != m->pool.refs[s]) rc = 1;
+    for (s = 0; s < n; s++) count[s] = 0; /* now: times listed as free */
+    for (id = m->pool.free_set, steps = 0; rc == 0 && id >= 0 && steps <= n; steps++) {
+        if (id >= n || count[id]++ > 0) rc = 2;
+        else if (m->pool.refs[id] != 0) rc = 3;
+        else id = m->pool.sets[id].next_free;
+    }
+    if (rc == 0 && steps > n) rc = 2; /* a cycle */
+    for (i = 0; rc == 0 && i < m->thr.n_wk; i++)
+        for (k = 0; rc == 0 && k < m->thr.wk[i].n_free; k++) {
+            id = m->thr.wk[i].free_ids[k];
+            if (id < 0 || id >= n || count[id]++ > 0) rc = 2;
+            else if (m->pool.refs[id] != 0) rc = 3;
+        }
+    for (s = 0; s < n && rc == 0; s++)
+        if (m->pool.refs[s] == 0 && count[s] != 1) rc = 2;
+    alloc_free(count);
+    return rc;
+}

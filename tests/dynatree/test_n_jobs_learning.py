@@ -70,6 +70,7 @@ def test_learning_is_identical_for_every_n_jobs_and_backend(
         want = models[0].snapshot()
         for m in models[1:]:
             assert_snapshot_equal(want, m.snapshot())
+            assert _pool_check(m) == 0
     for i in range(N_ROWS - 10, N_ROWS):
         for m in models:
             m.learn_one(list(X[i]), y[i].item())
@@ -97,6 +98,51 @@ def test_threads_per_step_rule(n_particles: int, n_jobs: int, threads: int) -> N
     m = fast.DynamicTreeRegressor(n_particles=n_particles, n_jobs=n_jobs, seed=0)
     m.partial_fit(np.zeros((3, 2)), np.zeros(3))
     assert lib.dt_step_threads(m._engine._m) == threads
+
+
+def _pool_check(model: Any) -> int:
+    """``dt_model_check_sets`` of a ``fast`` model: 0 when every point set's reference
+    count is the number of live leaves holding it and every free id is listed once (the
+    threaded step merges its counts at the end of a step and frees sets there: a set it
+    failed to free, or freed twice, changes no snapshot but shows here)."""
+    from fast._lib import lib
+
+    return int(lib.dt_model_check_sets(model._engine._m))
+
+
+def _held_ids(model: Any, threads: int) -> list[int]:
+    from fast._lib import lib
+
+    return [int(lib.dt_threads_held_ids(model._engine._m, w)) for w in range(threads)]
+
+
+def test_learning_threads_give_back_the_free_ids_of_a_step_they_sit_out() -> None:
+    """Each learning thread keeps a stack of free point-set ids, brought to at least 3 N
+    before each propagation and at most 6 N (the surplus goes to the model's free list). A
+    step on fewer threads gives the ids of the threads it leaves idle back to the model, so
+    that they are not lost to a model that learns on one thread afterwards; the pool stays
+    consistent throughout."""
+    from conftest import require_fast
+
+    fast = require_fast()
+    X, y = _stream(6, 60, False)
+    m = fast.DynamicTreeRegressor(n_particles=N_PARTICLES, seed=6, n_jobs=3)
+    m.partial_fit(X[:20], y[:20])
+    held = _held_ids(m, 3)
+    assert all(h > 0 for h in held), held
+    assert _pool_check(m) == 0
+    m.set_params(n_jobs=2)
+    m.partial_fit(X[20:30], y[20:30])
+    held = _held_ids(m, 3)
+    assert held[0] > 0 and held[1] > 0 and held[2] == 0, held
+    assert _pool_check(m) == 0
+    m.set_params(n_jobs=1)
+    m.partial_fit(X[30:31], y[30:31])
+    assert _held_ids(m, 3) == [0, 0, 0]
+    assert _pool_check(m) == 0
+    m.set_params(n_jobs=2)
+    m.partial_fit(X[31:], y[31:])
+    assert _pool_check(m) == 0
 
 
 def test_n_jobs_changed_between_calls_keeps_the_numbers() -> None:
@@ -158,6 +204,7 @@ def test_threaded_step_under_allocation_failure() -> None:
                 else:
                     swallowed += 1
                     assert_snapshot_equal(want.snapshot(), trial.snapshot())
+                assert _pool_check(trial) == 0
                 # the copy learns on after the failure, as the model does
                 trial.learn_one(row, target) if error is not None else None
                 assert_snapshot_equal(want.snapshot(), trial.snapshot())
@@ -166,6 +213,7 @@ def test_threaded_step_under_allocation_failure() -> None:
         model.learn_one(row, target)
         clean.learn_one(row, target)
         assert_snapshot_equal(clean.snapshot(), model.snapshot())
+        assert _pool_check(model) == 0
     assert raised > 0 and swallowed > 0
 
 
