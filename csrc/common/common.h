@@ -68,14 +68,14 @@ uint64_t rng_stream_seed(uint64_t key, uint64_t slot);
  * others on a pool of threads that lives as long as the process; returns when every part
  * has returned. par_add, par_load: an int32 counter shared by threads, changed and read
  * atomically (acquire-release order); par_load64, par_cas64: an int64 word read, and
- * replaced if it still holds `expected` (returns 1 then), the same way; par_lock_spin / par_unlock_spin: a short lock */
+ * replaced if it still holds `expected` (returns 1 then), the same way; par_lock_spin /
+ * par_unlock_spin: a short lock */
 typedef void (*parallel_fn)(void *arg, int part);
 int parallel_run(int n, parallel_fn fn, void *arg);
 int32_t par_add(int32_t *p, int32_t v);
 int32_t par_load(const int32_t *p);
 int64_t par_load64(const int64_t *p);
 int par_cas64(int64_t *p, int64_t expected, int64_t desired);
-int32_t par_add_if_positive(int32_t *p);
 void par_lock_spin(int32_t *flag);
 void par_unlock_spin(int32_t *flag);
 double rng_uniform(rng_state *r);

@@ -190,8 +190,9 @@ int parallel_run(int n, parallel_fn fn, void *arg)
     return ST_OK;
 }
 
-/* ---- atomic counters: the reference counts of shared point sets in the threaded
- * learning step (dynatree/particles.c), and its claim counter ---- */
+/* ---- atomic words: the threaded learning step's claim counters and the share words of
+ * its point sets (dynatree/particles.c, tree.c), the pool's own counters, the allocation
+ * hook's lock ---- */
 #if defined(_MSC_VER) && !defined(__clang__)
 #include <intrin.h>
 int32_t par_add(int32_t *p, int32_t v)
@@ -257,22 +258,3 @@ void par_unlock_spin(int32_t *flag)
     __atomic_store_n(flag, 0, __ATOMIC_RELEASE);
 }
 #endif
-
-/* *p + 1 stored if *p > 0 (atomically: a count that has reached 0 stays there); returns
- * the count before, 0 if nothing was added */
-int32_t par_add_if_positive(int32_t *p)
-{
-    int32_t v = par_load(p);
-#if defined(_MSC_VER) && !defined(__clang__)
-    while (v > 0) {
-        int32_t seen = (int32_t)_InterlockedCompareExchange((volatile long *)p, v + 1, v);
-        if (seen == v) return v;
-        v = seen;
-    }
-#else
-    while (v > 0 && !__atomic_compare_exchange_n(p, &v, v + 1, 0, __ATOMIC_ACQ_REL,
-                                                 __ATOMIC_ACQUIRE)) {
-    }
-#endif
-    return v > 0 ? v : 0;
-}

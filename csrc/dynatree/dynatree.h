@@ -435,7 +435,6 @@ typedef struct {
     dt_alc_cache alcc;    /* per-leaf ALC preps of the candidate rows */
     dt_threads thr;       /* the threads of the learning step */
     dt_worker *wk;        /* C-only: set in a worker's copy of the model, NULL otherwise */
-    void *origin;         /* C-only: in a worker's copy, the model it copies */
     rng_state rng;        /* the model's generator */
     double lml;           /* running sum of lpred [AG13, §2.3] */
 } dt_model;

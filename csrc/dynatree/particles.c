@@ -430,7 +430,6 @@ static void worker_enter(dt_model *wm, const dt_model *m, dt_worker *wk)
     wm->txn.broken = 0;
     wm->pool.grow_memo = wk->grow_memo;
     wm->wk = wk;
-    wm->origin = (void *)m;
     wk->any_proper = 0;
 }
 
@@ -477,14 +476,18 @@ static void phase_part(void *arg, int w)
     worker_leave(wm, &thr->wk[w]);
 }
 
-/* the slots grouped by home worker (a counting sort, slot order within a group) */
-static void group_slots(dt_model *m, int32_t nw)
+/* the particles items[0..n) (NULL: 0..n-1) grouped by home worker into thr.order, group
+ * w from thr.start[w] (a counting sort, item order within a group) */
+static void group_by_home(dt_model *m, const int32_t *items, int32_t n, int32_t nw)
 {
-    int32_t n = m->par.n_particles, k, w, *start = m->thr.start;
+    int32_t k, w, i, *start = m->thr.start;
     for (w = 0; w <= nw; w++) start[w] = 0;
-    for (k = 0; k < n; k++) start[m->thr.home[k] + 1]++;
+    for (k = 0; k < n; k++) start[m->thr.home[items != NULL ? items[k] : k] + 1]++;
     for (w = 0; w < nw; w++) start[w + 1] += start[w];
-    for (k = 0; k < n; k++) m->thr.order[start[m->thr.home[k]]++] = k;
+    for (k = 0; k < n; k++) {
+        i = items != NULL ? items[k] : k;
+        m->thr.order[start[m->thr.home[i]]++] = i;
+    }
     for (w = nw; w > 0; w--) start[w] = start[w - 1];
     start[0] = 0;
 }
@@ -501,7 +504,7 @@ static int run_phase(dt_model *m, int32_t phase, const double *x, double y, int3
     int any = 0;
     for (w = 0; w < nw; w++) m->thr.claim[w].next = 0;
     if (phase != DT_PHASE_MERGE && !m->thr.grouped) { /* homes moved with resampling */
-        group_slots(m, nw);
+        group_by_home(m, NULL, m->par.n_particles, nw);
         m->thr.grouped = 1;
     }
     parallel_run(nw, phase_part, &job);
@@ -527,18 +530,14 @@ static int step_weights(dt_model *m, const double *x, double y, int32_t nw)
     return any_proper;
 }
 
-/* the dead particles grouped by home (thr.order from thr.start[w], a cursor per group in
- * thr.claim[w].next; run_phase makes both afresh for the phase after) */
+/* the dead particles grouped by home (group_by_home), a cursor per group in
+ * thr.claim[w].next (run_phase makes order, start and the cursors afresh after) */
 static void group_dead(dt_model *m, const int32_t *dead, int32_t n_dead, int32_t nw)
 {
-    int32_t k, w, *start = m->thr.start;
+    int32_t w;
+    group_by_home(m, dead, n_dead, nw);
     m->thr.grouped = 0; /* order and start are the dead particles' now */
-    for (w = 0; w <= nw; w++) start[w] = 0;
-    for (k = 0; k < n_dead; k++) start[m->thr.home[dead[k]] + 1]++;
-    for (w = 0; w < nw; w++) start[w + 1] += start[w];
-    for (w = 0; w < nw; w++) m->thr.claim[w].next = start[w];
-    for (k = 0; k < n_dead; k++) m->thr.order[m->thr.claim[m->thr.home[dead[k]]].next++] = dead[k];
-    for (w = 0; w < nw; w++) m->thr.claim[w].next = start[w];
+    for (w = 0; w < nw; w++) m->thr.claim[w].next = m->thr.start[w];
 }
 
 /* the dead particle a further copy of a particle of home h replaces: one of home h while
@@ -661,14 +660,15 @@ double dt_resample(dt_model *m, const double *x, double y)
  * (dt_step_threads): the same draws and operations per slot, so the same result */
 double dt_pl_step(dt_model *m, int32_t index)
 {
-    int32_t i, nw = dt_step_threads(m);
+    int32_t i, used, nw = dt_step_threads(m);
     uint64_t key;
     rng_state r;
     double lpred;
     if (!m->txn.in_txn) nw = 1; /* the workers' records join the row's transaction */
     if (nw > 1 && threads_reserve(m, nw) != ST_OK) nw = 1; /* serially: the same result */
-    if (m->thr.n_wk > (nw > 1 ? nw : 0)) /* the ids of workers this step leaves idle */
-        dt_workers_balance(m, m->thr.wk + (nw > 1 ? nw : 0), m->thr.n_wk - (nw > 1 ? nw : 0), 0);
+    used = nw > 1 ? nw : 0;
+    if (m->thr.n_wk > used) /* the ids of the workers this step leaves idle */
+        dt_workers_balance(m, m->thr.wk + used, m->thr.n_wk - used, 0);
     if (nw > 1) m->thr.resampled = 0;
     lpred = resample_on(m, m->store.X + (int64_t)index * m->par.d, m->store.y[index], nw);
     if (nw > 1) { /* each worker holds ids for every set it could create (3 per slot) */

@@ -501,12 +501,12 @@ static void take_slot(const dt_model *m, int32_t *refs, const dt_node *nd)
 }
 
 /* the merge phase at the end of a threaded step, one worker's part (m: its copy of the
- * model): each point set of id lo..hi-1 (the worker's range) that a worker's delta changed (in the copies of
- * resampling or in the propagations) gains the sum of the nw workers' changes (which go
- * back to 0), and a set left without any reference is freed (into the log of this worker,
- * whose free list takes it at commit: dynatree/txn.c). Each count and delta entry has one
- * writer; only the ids the workers noted are
- * visited. Until then the stored counts are those the step started with, and a worker
+ * model): each point set of id lo..hi-1 (the worker's range) that a worker's record
+ * changed (in the copies of resampling or in the propagations) gains the sum of the nw
+ * workers' changes (which go back to 0), and a set left without any reference is freed
+ * (into this worker's record of released sets, whose ids join its stack of free ids at
+ * commit: dynatree/txn.c). Each count and record entry has one writer; only the ids the
+ * workers noted are visited. Until then the stored counts are those the step started with, and a worker
  * never reads a count another one changes. A set is changed in place only by its one
  * holder: a propagating slot reads its leaf's set as its own when the stored count is 1
  * and its particle has no other copy in the step (wk->shared: the copies add references
@@ -658,9 +658,6 @@ int32_t dt_gather_points(const dt_model *m, const dt_particle *t, int32_t leaf, 
     return ps->n;
 }
 
-/* ensure a set's capacity (contents kept); on allocation failure the model is marked
- * broken: inside a transaction the caller stops and rolls back (dynatree/txn.c), outside one
- * (restoring a pickle) the model is lost */
 /* the transaction's record of released sets at the pool's capacity (each set is released
  * once at most in a transaction) */
 static int reserve_freed(dt_model *m)
@@ -711,6 +708,9 @@ int dt_sets_reserve(dt_model *m, int64_t extra)
     return reserve_freed(m);
 }
 
+/* ensure a set's capacity (contents kept); on allocation failure the model is marked
+ * broken: inside a transaction the caller stops and rolls back (dynatree/txn.c), outside one
+ * (restoring a pickle) the model is lost */
 static int set_reserve(dt_model *m, int32_t id, int32_t need)
 {
     dt_pointset *ps = &m->pool.sets[id];

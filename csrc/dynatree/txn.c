@@ -312,7 +312,7 @@ void dt_txn_commit(dt_model *m)
         for (a = wk->n_freed - 1; a >= 0; a--)
             if (m->pool.refs[wk->freed[a]] == 0) wk->free_ids[wk->n_free++] = wk->freed[a];
         wk->n_freed = 0;
-        m->thr.wk[w].log_len = 0;
+        wk->log_len = 0;
     }
     m->txn.n_spare += m->txn.n_taken; /* the dead particles' arenas, in the taken slots */
     m->txn.n_taken = 0;

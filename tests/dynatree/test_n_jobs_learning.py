@@ -145,6 +145,42 @@ def test_learning_threads_give_back_the_free_ids_of_a_step_they_sit_out() -> Non
     assert _pool_check(m) == 0
 
 
+def test_learning_thread_free_id_stacks_are_kept_between_want_and_twice_want() -> None:
+    """``dt_workers_balance`` (before each threaded propagation, with want = 3 N) brings a
+    thread's stack of free point-set ids to at least want and at most twice want: a stack
+    of exactly 2 want ids keeps them all, one id more is trimmed to 2 want; a stack of want
+    ids is left alone, one id fewer is filled to want. The ids only move (the pool stays
+    consistent), and the model learns on as a serial one does."""
+    from conftest import require_fast
+    from fast._lib import lib
+
+    fast = require_fast()
+    X, y = _stream(8, 50, False)
+    serial = fast.DynamicTreeRegressor(n_particles=N_PARTICLES, seed=8, n_jobs=1)
+    m = fast.DynamicTreeRegressor(n_particles=N_PARTICLES, seed=8, n_jobs=2)
+    for model in (serial, m):
+        model.partial_fit(X[:30], y[:30])
+    eng = m._engine._m
+    stack = eng.thr.wk  # worker 0's stack alone (nw = 1): no move between threads
+
+    def balance(want: int) -> int:
+        assert lib.dt_workers_balance(eng, stack, 1, want) == 0
+        assert _pool_check(m) == 0
+        return int(stack[0].n_free)
+
+    held = int(stack[0].n_free)
+    assert held > 4
+    want = (held - 1) // 2  # 2 want is held - 1 or held - 2: one or two ids past the cap
+    assert balance(want) == 2 * want  # past 2 want: trimmed to it
+    assert balance(want) == 2 * want  # at 2 want: kept
+    assert balance(2 * want + 1) == 2 * want + 1  # one below want: filled to it
+    assert balance(2 * want + 1) == 2 * want + 1  # at want: kept
+    for model in (serial, m):
+        model.partial_fit(X[30:], y[30:])
+    assert_snapshot_equal(serial.snapshot(), m.snapshot())
+    assert _pool_check(m) == 0
+
+
 def test_n_jobs_changed_between_calls_keeps_the_numbers() -> None:
     """``set_params(n_jobs=...)`` between calls changes the threads of the next step only:
     a model whose n_jobs goes 2, 1, 3, -1 across batches (and learn_one calls) ends in the
